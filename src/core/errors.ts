@@ -1,0 +1,38 @@
+/**
+ * Typed errors for the core. Every error carries a stable `code` (for callers
+ * and tests) and a message that says what to do about it.
+ */
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'NOT_FOUND'
+  | 'INVALID_STATE'
+  | 'EMBEDDER_MISMATCH'
+  | 'DATABASE'
+  | 'MIGRATION'
+  | 'IMPORT'
+  | 'MODEL'
+  | 'RUNNER'
+  | 'CANCELLED'
+  | 'CONFIG';
+
+export class AgentMemoryError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentMemoryError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isAgentMemoryError(error: unknown, code?: ErrorCode): error is AgentMemoryError {
+  return error instanceof AgentMemoryError && (code === undefined || error.code === code);
+}
+
+/** Human-readable message for any thrown value. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

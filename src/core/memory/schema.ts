@@ -1,0 +1,106 @@
+/**
+ * Versioned schema migrations, applied in order by `openDatabase` using
+ * `PRAGMA user_version`. Never edit a shipped migration: append a new one.
+ *
+ * Design notes:
+ * - `records.rowid` (alias `rid`) is the key shared with the sqlite-vec tables.
+ * - The canonical embedding lives in `records.embedding` (float32 BLOB) so that the
+ *   vector index can always be rebuilt; the vec0 tables only hold active records.
+ * - Utility counters on `records` are maintained incrementally so deletion
+ *   policies can run set-based over 100k records in milliseconds.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'records, retrievals, tasks, audit log, metadata',
+    sql: `
+CREATE TABLE records (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  question TEXT NOT NULL,
+  code TEXT NOT NULL,
+  language TEXT NOT NULL CHECK (language IN ('python','javascript')),
+  answer TEXT NOT NULL DEFAULT 'null',
+  outcome TEXT NOT NULL CHECK (outcome IN ('success','error','timeout','no-answer')),
+  output_excerpt TEXT NOT NULL DEFAULT '',
+  demonstration_ids TEXT NOT NULL DEFAULT '[]',
+  input_similarity REAL,
+  output_similarity REAL,
+  status TEXT NOT NULL CHECK (status IN ('pending','active','deleted')),
+  provenance TEXT NOT NULL CHECK (provenance IN ('seed','agent','import','user')),
+  created_task INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status_before_delete TEXT,
+  embedding BLOB,
+  embedder_id TEXT,
+  embedding_dim INTEGER,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  retrieval_count INTEGER NOT NULL DEFAULT 0,
+  utility_sum REAL NOT NULL DEFAULT 0,
+  utility_count INTEGER NOT NULL DEFAULT 0,
+  last_retrieved_task INTEGER,
+  in_sim_sum REAL NOT NULL DEFAULT 0,
+  out_sim_sum REAL NOT NULL DEFAULT 0,
+  out_sim_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX records_status ON records(status);
+CREATE INDEX records_created_task ON records(created_task);
+
+CREATE TABLE retrievals (
+  id INTEGER PRIMARY KEY,
+  task_index INTEGER NOT NULL,
+  rid INTEGER NOT NULL REFERENCES records(rid) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  input_similarity REAL,
+  output_similarity REAL,
+  utility REAL,
+  UNIQUE (task_index, rid)
+);
+CREATE INDEX retrievals_rid ON retrievals(rid, task_index);
+CREATE INDEX retrievals_task ON retrievals(task_index);
+
+CREATE TABLE tasks (
+  task_index INTEGER PRIMARY KEY,
+  question TEXT NOT NULL,
+  language TEXT,
+  code TEXT,
+  answer TEXT,
+  outcome TEXT,
+  utility REAL,
+  evaluator TEXT,
+  input_similarity REAL,
+  output_similarity REAL,
+  record_id TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  log TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE audit (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  record_id TEXT,
+  trigger TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_record ON audit(record_id);
+
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+INSERT INTO meta(key, value) VALUES ('change_id', '0'), ('next_task_index', '1');
+`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

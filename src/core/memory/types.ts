@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/** Outcome of executing the generated code. */
+export const OutcomeSchema = z.enum(['success', 'error', 'timeout', 'no-answer']);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export const LanguageSchema = z.enum(['python', 'javascript']);
+export type Language = z.infer<typeof LanguageSchema>;
+
+/** Only `active` records are retrievable; `pending` await a human verdict; `deleted` are soft-deleted. */
+export const StatusSchema = z.enum(['pending', 'active', 'deleted']);
+export type RecordStatus = z.infer<typeof StatusSchema>;
+
+export const ProvenanceSchema = z.enum(['seed', 'agent', 'import', 'user']);
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** What triggered a memory operation: `user`, `agent`, `import`, or `rule:<id>`. */
+export const TriggerSchema = z.union([
+  z.enum(['user', 'agent', 'import']),
+  z.string().regex(/^rule:[a-z0-9][a-z0-9._-]*$/i, 'a rule trigger looks like rule:<id>'),
+]);
+export type Trigger = z.infer<typeof TriggerSchema>;
+
+/** The execution part `e` of a record `(q, e)`. */
+export const ExecutionSchema = z.object({
+  code: z.string(),
+  language: LanguageSchema,
+  /** The answer the code set (any JSON value; null when none). */
+  answer: z.unknown().default(null),
+  outcome: OutcomeSchema,
+  /** Short stdout/stderr excerpt. */
+  outputExcerpt: z.string().max(4000).default(''),
+  /** Ids of the demonstrations (records) the agent was shown. */
+  demonstrationIds: z.array(z.string()).default([]),
+  inputSimilarity: z.number().min(-1).max(1).nullable().default(null),
+  outputSimilarity: z.number().min(0).max(1).nullable().default(null),
+});
+export type Execution = z.infer<typeof ExecutionSchema>;
+
+/** Utility statistics, maintained from the retrieval log. */
+export interface UtilityStats {
+  retrievalCount: number;
+  /** Number of retrievals whose task has been evaluated. */
+  evaluatedCount: number;
+  /** Mean Φ over evaluated retrievals; null when never evaluated. */
+  meanUtility: number | null;
+  lastRetrievedTask: number | null;
+  meanInputSimilarity: number | null;
+  meanOutputSimilarity: number | null;
+}
+
+/** A memory record as held by the store. */
+export interface MemoryRecord {
+  id: string;
+  question: string;
+  execution: Execution;
+  status: RecordStatus;
+  provenance: Provenance;
+  /** Task index at which the record was created (0 for seeds). */
+  createdTask: number;
+  createdAt: string;
+  updatedAt: string;
+  embedderId: string | null;
+  embeddingDim: number | null;
+  /** Free-form metadata (e.g. template, source id). */
+  metadata: Record<string, unknown>;
+  stats: UtilityStats;
+}
+
+/** Input for adding a record: validated with zod before anything is written. */
+export const NewRecordSchema = z.object({
+  id: z.string().min(1).max(200).optional(),
+  question: z.string().trim().min(1, 'question must not be empty').max(20000),
+  execution: ExecutionSchema,
+  status: StatusSchema.default('active'),
+  provenance: ProvenanceSchema.default('user'),
+  createdTask: z.number().int().min(0).default(0),
+  createdAt: z.string().datetime({ offset: true }).optional(),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+export type NewRecordInput = z.input<typeof NewRecordSchema>;
+export type NewRecord = z.infer<typeof NewRecordSchema>;
+
+/** An audit-log entry. */
+export interface AuditEntry {
+  id: number;
+  at: string;
+  operation: AuditOperation;
+  recordId: string | null;
+  trigger: Trigger;
+  reason: string;
+  evidence: Record<string, unknown>;
+}
+
+export const AuditOperationSchema = z.enum([
+  'add',
+  'approve',
+  'reject',
+  'delete',
+  'restore',
+  'purge',
+  'import',
+  're-embed',
+  'policy',
+]);
+export type AuditOperation = z.infer<typeof AuditOperationSchema>;
+
+/** Events the store emits after a committed change (never before). */
+export interface MemoryChangeEvent {
+  kind: 'added' | 'status' | 'purged' | 'retrieval' | 'task' | 'reembedded' | 'reset';
+  ids: string[];
+}
