@@ -63,7 +63,8 @@ function migrate(db: Database, file: string | null, logger: Logger): void {
     throw new AgentMemoryError('MIGRATION', `The memory database has schema version ${current}, newer than this build supports (${SCHEMA_VERSION}). Update the Agent Memory extension.`, { current, supported: SCHEMA_VERSION });
   }
   if (current === SCHEMA_VERSION) return;
-  if (file && current > 0) {
+  const hasData = (db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n > 0;
+  if (file && hasData) {
     const backup = `${file}.v${current}.bak`;
     // VACUUM INTO writes a consistent copy even while WAL holds uncheckpointed pages.
     db.prepare('VACUUM INTO ?').run(backup);

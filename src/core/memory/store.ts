@@ -1,0 +1,394 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AgentMemoryError } from '../errors';
+import { Emitter } from '../events';
+import { Logger, nullLogger } from '../logger';
+import { Database, openDatabase, OpenDatabaseOptions } from './database';
+import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
+import {
+  AuditEntry,
+  AuditOperation,
+  MemoryChangeEvent,
+  MemoryRecord,
+  NewRecord,
+  NewRecordInput,
+  NewRecordSchema,
+  RecordStatus,
+  Trigger,
+  TriggerSchema,
+} from './types';
+import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
+import { listRecords, ListQuery, ListResult } from './record-query';
+
+/** What the keyword index (or any other derived index) needs to stay in sync. */
+export interface IndexedText {
+  rid: number;
+  id: string;
+  question: string;
+  code: string;
+}
+
+export interface DerivedIndexListener {
+  /** Records that became retrievable (added active, approved, restored). Called after commit. */
+  activated(records: IndexedText[]): void;
+  /** Records that stopped being retrievable (deleted, rejected, purged). Called after commit. */
+  deactivated(rids: number[]): void;
+}
+
+export interface OperationContext {
+  trigger: Trigger;
+  reason?: string;
+  /** Per-record evidence written to the audit log (e.g. the deletion rule's figures). */
+  evidence?: Record<string, Record<string, unknown>>;
+}
+
+export interface AddOptions extends OperationContext {
+  /** One vector per input (same order), all from `embedderId`. */
+  embeddings?: Float32Array[];
+  embedderId?: string;
+}
+
+export interface RetrievalLogEntry {
+  recordId: string;
+  rank: number;
+  inputSimilarity: number | null;
+}
+
+const TransitionRules: Record<'approve' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
+  approve: ['pending'],
+  reject: ['pending'],
+  delete: ['pending', 'active'],
+  restore: ['deleted'],
+  purge: ['deleted'],
+};
+
+/**
+ * The durable memory store: records, retrieval log, tasks, audit log, metadata,
+ * in one SQLite database with sqlite-vec. Every multi-row change is one
+ * transaction; events fire only after commit.
+ *
+ * @example
+ * const store = MemoryStore.open(':memory:');
+ * const [rec] = store.add([{ question: 'how many patients?', execution: { code: 'answer = 1', language: 'python', outcome: 'success' } }], { trigger: 'user' });
+ * store.transition([rec.id], 'delete', { trigger: 'user', reason: 'wrong answer' });
+ */
+export class MemoryStore {
+  readonly vectors: VectorIndex;
+  private readonly changes = new Emitter<MemoryChangeEvent>();
+  readonly onDidChange = this.changes.event;
+  private readonly derived: DerivedIndexListener[] = [];
+  private readonly logger: Logger;
+
+  constructor(readonly db: Database, options: { logger?: Logger } = {}) {
+    this.logger = options.logger ?? nullLogger;
+    this.vectors = new VectorIndex(db);
+  }
+
+  /** Opens (creating and migrating as needed) a store at `file` (or ':memory:'). */
+  static open(file: string, options: OpenDatabaseOptions = {}): MemoryStore {
+    return new MemoryStore(openDatabase(file, options), { logger: options.logger });
+  }
+
+  close(): void {
+    this.changes.dispose();
+    if (this.db.open) this.db.close();
+  }
+
+  addDerivedIndex(listener: DerivedIndexListener): { dispose(): void } {
+    this.derived.push(listener);
+    return { dispose: () => this.derived.splice(this.derived.indexOf(listener), 1) };
+  }
+
+  // ---------------------------------------------------------------- metadata
+
+  getMeta(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run(key, value);
+  }
+
+  /** Monotonic counter bumped by every committed change (used to detect stale derived indexes). */
+  get changeId(): number {
+    return Number(this.getMeta('change_id') ?? '0');
+  }
+
+  private bumpChange(): void {
+    this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_id'").run();
+  }
+
+  /** The embedder the stored vectors come from, if any. */
+  get embedder(): { id: string; dimension: number } | null {
+    const id = this.getMeta('embedder_id');
+    const dim = this.getMeta('embedder_dim');
+    return id && dim ? { id, dimension: Number(dim) } : null;
+  }
+
+  /**
+   * Throws EMBEDDER_MISMATCH when vectors in this store come from another
+   * embedder: vectors of different embedders must never be mixed.
+   */
+  assertEmbedder(id: string, dimension: number): void {
+    const stored = this.embedder;
+    if (stored && (stored.id !== id || stored.dimension !== dimension)) {
+      throw new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
+        { stored, configured: { id, dimension } },
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- records
+
+  /**
+   * Validates every input, then writes all of them in one transaction
+   * (nothing is written if any input is invalid).
+   */
+  add(inputs: NewRecordInput[], options: AddOptions): MemoryRecord[] {
+    const trigger = TriggerSchema.parse(options.trigger);
+    const parsed: NewRecord[] = inputs.map((input, index) => {
+      const result = NewRecordSchema.safeParse(input);
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        throw new AgentMemoryError('INVALID_INPUT', `Record ${index + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}. Nothing was written.`, { index, path: issue.path });
+      }
+      return result.data;
+    });
+    const embeddings = options.embeddings;
+    if (embeddings && embeddings.length !== parsed.length) {
+      throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
+    }
+    if (embeddings && embeddings.length > 0) {
+      if (!options.embedderId) throw new AgentMemoryError('INVALID_INPUT', 'embedderId is required with embeddings.');
+      const dim = embeddings[0].length;
+      if (embeddings.some((v) => v.length !== dim)) throw new AgentMemoryError('INVALID_INPUT', 'All embeddings must have the same dimension.');
+      this.assertEmbedder(options.embedderId, dim);
+    }
+    const now = new Date().toISOString();
+    const insert = this.db.prepare(`INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
+      input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata)
+      VALUES (@id, @question, @code, @language, @answer, @outcome, @output_excerpt, @demonstration_ids, @input_similarity, @output_similarity,
+      @status, @provenance, @created_task, @created_at, @updated_at, @embedding, @embedder_id, @embedding_dim, @metadata)`);
+    const activated: IndexedText[] = [];
+    const ids: string[] = [];
+    const write = this.db.transaction(() => {
+      if (embeddings && embeddings.length > 0 && !this.embedder) {
+        this.setMeta('embedder_id', options.embedderId!);
+        this.setMeta('embedder_dim', String(embeddings[0].length));
+      }
+      parsed.forEach((rec, i) => {
+        const id = rec.id ?? randomUUID();
+        const vector = embeddings?.[i];
+        let info;
+        try {
+          info = insert.run({
+            id,
+            question: rec.question,
+            code: rec.execution.code,
+            language: rec.execution.language,
+            answer: JSON.stringify(rec.execution.answer ?? null),
+            outcome: rec.execution.outcome,
+            output_excerpt: rec.execution.outputExcerpt,
+            demonstration_ids: JSON.stringify(rec.execution.demonstrationIds),
+            input_similarity: rec.execution.inputSimilarity,
+            output_similarity: rec.execution.outputSimilarity,
+            status: rec.status,
+            provenance: rec.provenance,
+            created_task: rec.createdTask,
+            created_at: rec.createdAt ?? now,
+            updated_at: now,
+            embedding: vector ? vectorToBlob(vector) : null,
+            embedder_id: vector ? options.embedderId : null,
+            embedding_dim: vector ? vector.length : null,
+            metadata: JSON.stringify(rec.metadata),
+          });
+        } catch (error) {
+          if (String(error).includes('UNIQUE')) {
+            throw new AgentMemoryError('INVALID_INPUT', `Record ${i + 1}: a record with id '${id}' already exists. Nothing was written.`, { id });
+          }
+          throw error;
+        }
+        const rid = Number(info.lastInsertRowid);
+        if (rec.status === 'active') {
+          if (vector) this.vectors.upsert(rid, vector);
+          activated.push({ rid, id, question: rec.question, code: rec.execution.code });
+        }
+        this.writeAudit(trigger === 'import' ? 'import' : 'add', id, trigger, options.reason ?? '', {
+          status: rec.status,
+          provenance: rec.provenance,
+          ...(options.evidence?.[id] ?? {}),
+        });
+        ids.push(id);
+      });
+      this.bumpChange();
+    });
+    write.immediate();
+    this.notifyActivated(activated);
+    this.changes.fire({ kind: 'added', ids });
+    return ids.map((id) => this.require(id));
+  }
+
+  get(id: string): MemoryRecord | undefined {
+    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = ?`).get(id) as RecordRow | undefined;
+    return row ? rowToRecord(row) : undefined;
+  }
+
+  require(id: string): MemoryRecord {
+    const rec = this.get(id);
+    if (!rec) throw new AgentMemoryError('NOT_FOUND', `No memory record with id '${id}'. It may have been purged; refresh the explorer.`, { id });
+    return rec;
+  }
+
+  /** Records by internal row id, in the order given (missing ones skipped). */
+  getByRids(rids: number[]): MemoryRecord[] {
+    if (rids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rids)) as RecordRow[];
+    const byRid = new Map(rows.map((r) => [r.rid, r]));
+    return rids.flatMap((rid) => (byRid.has(rid) ? [rowToRecord(byRid.get(rid)!)] : []));
+  }
+
+  ridOf(id: string): number | undefined {
+    return (this.db.prepare('SELECT rid FROM records WHERE id = ?').get(id) as { rid: number } | undefined)?.rid;
+  }
+
+  idOf(rid: number): string | undefined {
+    return (this.db.prepare('SELECT id FROM records WHERE rid = ?').get(rid) as { id: string } | undefined)?.id;
+  }
+
+  getEmbedding(id: string): Float32Array | null {
+    const row = this.db.prepare('SELECT embedding FROM records WHERE id = ?').get(id) as { embedding: Buffer | null } | undefined;
+    return row?.embedding ? blobToVector(row.embedding) : null;
+  }
+
+  /** Paged, sorted, filtered listing (see ListQuery). */
+  list(query: ListQuery = {}): ListResult {
+    return listRecords(this.db, query);
+  }
+
+  counts(): Record<RecordStatus, number> {
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM records GROUP BY status').all() as { status: RecordStatus; n: number }[];
+    const out: Record<RecordStatus, number> = { pending: 0, active: 0, deleted: 0 };
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
+  /** Texts of all active records, for (re)building derived indexes. */
+  activeTexts(): IndexedText[] {
+    return this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[];
+  }
+
+  /**
+   * Applies a status change to many records in one transaction.
+   * approve: pending→active; reject: pending→deleted; delete: pending|active→deleted;
+   * restore: deleted→its previous status; purge: removes deleted records for good
+   * (the audit trail keeps their entries). Invalid states fail the whole batch.
+   */
+  transition(ids: string[], operation: keyof typeof TransitionRules, context: OperationContext): MemoryRecord[] {
+    const trigger = TriggerSchema.parse(context.trigger);
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const rows = this.db.prepare(`SELECT rid, id, question, code, status, status_before_delete, embedding FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique)) as (IndexedText & { status: RecordStatus; status_before_delete: RecordStatus | null; embedding: Buffer | null })[];
+    const found = new Map(rows.map((r) => [r.id, r]));
+    for (const id of unique) {
+      const row = found.get(id);
+      if (!row) throw new AgentMemoryError('NOT_FOUND', `Cannot ${operation} '${id}': no such record. Nothing was changed.`, { id });
+      if (!TransitionRules[operation].includes(row.status)) {
+        throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
+      }
+    }
+    const now = new Date().toISOString();
+    const activated: IndexedText[] = [];
+    const deactivated: number[] = [];
+    const setStatus = this.db.prepare('UPDATE records SET status = ?, status_before_delete = ?, updated_at = ? WHERE rid = ?');
+    const apply = this.db.transaction(() => {
+      for (const id of unique) {
+        const row = found.get(id)!;
+        const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
+        if (operation === 'purge') {
+          this.db.prepare('DELETE FROM records WHERE rid = ?').run(row.rid);
+          this.writeAudit('purge', id, trigger, context.reason ?? '', evidence);
+          continue;
+        }
+        const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
+        setStatus.run(next, next === 'deleted' ? row.status : null, now, row.rid);
+        if (row.status === 'active' && next !== 'active') {
+          this.vectors.remove(row.rid);
+          deactivated.push(row.rid);
+        }
+        if (next === 'active' && row.status !== 'active') {
+          if (row.embedding) this.vectors.upsert(row.rid, blobToVector(row.embedding));
+          activated.push({ rid: row.rid, id: row.id, question: row.question, code: row.code });
+        }
+        this.writeAudit(operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
+      }
+      this.bumpChange();
+    });
+    apply.immediate();
+    this.notifyDeactivated(deactivated);
+    this.notifyActivated(activated);
+    this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique });
+    return operation === 'purge' ? [] : unique.map((id) => this.require(id));
+  }
+
+  /** Replaces the vectors of all records (re-embed), in one transaction. */
+  replaceEmbeddings(vectors: Map<string, Float32Array>, embedderId: string, context: OperationContext): void {
+    const trigger = TriggerSchema.parse(context.trigger);
+    const dims = new Set([...vectors.values()].map((v) => v.length));
+    if (dims.size > 1) throw new AgentMemoryError('INVALID_INPUT', 'All re-embedded vectors must have the same dimension.');
+    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n;
+    if (vectors.size !== total) throw new AgentMemoryError('INVALID_INPUT', `Re-embedding must cover every record (${vectors.size} of ${total} given); nothing was changed.`);
+    const dim = [...dims][0];
+    const update = this.db.prepare('UPDATE records SET embedding = ?, embedder_id = ?, embedding_dim = ? WHERE id = ?');
+    const apply = this.db.transaction(() => {
+      this.vectors.reset();
+      if (dim !== undefined) this.vectors.ensure(dim);
+      for (const [id, v] of vectors) update.run(vectorToBlob(v), embedderId, v.length, id);
+      const active = this.db.prepare("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").all() as { rid: number; embedding: Buffer }[];
+      for (const r of active) this.vectors.upsert(r.rid, blobToVector(r.embedding));
+      this.setMeta('embedder_id', embedderId);
+      if (dim !== undefined) this.setMeta('embedder_dim', String(dim));
+      this.writeAudit('re-embed', null, trigger, context.reason ?? '', { embedderId, dimension: dim ?? null, records: vectors.size });
+      this.bumpChange();
+    });
+    apply.immediate();
+    this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] });
+  }
+
+  // ---------------------------------------------------------------- audit
+
+  writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
+    this.db.prepare('INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
+  }
+
+  /** Audit entries, newest first; optionally for one record. */
+  audit(options: { recordId?: string; limit?: number } = {}): AuditEntry[] {
+    const limit = z.number().int().positive().max(100_000).parse(options.limit ?? 1000);
+    const rows = (options.recordId
+      ? this.db.prepare('SELECT * FROM audit WHERE record_id = ? ORDER BY id DESC LIMIT ?').all(options.recordId, limit)
+      : this.db.prepare('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(limit)) as { id: number; at: string; operation: AuditOperation; record_id: string | null; trigger: Trigger; reason: string; evidence: string }[];
+    return rows.map((r) => ({ id: r.id, at: r.at, operation: r.operation, recordId: r.record_id, trigger: r.trigger, reason: r.reason, evidence: JSON.parse(r.evidence) as Record<string, unknown> }));
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private notifyActivated(records: IndexedText[]): void {
+    if (records.length === 0) return;
+    for (const d of this.derived) d.activated(records);
+  }
+
+  private notifyDeactivated(rids: number[]): void {
+    if (rids.length === 0) return;
+    for (const d of this.derived) d.deactivated(rids);
+  }
+
+  /** Fires a change event (used by the task log, which lives in its own module). */
+  fireChange(event: MemoryChangeEvent): void {
+    this.changes.fire(event);
+  }
+
+  get log(): Logger {
+    return this.logger;
+  }
+}
