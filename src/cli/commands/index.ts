@@ -14,4 +14,8 @@ function lazy(summary: string, load: () => { run(argv: string[]): Promise<number
 export const COMMANDS: Record<string, CliCommand> = {
   /* eslint-disable @typescript-eslint/no-require-imports */
   version: lazy('print the Agent Memory version', () => require('./version')),
+  import: lazy('import records from a JSONL file (all or nothing)', () => require('./import')),
+  export: lazy('export records as JSONL to stdout', () => require('./export')),
+  similarity: lazy('code similarity of a candidate file relative to a reference file', () => require('./similarity')),
+  'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
 };

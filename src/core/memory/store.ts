@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
@@ -94,6 +95,18 @@ export class MemoryStore {
     if (this.db.open) this.db.close();
   }
 
+  /** Prepared statements are cached by SQL text (preparing costs more than running a point query). */
+  private readonly statements = new Map<string, Statement>();
+
+  private stmt(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   addDerivedIndex(listener: DerivedIndexListener): { dispose(): void } {
     this.derived.push(listener);
     return { dispose: () => this.derived.splice(this.derived.indexOf(listener), 1) };
@@ -102,11 +115,11 @@ export class MemoryStore {
   // ---------------------------------------------------------------- metadata
 
   getMeta(key: string): string | undefined {
-    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    return (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run(key, value);
+    this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run(key, value);
   }
 
   /** Monotonic counter bumped by every committed change (used to detect stale derived indexes). */
@@ -115,7 +128,7 @@ export class MemoryStore {
   }
 
   private bumpChange(): void {
-    this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_id'").run();
+    this.stmt("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_id'").run();
   }
 
   /** The embedder the stored vectors come from, if any. */
@@ -167,7 +180,7 @@ export class MemoryStore {
       this.assertEmbedder(options.embedderId, dim);
     }
     const now = new Date().toISOString();
-    const insert = this.db.prepare(`INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
+    const insert = this.stmt(`INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
       input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata)
       VALUES (@id, @question, @code, @language, @answer, @outcome, @output_excerpt, @demonstration_ids, @input_similarity, @output_similarity,
       @status, @provenance, @created_task, @created_at, @updated_at, @embedding, @embedder_id, @embedding_dim, @metadata)`);
@@ -227,11 +240,11 @@ export class MemoryStore {
     write.immediate();
     this.notifyActivated(activated);
     this.changes.fire({ kind: 'added', ids });
-    return ids.map((id) => this.require(id));
+    return this.getMany(ids);
   }
 
   get(id: string): MemoryRecord | undefined {
-    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = ?`).get(id) as RecordRow | undefined;
+    const row = this.stmt(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = ?`).get(id) as RecordRow | undefined;
     return row ? rowToRecord(row) : undefined;
   }
 
@@ -241,24 +254,32 @@ export class MemoryStore {
     return rec;
   }
 
+  /** Records by id, in the order given (missing ones skipped); one query for the batch. */
+  getMany(ids: string[]): MemoryRecord[] {
+    if (ids.length === 0) return [];
+    const rows = this.stmt(`SELECT ${RECORD_COLUMNS} FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as RecordRow[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => (byId.has(id) ? [rowToRecord(byId.get(id)!)] : []));
+  }
+
   /** Records by internal row id, in the order given (missing ones skipped). */
   getByRids(rids: number[]): MemoryRecord[] {
     if (rids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rids)) as RecordRow[];
+    const rows = this.stmt(`SELECT ${RECORD_COLUMNS} FROM records WHERE rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rids)) as RecordRow[];
     const byRid = new Map(rows.map((r) => [r.rid, r]));
     return rids.flatMap((rid) => (byRid.has(rid) ? [rowToRecord(byRid.get(rid)!)] : []));
   }
 
   ridOf(id: string): number | undefined {
-    return (this.db.prepare('SELECT rid FROM records WHERE id = ?').get(id) as { rid: number } | undefined)?.rid;
+    return (this.stmt('SELECT rid FROM records WHERE id = ?').get(id) as { rid: number } | undefined)?.rid;
   }
 
   idOf(rid: number): string | undefined {
-    return (this.db.prepare('SELECT id FROM records WHERE rid = ?').get(rid) as { id: string } | undefined)?.id;
+    return (this.stmt('SELECT id FROM records WHERE rid = ?').get(rid) as { id: string } | undefined)?.id;
   }
 
   getEmbedding(id: string): Float32Array | null {
-    const row = this.db.prepare('SELECT embedding FROM records WHERE id = ?').get(id) as { embedding: Buffer | null } | undefined;
+    const row = this.stmt('SELECT embedding FROM records WHERE id = ?').get(id) as { embedding: Buffer | null } | undefined;
     return row?.embedding ? blobToVector(row.embedding) : null;
   }
 
@@ -268,7 +289,7 @@ export class MemoryStore {
   }
 
   counts(): Record<RecordStatus, number> {
-    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM records GROUP BY status').all() as { status: RecordStatus; n: number }[];
+    const rows = this.stmt('SELECT status, COUNT(*) AS n FROM records GROUP BY status').all() as { status: RecordStatus; n: number }[];
     const out: Record<RecordStatus, number> = { pending: 0, active: 0, deleted: 0 };
     for (const r of rows) out[r.status] = r.n;
     return out;
@@ -276,7 +297,7 @@ export class MemoryStore {
 
   /** Texts of all active records, for (re)building derived indexes. */
   activeTexts(): IndexedText[] {
-    return this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[];
+    return this.stmt("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[];
   }
 
   /**
@@ -289,7 +310,7 @@ export class MemoryStore {
     const trigger = TriggerSchema.parse(context.trigger);
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = this.db.prepare(`SELECT rid, id, question, code, status, status_before_delete, embedding FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique)) as (IndexedText & { status: RecordStatus; status_before_delete: RecordStatus | null; embedding: Buffer | null })[];
+    const rows = this.stmt(`SELECT rid, id, question, code, status, status_before_delete, embedding FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique)) as (IndexedText & { status: RecordStatus; status_before_delete: RecordStatus | null; embedding: Buffer | null })[];
     const found = new Map(rows.map((r) => [r.id, r]));
     for (const id of unique) {
       const row = found.get(id);
@@ -301,13 +322,13 @@ export class MemoryStore {
     const now = new Date().toISOString();
     const activated: IndexedText[] = [];
     const deactivated: number[] = [];
-    const setStatus = this.db.prepare('UPDATE records SET status = ?, status_before_delete = ?, updated_at = ? WHERE rid = ?');
+    const setStatus = this.stmt('UPDATE records SET status = ?, status_before_delete = ?, updated_at = ? WHERE rid = ?');
     const apply = this.db.transaction(() => {
       for (const id of unique) {
         const row = found.get(id)!;
         const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
         if (operation === 'purge') {
-          this.db.prepare('DELETE FROM records WHERE rid = ?').run(row.rid);
+          this.stmt('DELETE FROM records WHERE rid = ?').run(row.rid);
           this.writeAudit('purge', id, trigger, context.reason ?? '', evidence);
           continue;
         }
@@ -337,15 +358,15 @@ export class MemoryStore {
     const trigger = TriggerSchema.parse(context.trigger);
     const dims = new Set([...vectors.values()].map((v) => v.length));
     if (dims.size > 1) throw new AgentMemoryError('INVALID_INPUT', 'All re-embedded vectors must have the same dimension.');
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n;
+    const total = (this.stmt('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n;
     if (vectors.size !== total) throw new AgentMemoryError('INVALID_INPUT', `Re-embedding must cover every record (${vectors.size} of ${total} given); nothing was changed.`);
     const dim = [...dims][0];
-    const update = this.db.prepare('UPDATE records SET embedding = ?, embedder_id = ?, embedding_dim = ? WHERE id = ?');
+    const update = this.stmt('UPDATE records SET embedding = ?, embedder_id = ?, embedding_dim = ? WHERE id = ?');
     const apply = this.db.transaction(() => {
       this.vectors.reset();
       if (dim !== undefined) this.vectors.ensure(dim);
       for (const [id, v] of vectors) update.run(vectorToBlob(v), embedderId, v.length, id);
-      const active = this.db.prepare("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").all() as { rid: number; embedding: Buffer }[];
+      const active = this.stmt("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").all() as { rid: number; embedding: Buffer }[];
       for (const r of active) this.vectors.upsert(r.rid, blobToVector(r.embedding));
       this.setMeta('embedder_id', embedderId);
       if (dim !== undefined) this.setMeta('embedder_dim', String(dim));
@@ -359,15 +380,15 @@ export class MemoryStore {
   // ---------------------------------------------------------------- audit
 
   writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
-    this.db.prepare('INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
+    this.stmt('INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
   }
 
   /** Audit entries, newest first; optionally for one record. */
   audit(options: { recordId?: string; limit?: number } = {}): AuditEntry[] {
     const limit = z.number().int().positive().max(100_000).parse(options.limit ?? 1000);
     const rows = (options.recordId
-      ? this.db.prepare('SELECT * FROM audit WHERE record_id = ? ORDER BY id DESC LIMIT ?').all(options.recordId, limit)
-      : this.db.prepare('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(limit)) as { id: number; at: string; operation: AuditOperation; record_id: string | null; trigger: Trigger; reason: string; evidence: string }[];
+      ? this.stmt('SELECT * FROM audit WHERE record_id = ? ORDER BY id DESC LIMIT ?').all(options.recordId, limit)
+      : this.stmt('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(limit)) as { id: number; at: string; operation: AuditOperation; record_id: string | null; trigger: Trigger; reason: string; evidence: string }[];
     return rows.map((r) => ({ id: r.id, at: r.at, operation: r.operation, recordId: r.record_id, trigger: r.trigger, reason: r.reason, evidence: JSON.parse(r.evidence) as Record<string, unknown> }));
   }
 

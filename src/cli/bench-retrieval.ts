@@ -1,0 +1,186 @@
+/**
+ * Retrieval benchmark: `npm run bench:retrieval [-- --json] [-- --sizes 1000,10000,100000]`.
+ *
+ * One file-backed store (WAL) grows through the sizes; at each size it measures
+ * - insert_per_s: `store.add` of 1000-record batches with 384-d HashingEmbedder vectors
+ *   (durable commit incl. the vec0 bit codes; the keyword index catches up lazily
+ *   before the next query, reported separately as keyword_catchup_ms),
+ * - hybrid_p50/p95_ms and vector_p50_ms: HybridSearch top-4 (Hamming scan over the
+ *   cached sqlite-vec bit codes, exact float rescoring, MiniSearch BM25, RRF),
+ * - float_scan_p50_ms: plain sqlite-vec brute force over a vec0 `float[384]` table
+ *   holding the same vectors, top-4,
+ * - recall_at_4: dense top-4 (vector mode) against an exact float64 scan, tie-aware
+ *   (a returned record counts when its exact cosine reaches the 4th best, within 1e-6).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { SyntheticRecords } from '../core/bench/synthetic-records';
+import { HybridSearch } from '../core/memory/hybrid-search';
+import { MemoryStore } from '../core/memory/store';
+import { vectorToBlob } from '../core/memory/vector-index';
+import { HashingEmbedder } from '../core/similarity/hashing-embedder';
+
+const ArgsSchema = z.object({
+  json: z.boolean(),
+  sizes: z.array(z.number().int().positive()).min(1),
+  queries: z.number().int().positive(),
+  tasks: z.string(),
+});
+
+export interface BenchRow {
+  n: number;
+  dim: number;
+  insert_per_s: number;
+  hybrid_p50_ms: number;
+  hybrid_p95_ms: number;
+  vector_p50_ms: number;
+  float_scan_p50_ms: number;
+  recall_at_4: number;
+  keyword_catchup_ms: number;
+}
+
+function parseArgs(argv: string[]) {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return ArgsSchema.parse({
+    json: argv.includes('--json'),
+    sizes: (value('--sizes') ?? '1000,10000,100000').split(',').map(Number),
+    queries: Number(value('--queries') ?? '200'),
+    tasks: value('--tasks') ?? path.join(process.cwd(), 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'),
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+function timeMs(fn: () => void): number {
+  const t = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+function run(argv: string[]): BenchRow[] {
+  const args = parseArgs(argv);
+  const embedder = new HashingEmbedder();
+  const dim = embedder.dimension;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-'));
+  const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
+  const search = HybridSearch.open(store, { file: null });
+  store.db.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${dim}])`);
+  const insertFloat = store.db.prepare('INSERT INTO vec_float(rowid, embedding) VALUES (?, ?)');
+  const floatKnn = store.db.prepare('SELECT rowid FROM vec_float WHERE embedding MATCH ? AND k = 4');
+  const gen = SyntheticRecords.fromFile(args.tasks, 7);
+  const queryGen = SyntheticRecords.fromFile(args.tasks, 1234);
+  const all = new Float32Array(Math.max(...args.sizes) * dim);
+  const rids: number[] = [];
+  const rows: BenchRow[] = [];
+  let insertMs = 0;
+  let inserted = 0;
+  try {
+    for (const n of [...args.sizes].sort((a, b) => a - b)) {
+      insertMs = 0;
+      const startCount = inserted;
+      while (inserted < n) {
+        const batch = gen.records(Math.min(1000, n - inserted));
+        const vectors = batch.map((r) => embedder.embedSync(r.question));
+        insertMs += timeMs(() => store.add(batch, { trigger: 'import', embeddings: vectors, embedderId: embedder.id }));
+        for (const rec of batch) rids.push(store.ridOf(rec.id!)!);
+        const fill = store.db.transaction(() => {
+          vectors.forEach((v, i) => {
+            all.set(v, (inserted + i) * dim);
+            insertFloat.run(BigInt(rids[inserted + i]), vectorToBlob(v));
+          });
+        });
+        fill();
+        inserted += batch.length;
+      }
+      const queries = Array.from({ length: args.queries }, () => queryGen.question());
+      const qvecs = queries.map((q) => embedder.embedSync(q));
+      const catchup = timeMs(() => search.search({ text: queries[0], vector: qvecs[0] }, 4));
+      for (let i = 0; i < Math.min(20, queries.length); i++) search.search({ text: queries[i], vector: qvecs[i] }, 4);
+
+      const hybrid = queries.map((q, i) => timeMs(() => search.search({ text: q, vector: qvecs[i] }, 4))).sort((a, b) => a - b);
+      let recallHits = 0;
+      const vectorTimes: number[] = [];
+      queries.forEach((_, i) => {
+        let hits: { rid: number }[] = [];
+        vectorTimes.push(timeMs(() => (hits = search.search({ text: '', vector: qvecs[i] }, 4, { mode: 'vector' }))));
+        recallHits += tieAwareHits(hits.map((h) => h.rid), qvecs[i], all, rids, n, dim);
+      });
+      vectorTimes.sort((a, b) => a - b);
+      const floatQueries = Math.min(queries.length, n >= 50_000 ? 15 : 50);
+      const floatTimes = qvecs.slice(0, floatQueries).map((v) => timeMs(() => floatKnn.all(vectorToBlob(v)))).sort((a, b) => a - b);
+      rows.push({
+        n,
+        dim,
+        insert_per_s: Math.round(((n - startCount) / insertMs) * 1000),
+        hybrid_p50_ms: round(percentile(hybrid, 0.5)),
+        hybrid_p95_ms: round(percentile(hybrid, 0.95)),
+        vector_p50_ms: round(percentile(vectorTimes, 0.5)),
+        float_scan_p50_ms: round(percentile(floatTimes, 0.5)),
+        recall_at_4: round(recallHits / (queries.length * 4), 4),
+        keyword_catchup_ms: Math.round(catchup),
+      });
+      if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
+    }
+  } finally {
+    search.close();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _, ...r }) => r)) + '\n');
+  return rows;
+}
+
+/** How many of `got` reach the exact 4th-best cosine (ties count as hits). */
+function tieAwareHits(got: number[], q: Float32Array, all: Float32Array, rids: number[], n: number, dim: number): number {
+  const sims = new Float64Array(n);
+  const byRid = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let d = 0, o = i * dim; d < dim; d++) s += q[d] * all[o + d];
+    sims[i] = s;
+    byRid.set(rids[i], s);
+  }
+  const top = [-Infinity, -Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < n; i++) {
+    const s = sims[i];
+    if (s <= top[3]) continue;
+    let j = 3;
+    while (j > 0 && top[j - 1] < s) {
+      top[j] = top[j - 1];
+      j--;
+    }
+    top[j] = s;
+  }
+  const fourth = top[Math.min(3, n - 1)];
+  return got.filter((rid) => (byRid.get(rid) ?? -Infinity) >= fourth - 1e-6).length;
+}
+
+function printRow(r: BenchRow, header: boolean, kernel: string): void {
+  if (header) {
+    process.stdout.write(`Retrieval benchmark (dim ${r.dim}, top-4, Hamming kernel: ${kernel}; float scan = sqlite-vec vec0 float[${r.dim}] brute force)\n`);
+    process.stdout.write('       n   insert/s  hybrid p50  hybrid p95  vector p50  float-scan p50  recall@4  kw catch-up\n');
+  }
+  process.stdout.write(
+    `${String(r.n).padStart(8)} ${String(r.insert_per_s).padStart(10)} ${r.hybrid_p50_ms.toFixed(3).padStart(8)} ms ${r.hybrid_p95_ms.toFixed(3).padStart(8)} ms ${r.vector_p50_ms.toFixed(3).padStart(8)} ms ${r.float_scan_p50_ms.toFixed(3).padStart(11)} ms ${r.recall_at_4.toFixed(4).padStart(9)} ${String(r.keyword_catchup_ms).padStart(9)} ms\n`,
+  );
+}
+
+if (require.main === module) {
+  try {
+    run(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench-retrieval: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export { run as runRetrievalBench };

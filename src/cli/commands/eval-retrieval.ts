@@ -1,0 +1,69 @@
+/**
+ * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
+ *   [--mode hybrid|vector|keyword|tfidf-baseline] [--json]`
+ *
+ * Loads M as active records, retrieves top-k for every question of Q and
+ * prints `{n, hit_at_1, precision_at_k}` (a hit = a retrieved record with the
+ * query's template).
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { AgentMemoryError } from '../../core/errors';
+import { DEFAULT_EVAL_K, InProcessBackend, RETRIEVAL_MODES, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
+
+export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
+
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--json]\n`;
+
+const ArgsSchema = z.object({
+  memory: z.string({ message: '--memory FILE is required' }).min(1),
+  queries: z.string({ message: '--queries FILE is required' }).min(1),
+  k: z.coerce.number().int('--k must be an integer').min(1, '--k must be ≥ 1').default(DEFAULT_EVAL_K),
+  mode: z.enum(RETRIEVAL_MODES, { message: `--mode must be one of ${RETRIEVAL_MODES.join(', ')}` }).default('hybrid'),
+  json: z.boolean().default(false),
+  help: z.boolean().default(false),
+});
+
+export async function run(argv: string[]): Promise<number> {
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        memory: { type: 'string' },
+        queries: { type: 'string' },
+        k: { type: 'string' },
+        mode: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`agent-memory eval-retrieval: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const parsed = ArgsSchema.safeParse(values);
+  if (!parsed.success) {
+    process.stderr.write(`agent-memory eval-retrieval: ${parsed.error.issues[0]?.message}\n${USAGE}`);
+    return 2;
+  }
+  const args = parsed.data;
+  const memory = loadEvalFile(args.memory);
+  const queries = loadEvalFile(args.queries);
+  if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
+  const backend = new InProcessBackend();
+  const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend });
+  if (args.json) {
+    process.stdout.write(JSON.stringify({ ...result, embedder: backend.embedderId }) + '\n');
+  } else {
+    process.stdout.write(
+      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  (embedder ${backend.embedderId})\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../../errors';
+import { Logger, nullLogger } from '../../logger';
+import type { TaskLog } from '../../memory/task-log';
+import type { RunRequest, RunResult } from '../runners/types';
+import type { TokenUsage } from '../model/types';
+import type { CodeGenerator, Generation } from './generators';
+import type { DebugTurn, Demonstration } from './prompt-builder';
+
+export const DEFAULT_K = 4;
+export const DEFAULT_MAX_DEBUG_ROUNDS = 5;
+
+export interface RetrievedDemonstration extends Demonstration {
+  language: 'python' | 'javascript';
+  rank: number;
+}
+
+/** One code attempt, as written to the task log. */
+export interface AttemptLog {
+  attempt: number;
+  code: string;
+  outcome: RunResult['outcome'];
+  answer: unknown;
+  error?: string;
+  stdout: string;
+  durationMs: number;
+  note: string;
+  debugAnalysis?: string;
+}
+
+export interface AgentRunResult {
+  taskIndex: number;
+  question: string;
+  model: string;
+  language: 'python' | 'javascript';
+  code: string;
+  answer: unknown;
+  outcome: RunResult['outcome'];
+  outputExcerpt: string;
+  attempts: AttemptLog[];
+  demonstrations: RetrievedDemonstration[];
+  /** The demonstration the final code followed (highest input similarity used). */
+  followedRecordId: string | null;
+  inputSimilarity: number | null;
+  outputSimilarity: number | null;
+  usage: TokenUsage;
+  timings: { retrieveMs: number; generateMs: number; runMs: number; overheadMs: number; totalMs: number };
+  gaveUp?: string;
+}
+
+/** The ports the loop needs; the composition root wires real implementations. */
+export interface AgentLoopDeps {
+  tasks: TaskLog;
+  retrieve(question: string, k: number): Promise<RetrievedDemonstration[]>;
+  generator: CodeGenerator;
+  run(request: RunRequest, signal?: AbortSignal): Promise<RunResult>;
+  toolboxDocs(language: 'python' | 'javascript'): string;
+  /** Code similarity (reference, candidate) in [0,1], for the result's output similarity. */
+  codeSimilarity(reference: string, candidate: string, language: 'python' | 'javascript'): number;
+  roles?: {
+    render(role: 'coder' | 'debugger'): string | undefined;
+    /** Updates a role memory after its output; failures are logged, never fatal. */
+    update(role: 'coder' | 'debugger', task: string, output: string, signal?: AbortSignal): Promise<void>;
+  };
+  logger?: Logger;
+}
+
+export interface AgentLoopOptions {
+  databasePath: string;
+  language: 'python' | 'javascript';
+  k?: number;
+  maxDebugRounds?: number;
+  now?: string;
+  limits?: RunRequest['limits'];
+  signal?: AbortSignal;
+}
+
+function throwIfCancelled(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The task was cancelled.');
+}
+
+function errorText(r: RunResult): string {
+  if (r.error) return `${r.error.kind}: ${r.error.message}${r.error.line ? ` (line ${r.error.line})` : ''}`;
+  if (r.outcome === 'timeout') return `Timed out${r.killedBy ? ` (${r.killedBy})` : ''}.`;
+  if (r.outcome === 'no-answer') return 'The program finished without setting an answer.';
+  return r.stderr.slice(0, 500) || 'Unknown error.';
+}
+
+/**
+ * One task of the agent (the paper's Figure 1, steps 1–2): read K memories,
+ * build the prompt, generate code, run it, debug and retry (≤ N rounds),
+ * answer or give up with a reason. Evaluation, addition and deletion are the
+ * memory manager's job (steps 3–5), done by the caller with this result.
+ * Cancellable at every await through `options.signal`.
+ */
+export async function runAgentLoop(deps: AgentLoopDeps, question: string, options: AgentLoopOptions): Promise<AgentRunResult> {
+  const logger = deps.logger ?? nullLogger;
+  const started = performance.now();
+  const k = options.k ?? DEFAULT_K;
+  const maxRounds = options.maxDebugRounds ?? DEFAULT_MAX_DEBUG_ROUNDS;
+  const language = options.language;
+  throwIfCancelled(options.signal);
+  const taskIndex = deps.tasks.begin(question);
+
+  const t0 = performance.now();
+  const demonstrations = await deps.retrieve(question, k);
+  deps.tasks.logRetrievals(taskIndex, demonstrations.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
+  const retrieveMs = performance.now() - t0;
+
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  const attempts: AttemptLog[] = [];
+  const debugTurns: DebugTurn[] = [];
+  let generateMs = 0;
+  let runMs = 0;
+  let last: { gen: Generation; result: RunResult } | null = null;
+  let gaveUp: string | undefined;
+
+  for (let attempt = 0; attempt <= maxRounds; attempt++) {
+    throwIfCancelled(options.signal);
+    let gen: Generation;
+    const g0 = performance.now();
+    try {
+      gen = await deps.generator.generate({ question, language, demonstrations, debugTurns, toolboxDocs: deps.toolboxDocs(language), roleMemory: deps.roles?.render('coder'), attempt, signal: options.signal });
+    } catch (error) {
+      if (isAgentMemoryError(error, 'CANCELLED')) throw error;
+      gaveUp = `code generation failed: ${errorMessage(error)}`;
+      logger.warn(`[agent] task ${taskIndex}: ${gaveUp}`);
+      break;
+    } finally {
+      generateMs += performance.now() - g0;
+    }
+    usage.promptTokens += gen.usage.promptTokens;
+    usage.completionTokens += gen.usage.completionTokens;
+    if (deps.roles && deps.generator.isLLM) await deps.roles.update('coder', question, gen.code, options.signal);
+
+    const r0 = performance.now();
+    const result = await deps.run({ code: gen.code, language, databasePath: options.databasePath, now: options.now, limits: options.limits }, options.signal);
+    runMs += performance.now() - r0;
+    throwIfCancelled(options.signal);
+    last = { gen, result };
+    const log: AttemptLog = { attempt, code: gen.code, outcome: result.outcome, answer: result.answer, stdout: result.stdout.slice(0, 2000), durationMs: result.durationMs, note: gen.note };
+    attempts.push(log);
+    if (result.outcome === 'success') break;
+    log.error = errorText(result);
+    if (attempt === maxRounds) {
+      gaveUp = `no working program after ${maxRounds + 1} attempts; last error: ${log.error}`;
+      break;
+    }
+    const g1 = performance.now();
+    try {
+      const dbg = await deps.generator.debug({ question, code: gen.code, error: log.error, roleMemory: deps.roles?.render('debugger'), signal: options.signal });
+      usage.promptTokens += dbg.usage.promptTokens;
+      usage.completionTokens += dbg.usage.completionTokens;
+      log.debugAnalysis = dbg.analysis;
+      debugTurns.push({ code: gen.code, error: log.error, analysis: dbg.analysis });
+      if (deps.roles && deps.generator.isLLM) await deps.roles.update('debugger', question, dbg.analysis, options.signal);
+    } catch (error) {
+      if (isAgentMemoryError(error, 'CANCELLED')) throw error;
+      debugTurns.push({ code: gen.code, error: log.error, analysis: `(debugger unavailable: ${errorMessage(error)})` });
+    } finally {
+      generateMs += performance.now() - g1;
+    }
+  }
+
+  const code = last?.gen.code ?? '';
+  const result = last?.result;
+  // Output similarity: final code vs the retrieved record with the highest input similarity.
+  // Reported here; the memory manager (policy/metrics) writes it to the retrieval log.
+  const top = [...demonstrations].sort((a, b) => (b.inputSimilarity ?? 0) - (a.inputSimilarity ?? 0))[0];
+  const inputSimilarity = demonstrations.length ? Math.max(...demonstrations.map((d) => d.inputSimilarity ?? 0)) : null;
+  const outputSimilarity = top && code ? deps.codeSimilarity(top.code, code, language) : null;
+  const totalMs = performance.now() - started;
+  return {
+    taskIndex,
+    question,
+    model: deps.generator.id,
+    language,
+    code,
+    answer: result?.answer ?? null,
+    outcome: result?.outcome ?? 'no-answer',
+    outputExcerpt: result ? `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.slice(0, 2000) : (gaveUp ?? ''),
+    attempts,
+    demonstrations,
+    followedRecordId: last?.gen.usedDemonstrations[0] ?? null,
+    inputSimilarity,
+    outputSimilarity,
+    usage,
+    timings: { retrieveMs, generateMs, runMs, overheadMs: Math.max(0, totalMs - generateMs - runMs), totalMs },
+    gaveUp,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Time filters ("in 2104", "until 2 years ago", "this year", "since 2103") as
+ * they appear in questions, and the SQL fragments that implement them
+ * (EHRSQL's conventions, relative to the database's configured "now").
+ * The reuse model swaps one for the other when two questions differ in them.
+ */
+export type TimeFilter =
+  | { kind: 'year'; op: '=' | '<=' | '>='; year: string }
+  | { kind: 'calendar'; unit: 'year' | 'month'; ago: number }
+  | { kind: 'relative'; op: '<=' | '>='; ago: number; unit: 'year' | 'month' | 'day' };
+
+const NUM: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, a: 1, an: 1 };
+const num = (s: string) => (/^\d+$/.test(s) ? Number(s) : NUM[s.toLowerCase()] ?? NaN);
+
+/** The time filter a question states, if any. */
+export function questionTimeFilter(question: string): TimeFilter | null {
+  const q = question.toLowerCase();
+  let m = /\b(since|after|from)\s+(\w+)\s+(year|month|day)s?\s+ago\b/.exec(q);
+  if (m) return { kind: 'relative', op: '>=', ago: num(m[2]), unit: m[3] as 'year' };
+  m = /\b(until|up to|before|till|by|prior to)\s+(\w+)\s+(year|month|day)s?\s+ago\b/.exec(q);
+  if (m) return { kind: 'relative', op: '<=', ago: num(m[2]), unit: m[3] as 'year' };
+  m = /\b(this|current|last|previous|past|prior)\s+(year|month)\b/.exec(q);
+  if (m && !/\b(since|until)\b/.test(q.slice(Math.max(0, m.index - 12), m.index))) {
+    return { kind: 'calendar', unit: m[2] as 'year', ago: m[1] === 'this' || m[1] === 'current' ? 0 : 1 };
+  }
+  m = /\b(since|after|from|starting)\s+(?:the\s+year\s+|year\s+)?(21\d\d)\b/.exec(q);
+  if (m) return { kind: 'year', op: '>=', year: m[2] };
+  m = /\b(until|up to|upto|before|till|through|by|prior to)\s+(?:the\s+year\s+|year\s+)?(21\d\d)\b/.exec(q);
+  if (m) return { kind: 'year', op: '<=', year: m[2] };
+  m = /\b(21\d\d)\b/.exec(q);
+  if (m) return { kind: 'year', op: '=', year: m[1] };
+  return null;
+}
+
+const COL = "([a-z_][a-z0-9_]*\\.[a-z_][a-z0-9_]*)";
+const PATTERNS: { re: RegExp; parse: (m: RegExpExecArray) => TimeFilter }[] = [
+  { re: new RegExp(`strftime\\('%y',\\s*${COL}\\)\\s*(=|<=|>=)\\s*'(\\d{4})'`, 'g'), parse: (m) => ({ kind: 'year', op: m[2] as '=', year: m[3] }) },
+  { re: new RegExp(`datetime\\(${COL},\\s*'start of (year|month)'\\)\\s*=\\s*datetime\\(current_time,\\s*'start of (?:year|month)',\\s*'-(\\d+) (?:year|month)'\\)`, 'g'), parse: (m) => ({ kind: 'calendar', unit: m[2] as 'year', ago: Number(m[3]) }) },
+  { re: new RegExp(`datetime\\(${COL}\\)\\s*(<=|>=)\\s*datetime\\(current_time,\\s*'-(\\d+) (year|month|day)'\\)`, 'g'), parse: (m) => ({ kind: 'relative', op: m[2] as '<=', ago: Number(m[3]), unit: m[4] as 'year' }) },
+];
+
+export function renderTimeFilter(column: string, f: TimeFilter): string {
+  switch (f.kind) {
+    case 'year':
+      return `strftime('%y',${column}) ${f.op} '${f.year}'`;
+    case 'calendar':
+      return `datetime(${column},'start of ${f.unit}') = datetime(current_time,'start of ${f.unit}','-${f.ago} ${f.unit}')`;
+    case 'relative':
+      return `datetime(${column}) ${f.op} datetime(current_time,'-${f.ago} ${f.unit}')`;
+  }
+}
+
+/** Finds the time-filter fragments in code: their span, column and meaning. */
+export function codeTimeFilters(code: string): { start: number; end: number; column: string; filter: TimeFilter }[] {
+  const out: { start: number; end: number; column: string; filter: TimeFilter }[] = [];
+  for (const p of PATTERNS) {
+    p.re.lastIndex = 0;
+    for (let m = p.re.exec(code); m; m = p.re.exec(code)) {
+      out.push({ start: m.index, end: m.index + m[0].length, column: m[1], filter: p.parse(m) });
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Rewrites the code's single time filter to the one the new question states.
+ * Returns null when there is nothing to do or it would be ambiguous.
+ */
+export function swapTimeFilter(code: string, newQuestion: string): { code: string; from: string; to: string } | null {
+  const wanted = questionTimeFilter(newQuestion);
+  const found = codeTimeFilters(code);
+  if (!wanted || found.length !== 1 || Number.isNaN((wanted as { ago?: number }).ago ?? 0)) return null;
+  const [f] = found;
+  const replacement = renderTimeFilter(f.column, wanted);
+  const original = code.slice(f.start, f.end);
+  if (replacement === original) return null;
+  return { code: code.slice(0, f.start) + replacement + code.slice(f.end), from: original, to: replacement };
+}

@@ -1,0 +1,192 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import { z } from 'zod';
+import { AgentMemoryError, errorMessage } from '../../errors';
+import type { Logger } from '../../logger';
+import type { ChildSqlRequest } from './types';
+
+/**
+ * Source of the SQL helper process (plain Node, no permission flags: it is our
+ * code). It opens the database with better-sqlite3 `{ readonly: true,
+ * fileMustExist: true }`, sets `query_only`, and answers one NDJSON request a
+ * line. Only statements that are both read-only and return rows are run, so
+ * INSERT/UPDATE/DELETE/DROP/CREATE, ATTACH/DETACH, BEGIN and PRAGMA writes are refused.
+ * argv: [modulePath, databasePath].
+ */
+const HELPER_SOURCE = String.raw`
+'use strict';
+const Database = require(process.argv[1]);
+const readline = require('readline');
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+let db;
+try {
+  db = new Database(process.argv[2], { readonly: true, fileMustExist: true });
+  db.pragma('query_only = ON');
+} catch (e) {
+  out({ id: 0, fatal: String((e && e.message) || e) });
+  process.exit(2);
+}
+out({ id: 0, ready: true });
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let id = -1;
+  try {
+    const req = JSON.parse(line);
+    id = req.id;
+    const stmt = db.prepare(req.query);
+    if (!stmt.readonly || !stmt.reader) {
+      const e = new Error('only read-only queries that return rows are allowed (SELECT / WITH ... SELECT); writes, ATTACH, transactions and PRAGMA changes are refused');
+      e.name = 'SqlReadOnlyError';
+      throw e;
+    }
+    const rows = req.shape === 'object' ? stmt.all(...req.params) : stmt.raw(true).all(...req.params);
+    out({ id, ok: true, rows });
+  } catch (e) {
+    out({ id, ok: false, error: { kind: e && e.name === 'SqlReadOnlyError' ? 'SqlReadOnlyError' : 'SqlError', message: String((e && e.message) || e) } });
+  }
+}).on('close', () => process.exit(0));
+`;
+
+const HelperMessageSchema = z.union([
+  z.object({ id: z.literal(0), ready: z.literal(true) }),
+  z.object({ id: z.literal(0), fatal: z.string() }),
+  z.object({ id: z.number().int(), ok: z.literal(true), rows: z.array(z.unknown()) }),
+  z.object({ id: z.number().int(), ok: z.literal(false), error: z.object({ kind: z.string(), message: z.string() }) }),
+]);
+
+/** Reply to a child's SQL request. */
+export type SqlReply = { ok: true; rows: unknown[] } | { ok: false; error: { kind: string; message: string } };
+
+interface Pending {
+  owner: number;
+  resolve: (reply: SqlReply) => void;
+}
+
+/**
+ * A long-lived helper process that serves read-only SQL over one database for
+ * the JavaScript sandbox (the sandbox itself may not load native addons, which
+ * would bypass Node's permission model). Running SQL outside the host process
+ * means a runaway query (a cartesian join, an endless recursive CTE) can be
+ * killed without blocking the host: `release(owner)` kills the helper when that
+ * owner still has a query in flight; the next query starts a fresh one.
+ *
+ * @example
+ * const svc = new SqlService('/data/ehr.sqlite', logger);
+ * const reply = await svc.query(1, { t: 'sql', query: 'select 1', params: [], shape: 'array' });
+ * svc.release(1); svc.dispose();
+ */
+export class SqlService {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private buffer = '';
+
+  constructor(
+    readonly databasePath: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Runs one read-only query (already in the EHRSQL dialect) for `owner`. Never rejects. */
+  query(owner: number, request: ChildSqlRequest): Promise<SqlReply> {
+    return new Promise<SqlReply>((resolve) => {
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = this.ensureStarted();
+      } catch (error) {
+        resolve({ ok: false, error: { kind: 'SqlError', message: errorMessage(error) } });
+        return;
+      }
+      const id = this.nextId++;
+      this.pending.set(id, { owner, resolve });
+      child.stdin.write(JSON.stringify({ id, query: request.query, params: request.params, shape: request.shape }) + '\n');
+    });
+  }
+
+  /** Ends `owner`'s use; kills the helper if one of its queries is still running. */
+  release(owner: number): void {
+    const stuck = [...this.pending.values()].some((p) => p.owner === owner);
+    if (stuck) {
+      this.logger.debug(`killing the SQL helper: a query of run ${owner} was still running`);
+      this.stop('the SQL helper was restarted because another run was cancelled mid-query');
+    }
+  }
+
+  /** Stops the helper process (idempotent). */
+  dispose(): void {
+    this.stop('the SQL service was disposed');
+  }
+
+  private stop(reason: string): void {
+    const child = this.child;
+    this.child = null;
+    this.buffer = '';
+    if (child) child.kill('SIGKILL');
+    for (const p of this.pending.values()) p.resolve({ ok: false, error: { kind: 'SqlError', message: reason } });
+    this.pending.clear();
+  }
+
+  private ensureStarted(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    if (!fs.existsSync(this.databasePath)) {
+      throw new AgentMemoryError('RUNNER', `Database not found: ${this.databasePath}. Point the runner at an existing SQLite file.`);
+    }
+    const modulePath = require.resolve('better-sqlite3');
+    const child = spawn(process.execPath, ['-e', HELPER_SOURCE, modulePath, this.databasePath], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { LANG: 'C.UTF-8' },
+      windowsHide: true,
+    });
+    this.child = child;
+    child.unref();
+    for (const s of [child.stdin, child.stdout, child.stderr] as unknown as Array<{ unref?: () => void }>) s.unref?.();
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => this.onData(child, chunk));
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 4000) stderr += chunk;
+    });
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => {
+      this.logger.warn(`SQL helper failed: ${error.message}`);
+      if (this.child === child) this.stop(`the SQL helper failed: ${error.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child !== child) return;
+      this.logger.warn(`SQL helper exited (code ${code}, signal ${signal}) ${stderr.trim()}`);
+      this.stop(`the SQL helper exited unexpectedly (code ${code}, signal ${signal}) ${stderr.trim()}`.trim());
+    });
+    return child;
+  }
+
+  private onData(child: ChildProcessWithoutNullStreams, chunk: string): void {
+    if (this.child !== child) return;
+    this.buffer += chunk;
+    let nl = chunk.includes('\n') ? this.buffer.indexOf('\n') : -1;
+    while (nl >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      this.onLine(line);
+      if (this.child !== child) return;
+      nl = this.buffer.indexOf('\n');
+    }
+  }
+
+  private onLine(line: string): void {
+    let parsed: z.infer<typeof HelperMessageSchema>;
+    try {
+      parsed = HelperMessageSchema.parse(JSON.parse(line));
+    } catch (error) {
+      this.logger.warn(`SQL helper sent an invalid message: ${errorMessage(error)}`);
+      return;
+    }
+    if ('fatal' in parsed) {
+      this.stop(`cannot open the database read-only: ${parsed.fatal}`);
+      return;
+    }
+    if ('ready' in parsed) return;
+    const p = this.pending.get(parsed.id);
+    if (!p) return;
+    this.pending.delete(parsed.id);
+    p.resolve(parsed.ok ? { ok: true, rows: parsed.rows } : { ok: false, error: parsed.error });
+  }
+}

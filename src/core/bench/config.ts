@@ -1,0 +1,51 @@
+/**
+ * Settings of one benchmark run (zod-validated; the CLI and the paper grid
+ * both build them), and the periodic window scaled to the stream length.
+ */
+import { z } from 'zod';
+import { AdditionPolicyNameSchema } from '../policy/addition';
+import { BenchDeletionSchema } from './policy-adapter';
+
+/** The paper's EHRAgent stream: 2,311 tasks (add-all ends at 2,411 records from 100), period 200. */
+export const PAPER_EHR_STREAM_TASKS = 2311;
+export const PAPER_EHR_PERIOD = 200;
+export const MIN_PERIOD = 10;
+export const DEFAULT_INITIAL_MEMORY = 100;
+export const DEFAULT_BENCH_SEED = 7;
+
+/**
+ * The periodic window for a stream of `tasks` tasks: the paper's 200-task
+ * period over its 2,311-task EHR stream, scaled to keep the same number of
+ * periods per stream (≈ 11.6): round(tasks × 200 / 2311), at least 10.
+ * For the 332-task EHR stream this is 29.
+ *
+ * @example
+ * scaledPeriod(332); // 29
+ */
+export function scaledPeriod(tasks: number): number {
+  return Math.max(MIN_PERIOD, Math.round((tasks * PAPER_EHR_PERIOD) / PAPER_EHR_STREAM_TASKS));
+}
+
+export const BenchConfigSchema = z.object({
+  addition: AdditionPolicyNameSchema,
+  deletion: BenchDeletionSchema.default('none'),
+  capacity: z.number().int().positive().optional(),
+  initialMemory: z.number().int().min(0).max(100_000).default(DEFAULT_INITIAL_MEMORY),
+  order: z.enum(['given', 'shift']).default('given'),
+  errorFree: z.boolean().default(false),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).default(DEFAULT_BENCH_SEED),
+  language: z.enum(['python', 'javascript']).default('python'),
+  /** Run only the first N stream tasks. */
+  limit: z.number().int().positive().optional(),
+  /** Periodic window; defaults to scaledPeriod(stream length). */
+  period: z.number().int().positive().optional(),
+  k: z.number().int().min(1).max(32).default(4),
+  /** Stream = lines with this answer_status (others feed the initial memory). */
+  streamStatus: z.string().min(1).default('nonempty'),
+  now: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).default('2105-12-31 23:59:00'),
+  maxDebugRounds: z.number().int().min(0).max(20).default(5),
+  /** Memoise deterministic executions (see run-cache.ts). */
+  runCache: z.boolean().default(true),
+});
+export type BenchConfigInput = z.input<typeof BenchConfigSchema>;
+export type BenchConfig = z.output<typeof BenchConfigSchema>;

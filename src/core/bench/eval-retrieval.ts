@@ -1,0 +1,196 @@
+/**
+ * Retrieval-quality evaluation (issue 2 item 7): load a memory file as active
+ * records, retrieve for every query, and score whether the retrieved records
+ * share the query's template.
+ *
+ * - hit@1: the top-1 record has the query's template;
+ * - precision@k: mean fraction of the k retrieved records with the query's template.
+ *
+ * The search backend is a parameter ({@link RetrievalBackend}); the default
+ * {@link InProcessBackend} is a brute-force cosine over the hashing embedder
+ * (fitted on the memory records only) + MiniSearch with the shared keyword
+ * tokenizer + {@link fuseRankings}.
+ *
+ * @example
+ * ```ts
+ * const memory = loadEvalFile('M.jsonl'), queries = loadEvalFile('Q.jsonl');
+ * const result = await evaluateRetrieval({ memory, queries, k: 4, mode: 'hybrid' });
+ * // { n: 1198, k: 4, mode: 'hybrid', hit_at_1: 0.6…, precision_at_k: 0.5… }
+ * ```
+ */
+import * as fs from 'node:fs';
+import MiniSearch from 'minisearch';
+import { z } from 'zod';
+import { AgentMemoryError } from '../errors';
+import { fuseRankings } from '../memory/fusion';
+import { tokenizeForKeywords } from '../memory/text-processing';
+import { HashingEmbedder } from '../similarity/hashing-embedder';
+import { fitTextStatistics } from '../similarity/text/text-statistics';
+import { TfidfBaselineIndex } from './tfidf-baseline';
+
+export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+/** Default number of records retrieved per query. */
+export const DEFAULT_EVAL_K = 4;
+/** Each side of a hybrid search contributes this many candidates per requested hit (at least {@link MIN_FUSION_CANDIDATES}). */
+export const FUSION_OVERFETCH = 10;
+export const MIN_FUSION_CANDIDATES = 50;
+
+/** One line of a memory or query file; extra fields are ignored. */
+export const EvalLineSchema = z
+  .object({
+    question: z.string().trim().min(1, 'question must be a non-empty string'),
+    template: z.string().min(1, 'template must be a non-empty string'),
+    code: z.string().optional(),
+    gold_sql: z.string().optional(),
+  })
+  .refine((line) => line.code !== undefined || line.gold_sql !== undefined, { message: 'each line needs `code` or `gold_sql`', path: ['code'] });
+
+export interface EvalItem {
+  key: string;
+  question: string;
+  template: string;
+  code: string;
+}
+
+/** Parses JSONL text; throws INVALID_INPUT naming the line number and field of the first bad line. */
+export function parseEvalJsonl(text: string, source = 'input'): EvalItem[] {
+  const items: EvalItem[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const lineNo = index + 1;
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      throw new AgentMemoryError('INVALID_INPUT', `${source}:${lineNo}: not valid JSON (${(error as Error).message}); each line must be one JSON object.`);
+    }
+    const parsed = EvalLineSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.length ? issue.path.join('.') : '(line)';
+      throw new AgentMemoryError('INVALID_INPUT', `${source}:${lineNo}: field '${field}': ${issue?.message ?? 'invalid'}; fix or remove that line.`);
+    }
+    const line = parsed.data;
+    items.push({ key: String(items.length), question: line.question, template: line.template, code: line.code ?? line.gold_sql ?? '' });
+  });
+  return items;
+}
+
+/** Reads and validates a JSONL evaluation file. */
+export function loadEvalFile(file: string): EvalItem[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AgentMemoryError('NOT_FOUND', `Cannot read '${file}' (${(error as Error).message}); pass an existing JSONL file.`);
+  }
+  return parseEvalJsonl(text, file);
+}
+
+/** A searchable memory for the evaluation; the real store plugs in here. */
+export interface RetrievalBackend {
+  /** Adds records as active; `key` is the id search results must return. */
+  add(records: readonly { key: string; question: string; code: string }[]): Promise<void>;
+  /** Best-first keys of at most `k` records. */
+  search(query: string, k: number, mode: RetrievalMode): Promise<{ key: string; score: number }[]>;
+  close?(): Promise<void>;
+}
+
+/**
+ * Brute-force in-process backend: fits the hashing embedder on the added
+ * records (memory side only), exact cosine scan, MiniSearch BM25, RRF fusion.
+ * All records must be added in one `add` call before searching.
+ */
+export class InProcessBackend implements RetrievalBackend {
+  private keys: string[] = [];
+  private vectors: Float32Array[] = [];
+  private embedder = new HashingEmbedder();
+  private readonly keyword = new MiniSearch<{ id: string; question: string }>({
+    fields: ['question'],
+    tokenize: tokenizeForKeywords,
+    processTerm: (term) => term,
+  });
+  private readonly baseline = new TfidfBaselineIndex();
+
+  async add(records: readonly { key: string; question: string; code: string }[]): Promise<void> {
+    if (this.keys.length > 0) throw new AgentMemoryError('INVALID_STATE', 'InProcessBackend.add() fits on the whole memory: call it once.');
+    this.embedder = new HashingEmbedder({ statistics: fitTextStatistics(records) });
+    this.keys = records.map((r) => r.key);
+    this.vectors = await this.embedder.embed(records.map((r) => r.question));
+    this.keyword.addAll(records.map((r) => ({ id: r.key, question: r.question })));
+    this.baseline.add(records.map((r) => ({ key: r.key, text: r.question })));
+  }
+
+  get embedderId(): string {
+    return this.embedder.id;
+  }
+
+  async search(query: string, k: number, mode: RetrievalMode): Promise<{ key: string; score: number }[]> {
+    if (mode === 'tfidf-baseline') return this.baseline.search(query, k);
+    const n = Math.max(k * FUSION_OVERFETCH, MIN_FUSION_CANDIDATES);
+    if (mode === 'vector') return this.dense(query, k);
+    if (mode === 'keyword') return this.bm25(query, k);
+    return fuseRankings(this.dense(query, n), this.bm25(query, n), { limit: k });
+  }
+
+  private dense(query: string, k: number): { key: string; score: number }[] {
+    const q = this.embedder.embedSync(query);
+    const scored = this.vectors.map((v, i) => {
+      let dot = 0;
+      for (let d = 0; d < v.length; d++) dot += v[d] * q[d];
+      return { key: this.keys[i], score: dot, i };
+    });
+    scored.sort((a, b) => b.score - a.score || a.i - b.i);
+    return scored.slice(0, k).map(({ key, score }) => ({ key, score }));
+  }
+
+  private bm25(query: string, k: number): { key: string; score: number }[] {
+    return this.keyword
+      .search(query, { combineWith: 'OR' })
+      .slice(0, k)
+      .map((r) => ({ key: String(r.id), score: r.score }));
+  }
+}
+
+export interface EvalResult {
+  n: number;
+  k: number;
+  mode: RetrievalMode;
+  hit_at_1: number;
+  precision_at_k: number;
+}
+
+export interface EvalOptions {
+  memory: readonly EvalItem[];
+  queries: readonly EvalItem[];
+  k?: number;
+  mode?: RetrievalMode;
+  /** Defaults to a fresh {@link InProcessBackend}. */
+  backend?: RetrievalBackend;
+}
+
+/** Loads the memory into the backend, runs every query, returns the metrics (rounded to 4 decimals). */
+export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResult> {
+  const k = options.k ?? DEFAULT_EVAL_K;
+  const mode = options.mode ?? 'hybrid';
+  if (!Number.isInteger(k) || k < 1) throw new AgentMemoryError('INVALID_INPUT', `k must be a positive integer (got ${k}).`);
+  if (options.memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', 'The memory file has no records; pass a JSONL file with at least one line.');
+  const backend: RetrievalBackend = options.backend ?? new InProcessBackend();
+  const templateOf = new Map(options.memory.map((m) => [m.key, m.template]));
+  await backend.add(options.memory.map(({ key, question, code }) => ({ key, question, code })));
+  let hits = 0;
+  let precision = 0;
+  try {
+    for (const q of options.queries) {
+      const results = await backend.search(q.question, k, mode);
+      if (results[0] && templateOf.get(results[0].key) === q.template) hits += 1;
+      precision += results.slice(0, k).filter((r) => templateOf.get(r.key) === q.template).length / k;
+    }
+  } finally {
+    await backend.close?.();
+  }
+  const n = options.queries.length;
+  const round = (x: number): number => Math.round(x * 10_000) / 10_000;
+  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0 };
+}

@@ -1,0 +1,254 @@
+/**
+ * The benchmark harness (issue 4 item 7, SPEC §8): streams tasks with ground
+ * truth over a fresh in-memory store seeded with the initial memory, runs the
+ * agent loop per task, evaluates Φ, applies the addition and deletion policies,
+ * and returns one row per task (metrics.ts turns them into metrics.json).
+ */
+import { runAgentLoop, AgentLoopDeps } from '../agent/loop/agent-loop';
+import type { CodeGenerator } from '../agent/loop/generators';
+import type { ChatModel } from '../agent/model/types';
+import type { RunRequest, RunResult } from '../agent/runners/types';
+import { toolboxDocs } from '../agent/toolbox/docs';
+import { AgentMemoryError } from '../errors';
+import { Logger, nullLogger } from '../logger';
+import { MemoryStore } from '../memory/store';
+import { TaskLog } from '../memory/task-log';
+import type { NewRecordInput } from '../memory/types';
+import { HashingEmbedder } from '../similarity/hashing-embedder';
+import { codeSimilarity } from '../similarity/code';
+import { fitTextStatistics } from '../similarity/text/text-statistics';
+import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
+import { goldProgram } from './gold-program';
+import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
+import { additionDecision, evaluateTask, PolicySettings, runDeletion } from './policy-adapter';
+import { StoreRetriever } from './retriever';
+import { RunCache } from './run-cache';
+import type { BenchTask, } from './task-file';
+import type { TaskPlan } from './task-plan';
+
+/** One streamed task's result. */
+export interface BenchTaskRow {
+  /** 1-based position in the stream (= the task index of the run). */
+  position: number;
+  id: string;
+  line: number;
+  template: string | null;
+  /** Distribution-shift group (order `shift`), else null. */
+  group: number | null;
+  question: string;
+  outcome: 'success' | 'error' | 'timeout' | 'no-answer';
+  /** Ground-truth verdict: 1 correct, 0 not. */
+  correct: 0 | 1;
+  /** Φ used by the policies, and its evaluator. */
+  utility: number | null;
+  evaluator: string;
+  attempts: number;
+  added: boolean;
+  additionReason: string;
+  deleted: number;
+  /** Active records after this task's addition and deletion. */
+  memorySize: number;
+  inputSimilarity: number | null;
+  outputSimilarity: number | null;
+  followedRecordId: string | null;
+  /** Whether the followed record (top demonstration used) is itself correct (a seed or a ground-truth-correct addition). */
+  followedCorrect: boolean | null;
+  /** Template of the followed record (when the task file has templates). */
+  followedTemplate: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  /** Agent overhead: loop overhead + policy bookkeeping (excludes model and code execution time). */
+  overheadMs: number;
+  loopOverheadMs: number;
+  bookkeepingMs: number;
+  generateMs: number;
+  runMs: number;
+  gaveUp: string | null;
+}
+
+export interface BenchRun {
+  config: BenchConfig & { period: number };
+  model: string;
+  embedderId: string;
+  streamLength: number;
+  initialMemory: number;
+  rows: BenchTaskRow[];
+  /** Per group, the stream positions where it starts (order `shift`). */
+  groupStarts: number[];
+  runCache: { hits: number; misses: number } | null;
+  durationMs: number;
+}
+
+export interface BenchDeps {
+  /** Executes code (usually `runner.run`); wrapped in a RunCache when config.runCache. */
+  run(request: RunRequest, signal?: AbortSignal): Promise<RunResult>;
+  generator: CodeGenerator;
+  /** LLM judge for the coarse evaluator (with an LLM model); absent → the termination signal. */
+  judge?: ChatModel;
+  databasePath: string;
+  logger?: Logger;
+  signal?: AbortSignal;
+  onTask?(row: BenchTaskRow, total: number): void;
+}
+
+function seedRecord(task: BenchTask, language: 'python' | 'javascript'): NewRecordInput {
+  return {
+    question: task.question,
+    execution: { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success' },
+    provenance: 'seed',
+    createdTask: 0,
+    metadata: { source: 'bench-seed', taskId: task.id, line: task.line, ...(task.template ? { template: task.template } : {}) },
+  };
+}
+
+function templateOf(store: MemoryStore, recordId: string | null): string | null {
+  if (!recordId) return null;
+  const t = store.get(recordId)?.metadata.template;
+  return typeof t === 'string' ? t : null;
+}
+
+/**
+ * Runs one configuration over the plan.
+ *
+ * @example
+ * const runner = createRunner('python');
+ * const run = await runBench(planTasks(tasks, { initialMemory: 100, seed: 7 }), { addition: 'strict' },
+ *   { run: (r, s) => runner.run(r, s), generator: new ReuseCodeGenerator(lookup), databasePath: db });
+ * const metrics = computeMetrics(run);
+ */
+export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, deps: BenchDeps): Promise<BenchRun> {
+  const parsed = BenchConfigSchema.safeParse(configInput);
+  if (!parsed.success) {
+    throw new AgentMemoryError('INVALID_INPUT', `Invalid benchmark configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}.`);
+  }
+  const config = { ...parsed.data, period: parsed.data.period ?? scaledPeriod(plan.stream.length) };
+  const logger = deps.logger ?? nullLogger;
+  const started = performance.now();
+  const language = config.language;
+
+  // The embedder is fitted on the initial memory only (the memory side), then fixed for the run.
+  const seedRecords = plan.seeds.map((t) => seedRecord(t, language));
+  const fitOn = process.env.FIT === 'pool' ? (plan.pool ?? []).map((t) => seedRecord(t, language)) : process.env.FIT === 'none' ? [] : seedRecords;
+  const embedder = new HashingEmbedder(fitOn.length > 0 ? { statistics: fitTextStatistics(fitOn.map((r) => ({ question: r.question, code: r.execution.code }))) } : {});
+
+  let stream = plan.stream;
+  let groups: (number | null)[] = stream.map(() => null);
+  const groupStarts: number[] = [];
+  if (config.order === 'shift') {
+    const { order, groups: labels } = shiftOrder(stream.map((t) => embedder.embedSync(t.question)), DEFAULT_SHIFT_GROUPS, config.seed);
+    stream = order.map((i) => plan.stream[i]);
+    groups = order.map((i) => labels[i]);
+    groups.forEach((g, i) => {
+      if (i === 0 || g !== groups[i - 1]) groupStarts.push(i + 1);
+    });
+  }
+
+  const store = MemoryStore.open(':memory:');
+  const cache = config.runCache ? new RunCache(deps.run) : null;
+  const retriever = new StoreRetriever(store, embedder, language);
+  try {
+    if (seedRecords.length > 0) {
+      store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    }
+    const correctIds = new Set(store.activeTexts().map((r) => r.id));
+    const tasks = new TaskLog(store);
+    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
+    const loopDeps: AgentLoopDeps = {
+      tasks,
+      retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, k)),
+      generator: deps.generator,
+      run: (request, signal) => (cache ? cache.run(request, signal) : deps.run(request, signal)),
+      toolboxDocs: (lang) => toolboxDocs(lang, { now: config.now }),
+      codeSimilarity: (reference, candidate, lang) => codeSimilarity(reference, candidate, lang),
+      logger,
+    };
+    const rows: BenchTaskRow[] = [];
+    for (const [i, task] of stream.entries()) {
+      if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
+      const result = await runAgentLoop(loopDeps, task.question, { databasePath: deps.databasePath, language, k: config.k, maxDebugRounds: config.maxDebugRounds, now: config.now, signal: deps.signal });
+      const t0 = performance.now();
+      const evaluations = await evaluateTask(settings, { question: task.question, code: result.code, language, answer: result.answer, outcome: result.outcome, outputExcerpt: result.outputExcerpt, groundTruth: task.answer }, deps.judge, deps.signal);
+      if (evaluations.utility.utility !== null) tasks.setUtility(result.taskIndex, evaluations.utility.utility, evaluations.utility.evaluator);
+      const decision = additionDecision(settings, result.outcome, evaluations);
+      let recordId: string | null = null;
+      if (decision.add) {
+        const execution = config.errorFree
+          ? { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success' as const }
+          : { code: result.code, language, answer: result.answer ?? null, outcome: result.outcome, outputExcerpt: result.outputExcerpt.slice(0, 4000) };
+        const [rec] = store.add(
+          [{
+            question: task.question,
+            execution: { ...execution, demonstrationIds: result.demonstrations.map((d) => d.recordId), inputSimilarity: result.inputSimilarity, outputSimilarity: result.outputSimilarity },
+            status: decision.status ?? 'active',
+            provenance: 'agent',
+            createdTask: result.taskIndex,
+            metadata: { source: config.errorFree ? 'bench-error-free' : 'bench-agent', taskId: task.id, line: task.line, ...(task.template ? { template: task.template } : {}) },
+          }],
+          { trigger: `rule:addition-${config.addition}`, reason: decision.reason, embeddings: [embedder.embedSync(task.question)], embedderId: embedder.id },
+        );
+        recordId = rec.id;
+        if (config.errorFree || evaluations.strict.utility === 1) correctIds.add(rec.id);
+      }
+      const steps = runDeletion(store, settings, result.taskIndex);
+      const memorySize = store.counts().active;
+      tasks.finish(result.taskIndex, {
+        language,
+        code: result.code,
+        answer: result.answer,
+        outcome: result.outcome,
+        evaluator: evaluations.utility.evaluator,
+        inputSimilarity: result.inputSimilarity,
+        outputSimilarity: result.outputSimilarity,
+        recordId,
+        log: { correct: evaluations.strict.utility, addition: decision.reason, deletions: steps.map((s) => ({ policy: s.policy, rules: s.rules, count: s.deleted.length })) },
+      });
+      const bookkeepingMs = Math.max(0, performance.now() - t0 - evaluations.modelMs);
+      const row: BenchTaskRow = {
+        position: i + 1,
+        id: task.id,
+        line: task.line,
+        template: task.template ?? null,
+        group: groups[i],
+        question: task.question,
+        outcome: result.outcome,
+        correct: evaluations.strict.utility === 1 ? 1 : 0,
+        utility: evaluations.utility.utility,
+        evaluator: evaluations.utility.evaluator,
+        attempts: result.attempts.length,
+        added: decision.add,
+        additionReason: decision.reason,
+        deleted: steps.reduce((s, x) => s + x.deleted.length, 0),
+        memorySize,
+        inputSimilarity: result.inputSimilarity,
+        outputSimilarity: result.outputSimilarity,
+        followedRecordId: result.followedRecordId,
+        followedCorrect: result.followedRecordId ? correctIds.has(result.followedRecordId) : null,
+        followedTemplate: templateOf(store, result.followedRecordId),
+        promptTokens: result.usage.promptTokens + evaluations.promptTokens,
+        completionTokens: result.usage.completionTokens + evaluations.completionTokens,
+        overheadMs: result.timings.overheadMs + bookkeepingMs,
+        loopOverheadMs: result.timings.overheadMs,
+        bookkeepingMs,
+        generateMs: result.timings.generateMs,
+        runMs: result.timings.runMs,
+        gaveUp: result.gaveUp ?? null,
+      };
+      rows.push(row);
+      deps.onTask?.(row, stream.length);
+    }
+    return {
+      config,
+      model: deps.generator.id,
+      embedderId: embedder.id,
+      streamLength: stream.length,
+      initialMemory: seedRecords.length,
+      rows,
+      groupStarts,
+      runCache: cache ? { ...cache.stats } : null,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    retriever.dispose();
+    store.close();
+  }
+}

@@ -1,0 +1,41 @@
+import type { Database } from '../../memory/database';
+import { baseEvidence, CandidateRow, HistoryOptions, HistoryOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
+
+/** SQL condition of the history rule on `records r` (params @n, @beta, @eps). */
+export const HISTORY_CONDITION = '(r.utility_count > @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
+
+/**
+ * History-based deletion (paper §5.1, SPEC §3): delete active record i when
+ * freq_t(i) > n and the mean Φ over its retrievals ≤ β.
+ *
+ * Counting choice: freq is the number of *evaluated* retrievals (Φ known); in
+ * benchmark runs every retrieval is evaluated so this equals the paper's
+ * freq_t(i). In the editor, retrievals still awaiting a verdict do not count
+ * toward n, which keeps the paper's purpose for n (a minimum sample for the mean).
+ * "≤ β" tolerates 1e-9 of floating-point error in the running sums.
+ *
+ * @example
+ * planHistory(store.db, { taskIndex: 300, minRetrievals: 5, beta: 0.7 }).candidates;
+ */
+export function planHistory(db: Database, input: HistoryOptions): PolicyDeletionPlan {
+  const o = HistoryOptionsSchema.parse(input);
+  const only = o.recordIds ? 'AND r.id IN (SELECT value FROM json_each(@ids))' : '';
+  const { rows, total } = runCandidateQuery<CandidateRow>(db, {
+    where: `r.status = 'active' AND ${HISTORY_CONDITION} ${seedFilter(o.protectSeeds)} ${only}`,
+    params: { n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON, ...(o.recordIds ? { ids: JSON.stringify(o.recordIds) } : {}) },
+    limit: o.limit,
+  });
+  return {
+    policy: 'history',
+    taskIndex: o.taskIndex,
+    params: { minRetrievals: o.minRetrievals, beta: o.beta, protectSeeds: o.protectSeeds },
+    total,
+    truncated: total > rows.length,
+    candidates: rows.map((row) => ({
+      recordId: row.id,
+      question: row.question,
+      rule: 'history',
+      evidence: { ...baseEvidence(row, o.taskIndex), minRetrievals: o.minRetrievals, beta: o.beta },
+    })),
+  };
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { AgentMemoryError } from '../errors';
+import { answersMatch, AnswerCompareOptions } from './answers';
+
+/**
+ * Utility evaluators Φ ∈ [0,1] (SPEC §1 step 3, paper §4.1 and Appendix A.2).
+ *
+ * - `strict:ground-truth`: benchmark mode, the answer is compared with the gold
+ *   answer as a set of rows (see ./answers.ts) → 1 or 0.
+ * - `strict:human`: the user's verdict in the editor (approve → 1, reject → 0;
+ *   no verdict yet → utility `null`, i.e. not evaluated).
+ * - `coarse:self`: the agent's own termination signal (task complete and an
+ *   answer was produced with outcome `success` → 1, else 0), as the paper's EHR agent.
+ * - `coarse:judge`: an LLM judge (implemented in ./llm-judge.ts) adapted here.
+ *
+ * A task's Φ is written onto every retrieval row of that task by the memory
+ * manager (TaskLog.setUtility).
+ */
+export const EvaluatorIdSchema = z.enum(['strict:ground-truth', 'strict:human', 'coarse:judge', 'coarse:self']);
+export type EvaluatorId = z.infer<typeof EvaluatorIdSchema>;
+
+export const EvaluationSchema = z.object({
+  /** Φ in [0,1]; null when not (yet) evaluated, e.g. awaiting a human verdict. */
+  utility: z.number().min(0).max(1).nullable(),
+  evaluator: EvaluatorIdSchema,
+  reason: z.string(),
+});
+export type Evaluation = z.infer<typeof EvaluationSchema>;
+
+/** What an evaluator sees of a finished task. */
+export interface EvaluationInput {
+  question: string;
+  code: string;
+  language?: 'python' | 'javascript';
+  answer: unknown;
+  outcome: 'success' | 'error' | 'timeout' | 'no-answer';
+  outputExcerpt?: string;
+  /** Gold answer (benchmark mode). */
+  groundTruth?: unknown;
+  /** The agent's termination signal: it declared the task complete. */
+  completed?: boolean;
+  /** The user's verdict, when given. */
+  humanVerdict?: 'approve' | 'reject' | null;
+}
+
+/** A utility evaluator. Async because the LLM judge is; the others resolve at once. */
+export interface Evaluator {
+  readonly id: EvaluatorId;
+  evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<Evaluation>;
+}
+
+export function isStrict(evaluator: EvaluatorId): boolean {
+  return evaluator.startsWith('strict:');
+}
+
+/**
+ * Strict ground-truth Φ, synchronously.
+ *
+ * @example
+ * evaluateGroundTruth({ question: 'q', code: 'c', answer: 'PO', outcome: 'success', groundTruth: [['po']] }).utility; // 1
+ */
+export function evaluateGroundTruth(input: EvaluationInput, options: AnswerCompareOptions = {}): Evaluation {
+  if (!('groundTruth' in input) || input.groundTruth === undefined) {
+    throw new AgentMemoryError('INVALID_INPUT', 'The strict ground-truth evaluator needs the gold answer (groundTruth); in the editor use the human evaluator instead.');
+  }
+  if (input.outcome !== 'success') {
+    return { utility: 0, evaluator: 'strict:ground-truth', reason: `execution ended with outcome '${input.outcome}'` };
+  }
+  const ok = answersMatch(input.groundTruth, input.answer, options);
+  return { utility: ok ? 1 : 0, evaluator: 'strict:ground-truth', reason: ok ? 'answer matches the ground truth' : 'answer differs from the ground truth' };
+}
+
+/** Strict human Φ: approve → 1, reject → 0, no verdict → null (not evaluated). */
+export function evaluateHumanVerdict(verdict: 'approve' | 'reject' | null | undefined): Evaluation {
+  if (verdict === 'approve') return { utility: 1, evaluator: 'strict:human', reason: 'approved by the user' };
+  if (verdict === 'reject') return { utility: 0, evaluator: 'strict:human', reason: 'rejected by the user' };
+  return { utility: null, evaluator: 'strict:human', reason: 'awaiting the user\'s verdict' };
+}
+
+/** Coarse self Φ: the agent declared the task complete and produced an answer. */
+export function evaluateTermination(input: Pick<EvaluationInput, 'completed' | 'outcome' | 'answer'>): Evaluation {
+  const answered = input.answer !== null && input.answer !== undefined;
+  const ok = input.completed === true && input.outcome === 'success' && answered;
+  const reason = ok ? 'agent declared the task complete with an answer' : input.completed !== true ? 'agent did not declare the task complete' : !answered ? 'no answer was produced' : `execution ended with outcome '${input.outcome}'`;
+  return { utility: ok ? 1 : 0, evaluator: 'coarse:self', reason };
+}
+
+export class GroundTruthEvaluator implements Evaluator {
+  readonly id = 'strict:ground-truth' as const;
+  constructor(private readonly options: AnswerCompareOptions = {}) {}
+  evaluate(input: EvaluationInput): Promise<Evaluation> {
+    return Promise.resolve().then(() => evaluateGroundTruth(input, this.options));
+  }
+}
+
+export class HumanEvaluator implements Evaluator {
+  readonly id = 'strict:human' as const;
+  evaluate(input: EvaluationInput): Promise<Evaluation> {
+    return Promise.resolve(evaluateHumanVerdict(input.humanVerdict));
+  }
+}
+
+export class TerminationEvaluator implements Evaluator {
+  readonly id = 'coarse:self' as const;
+  evaluate(input: EvaluationInput): Promise<Evaluation> {
+    return Promise.resolve(evaluateTermination(input));
+  }
+}
+
+/** What the coarse LLM judge (src/core/policy/llm-judge.ts) has to provide. */
+export interface CoarseJudge {
+  /** `yes` is the parsed first line of the model's reply. */
+  judge(input: EvaluationInput, signal?: AbortSignal): Promise<{ yes: boolean; reason: string }>;
+}
+
+/**
+ * Adapts an LLM judge to the Evaluator interface (yes → 1, no → 0).
+ *
+ * @example
+ * const evaluator = new JudgeEvaluator(myJudge);
+ * const { utility } = await evaluator.evaluate(taskInput);
+ */
+export class JudgeEvaluator implements Evaluator {
+  readonly id = 'coarse:judge' as const;
+  constructor(private readonly judge: CoarseJudge) {}
+  async evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<Evaluation> {
+    const verdict = await this.judge.judge(input, signal);
+    return { utility: verdict.yes ? 1 : 0, evaluator: 'coarse:judge', reason: verdict.reason || (verdict.yes ? 'judge said yes' : 'judge said no') };
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Owns the one AgentMemoryApp instance: created lazily on first use (activation
+ * never touches the database), re-created when a setting the core depends on
+ * changes, and bridged to a VS Code event so views refresh on core changes.
+ */
+import * as vscode from 'vscode';
+import type { AgentMemoryApp } from '../core/app-types';
+import { AgentMemoryError } from '../core/errors';
+import type { Logger } from '../core/logger';
+import type { MemoryChangeEvent } from '../core/memory/types';
+import type { Settings } from './settings-schema';
+
+/** What the editor passes to `createApp` (exported by src/core/app.ts). */
+export interface CreateAppOptions {
+  /** Absolute path of the memory database file (created and migrated if missing). */
+  databasePath: string;
+  /** All `agentMemory.*` settings, validated. */
+  settings: Settings;
+  /** API key for the model endpoint (from SecretStorage), if any. */
+  apiKey?: string;
+  /** Folder with the bundled demo data (mimic3-demo.sqlite, ehrsql-mimic3-tasks.jsonl). */
+  demoDataDir: string;
+  /** Folder the core may use for scratch files (runner temp dirs, role memories). */
+  storageDir: string;
+  logger: Logger;
+}
+
+export type CreateApp = (options: CreateAppOptions) => AgentMemoryApp | Promise<AgentMemoryApp>;
+
+/** An app that can take new settings in place (optional; otherwise it is re-created). */
+type ReconfigurableApp = AgentMemoryApp & { configure?(settings: Settings, apiKey?: string): void };
+
+/** Loads `createApp` from the core facade; the require is deferred so activation stays cheap. */
+export function loadCoreCreateApp(): CreateApp | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require('../core/app') as { createApp?: unknown };
+    return typeof mod.createApp === 'function' ? (mod.createApp as CreateApp) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface AppHostOptions {
+  logger: Logger;
+  settings: () => Settings;
+  apiKey: () => Promise<string | undefined>;
+  databasePath: () => string;
+  demoDataDir: string;
+  storageDir: string;
+  createApp?: CreateApp;
+}
+
+export class AppHost implements vscode.Disposable {
+  private app: ReconfigurableApp | undefined;
+  private creating: Promise<AgentMemoryApp> | undefined;
+  private appSubscription: { dispose(): void } | undefined;
+  private factory: CreateApp | undefined;
+  private readonly changed = new vscode.EventEmitter<MemoryChangeEvent>();
+  /** Core change events of whichever app instance is current (plus 'reset' on re-creation). */
+  readonly onDidChange = this.changed.event;
+  private busy = 0;
+
+  constructor(private readonly options: AppHostOptions) {
+    this.factory = options.createApp;
+  }
+
+  /** The app if it was already created (never opens the database). */
+  get current(): AgentMemoryApp | undefined {
+    return this.app;
+  }
+
+  /** True when a `createApp` factory is available (the core facade or an injected one). */
+  get hasFactory(): boolean {
+    return (this.factory ??= loadCoreCreateApp()) !== undefined;
+  }
+
+  /** Replaces the factory (integration tests inject one); drops the current app. */
+  useFactory(factory: CreateApp): void {
+    this.factory = factory;
+    this.reset();
+  }
+
+  /** The app, creating it (and opening the database) on first use. */
+  get(): Promise<AgentMemoryApp> {
+    if (this.app) return Promise.resolve(this.app);
+    this.creating ??= this.create().finally(() => (this.creating = undefined));
+    return this.creating;
+  }
+
+  /** Runs `work` marking the app busy, so settings changes wait instead of re-creating it mid-task. */
+  async withApp<T>(work: (app: AgentMemoryApp) => Promise<T> | T): Promise<T> {
+    const app = await this.get();
+    this.busy++;
+    try {
+      return await work(app);
+    } finally {
+      this.busy--;
+    }
+  }
+
+  /** Applies new settings: in place when the app supports it, else by re-creating it lazily. */
+  async settingsChanged(settings: Settings, databasePathChanged: boolean): Promise<void> {
+    const app = this.app;
+    if (!app) return;
+    if (!databasePathChanged && typeof app.configure === 'function') {
+      app.configure(settings, await this.options.apiKey());
+      return;
+    }
+    if (this.busy > 0) {
+      this.options.logger.warn('settings changed while a task runs; they apply after it finishes');
+      return;
+    }
+    this.reset();
+  }
+
+  /** Disposes the current app; the next `get()` creates a fresh one. */
+  reset(): void {
+    this.appSubscription?.dispose();
+    this.appSubscription = undefined;
+    const old = this.app;
+    this.app = undefined;
+    if (old) {
+      old.dispose();
+      this.changed.fire({ kind: 'reset', ids: [] });
+    }
+  }
+
+  private async create(): Promise<AgentMemoryApp> {
+    const factory = (this.factory ??= loadCoreCreateApp());
+    if (!factory) {
+      throw new AgentMemoryError('CONFIG', 'The Agent Memory core is not available in this build (src/core/app.ts is missing). Rebuild the extension with `npm run build`.');
+    }
+    const started = performance.now();
+    const databasePath = this.options.databasePath();
+    const app = (await factory({
+      databasePath,
+      settings: this.options.settings(),
+      apiKey: await this.options.apiKey(),
+      demoDataDir: this.options.demoDataDir,
+      storageDir: this.options.storageDir,
+      logger: this.options.logger,
+    })) as ReconfigurableApp;
+    this.app = app;
+    this.appSubscription = app.onDidChange((event) => this.changed.fire(event));
+    this.options.logger.info(`[app] opened ${databasePath} in ${(performance.now() - started).toFixed(1)} ms`);
+    this.changed.fire({ kind: 'reset', ids: [] });
+    return app;
+  }
+
+  dispose(): void {
+    this.reset();
+    this.changed.dispose();
+  }
+}

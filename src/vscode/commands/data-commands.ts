@@ -1,0 +1,96 @@
+/** Import / export JSONL, seed the demo memory, re-embed, model endpoint, role memories. */
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { StatusSchema } from '../../core/memory/types';
+import type { Container } from '../container';
+import { ROLES_URI } from '../documents';
+import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
+
+export const DEFAULT_SEED_COUNT = 100;
+
+/** Arguments for `agentMemory.configureModel` (all optional; missing ones are asked for). */
+export const ModelEndpointArgsSchema = z.object({
+  baseUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]).optional(),
+  model: z.string().trim().optional(),
+  /** Empty string removes the stored key. */
+  apiKey: z.string().optional(),
+});
+
+export function registerDataCommands(c: Container): vscode.Disposable[] {
+  return [
+    registerSafeCommand(c.logger, 'agentMemory.importJsonl', async (arg) => {
+      const file = typeof arg === 'string' ? arg : (await vscode.window.showOpenDialog({ canSelectMany: false, title: 'Import memory records', filters: { 'Memory JSONL': ['jsonl'] } }))?.[0]?.fsPath;
+      if (!file) return cancelled();
+      const n = await withProgress(`importing ${file}`, () => c.host.withApp((app) => app.importJsonl(file)));
+      void vscode.window.showInformationMessage(`Agent Memory: imported ${n} record(s).`);
+      return n;
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.exportJsonl', async (arg, statusArg) => {
+      const file = typeof arg === 'string' ? arg : (await vscode.window.showSaveDialog({ title: 'Export memory records', filters: { 'Memory JSONL': ['jsonl'] }, saveLabel: 'Export' }))?.fsPath;
+      if (!file) return cancelled();
+      const status = statusArg === undefined ? undefined : StatusSchema.parse(statusArg);
+      const n = await c.host.withApp((app) => app.exportJsonl(file, status));
+      void vscode.window.showInformationMessage(`Agent Memory: exported ${n} record(s) to ${file}.`);
+      return n;
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.seedDemoMemory', async (arg) => {
+      const count = typeof arg === 'number' ? z.number().int().min(1).max(10_000).parse(arg) : DEFAULT_SEED_COUNT;
+      const n = await withProgress(`seeding ${count} demo records`, () => c.host.withApp((app) => app.seedDemoMemory(count)));
+      void vscode.window.showInformationMessage(`Agent Memory: seeded ${n} demo record(s) from the EHR questions.`);
+      return n;
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.reembed', async () => {
+      const n = await withProgress('re-embedding the memory', () => c.host.withApp((app) => app.reembed()));
+      void vscode.window.showInformationMessage(`Agent Memory: re-embedded ${n} record(s).`);
+      return n;
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.configureModel', async (arg) => {
+      const given = ModelEndpointArgsSchema.parse(arg ?? {});
+      const s = c.settings.value.model;
+      const baseUrl =
+        given.baseUrl ??
+        (await vscode.window.showInputBox({
+          title: 'Model endpoint (1/3): base URL',
+          prompt: 'An OpenAI-compatible endpoint; leave empty to use the offline reuse model',
+          value: s.baseUrl,
+          placeHolder: 'http://localhost:11434/v1',
+          ignoreFocusOut: true,
+          validateInput: (v) => (v === '' || z.url({ protocol: /^https?$/ }).safeParse(v).success ? undefined : 'An http(s) URL, e.g. http://localhost:11434/v1'),
+        }));
+      if (baseUrl === undefined) return cancelled();
+      const model = given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: 'Model endpoint (2/3): model name', value: s.name, placeHolder: 'gpt-4o-mini, llama3.1, …', ignoreFocusOut: true }) : '');
+      if (model === undefined) return cancelled();
+      const apiKey = given.apiKey ?? (baseUrl ? await vscode.window.showInputBox({ title: 'Model endpoint (3/3): API key', prompt: 'Stored in VS Code SecretStorage. Leave empty for local endpoints that need none.', password: true, ignoreFocusOut: true }) : '');
+      if (apiKey === undefined) return cancelled();
+      await c.settings.update('model.baseUrl', baseUrl);
+      await c.settings.update('model.name', model);
+      await c.apiKey.set(apiKey);
+      c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey ? 'stored' : 'not set'}`);
+      return { baseUrl, model, apiKeyStored: Boolean(apiKey) };
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.showRoleMemories', async () => {
+      await c.host.get();
+      const doc = await vscode.workspace.openTextDocument(ROLES_URI);
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return doc.uri.toString();
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.resetRoleMemory', async (arg, opts) => {
+      const role = arg === 'coder' || arg === 'debugger' ? arg : (await vscode.window.showQuickPick(['coder', 'debugger'], { title: 'Reset which role memory?' }));
+      if (role !== 'coder' && role !== 'debugger') return cancelled();
+      if (!(await confirm(`Reset the ${role}'s role memory? Its lessons and patterns are cleared.`, 'Reset', (opts ?? {}) as NoPromptOptions))) return cancelled();
+      await c.host.withApp((app) => app.resetRoleMemory(role));
+      c.logger.info(`[roles] reset ${role}`);
+      return role;
+    }),
+  ];
+}
+
+function withProgress<T>(title: string, work: () => Promise<T>): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Memory: ${title}…` }, work);
+}

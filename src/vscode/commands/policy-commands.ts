@@ -1,0 +1,119 @@
+/** Addition policy choice and deletion with a dry-run preview (QuickPick of candidates, then a modal). */
+import * as vscode from 'vscode';
+import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app-types';
+import { AgentMemoryError } from '../../core/errors';
+import type { Container } from '../container';
+import { ADDITION_POLICIES } from '../settings-schema';
+import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
+
+const ADDITION_HELP: Record<AdditionPolicyName, string> = {
+  fixed: 'never add (baseline)',
+  all: 'add every finished task',
+  coarse: 'add when the automatic judge says the task succeeded',
+  strict: 'add as pending; you approve or reject each one',
+};
+
+const DELETION_HELP: Record<Exclude<DeletionPolicyName, 'capacity'>, string> = {
+  combined: 'periodic, then history-based',
+  periodic: 'records not retrieved over the last period',
+  history: 'often retrieved but with low mean utility',
+  forgetting: 'retention exp(−Δt/λ) below the threshold',
+};
+
+/** Arguments for the deletion commands (tests use them to skip both prompts). */
+export interface DeletionArgs extends NoPromptOptions {
+  /** Restrict the deletion to these candidates (default: all of the plan's candidates). */
+  recordIds?: string[];
+}
+
+export interface DeletionOutcome {
+  plan: DeletionPlan;
+  deleted: number;
+}
+
+export function registerPolicyCommands(c: Container): vscode.Disposable[] {
+  const deletion = (id: string, fixed?: DeletionPolicyName) =>
+    registerSafeCommand(c.logger, id, async (...args) => {
+      const policy = fixed ?? (typeof args[0] === 'string' ? (args[0] as DeletionPolicyName) : await pickDeletionPolicy());
+      const options = ((fixed ? args[0] : args[1]) ?? {}) as DeletionArgs;
+      return runDeletion(c, policy, options);
+    });
+
+  return [
+    registerSafeCommand(c.logger, 'agentMemory.setAdditionPolicy', async (arg) => {
+      const current = c.settings.value.addition.policy;
+      const policy =
+        typeof arg === 'string'
+          ? arg
+          : (
+              await vscode.window.showQuickPick(
+                ADDITION_POLICIES.map((p) => ({ label: p, description: ADDITION_HELP[p], picked: p === current, detail: p === current ? 'current' : undefined })),
+                { title: `Addition policy (now: ${current})` },
+              )
+            )?.label;
+      if (!policy) return cancelled();
+      if (!(ADDITION_POLICIES as readonly string[]).includes(policy)) {
+        throw new AgentMemoryError('INVALID_INPUT', `Unknown addition policy '${policy}'. Choose one of ${ADDITION_POLICIES.join(', ')}.`);
+      }
+      await c.settings.update('addition.policy', policy);
+      c.logger.info(`[policy] addition policy set to ${policy}`);
+      return policy;
+    }),
+    deletion('agentMemory.applyDeletion'),
+    deletion('agentMemory.applyCombinedDeletion', 'combined'),
+    deletion('agentMemory.applyPeriodicDeletion', 'periodic'),
+    deletion('agentMemory.applyHistoryDeletion', 'history'),
+    deletion('agentMemory.applyForgettingDeletion', 'forgetting'),
+  ];
+}
+
+async function pickDeletionPolicy(): Promise<DeletionPolicyName> {
+  const chosen = await vscode.window.showQuickPick(
+    (Object.keys(DELETION_HELP) as (keyof typeof DELETION_HELP)[]).map((p) => ({ label: p, description: DELETION_HELP[p] })),
+    { title: 'Apply which deletion policy? (you will see a preview first)' },
+  );
+  return (chosen?.label as DeletionPolicyName | undefined) ?? cancelled();
+}
+
+/** Plans (dry run), previews, confirms, then applies. Returns what was deleted. */
+async function runDeletion(c: Container, policy: DeletionPolicyName, options: DeletionArgs): Promise<DeletionOutcome> {
+  return c.host.withApp(async (app) => {
+    const plan = app.planDeletion(policy);
+    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s)`);
+    if (plan.candidates.length === 0) {
+      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.`);
+      return { plan, deleted: 0 };
+    }
+    let chosen: DeletionCandidate[];
+    if (options.recordIds) {
+      const keep = new Set(options.recordIds);
+      chosen = plan.candidates.filter((cand) => keep.has(cand.recordId));
+    } else if (options.skipConfirm) {
+      chosen = plan.candidates;
+    } else {
+      const picks = await vscode.window.showQuickPick(
+        plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: formatEvidence(cand.evidence), picked: true, candidate: cand })),
+        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
+      );
+      if (!picks || picks.length === 0) return cancelled();
+      chosen = picks.map((p) => p.candidate);
+    }
+    if (chosen.length === 0) return { plan, deleted: 0 };
+    const ok = await confirm(`Delete ${chosen.length} record(s) by the ${policy} policy? They stay restorable until purged.`, 'Delete', options);
+    if (!ok) return cancelled();
+    const deleted = app.applyDeletion({ ...plan, candidates: chosen });
+    c.logger.info(`[deletion] ${policy}: deleted ${deleted}`);
+    void vscode.window.showInformationMessage(`Agent Memory: ${policy} deletion removed ${deleted} record(s).`, 'Show Deleted').then(
+      (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+      () => undefined,
+    );
+    return { plan: { ...plan, candidates: chosen }, deleted };
+  });
+}
+
+/** `retrievals 0 · window 0 · mean Φ 0.12 · age 340` */
+export function formatEvidence(evidence: Record<string, number | string | null>): string {
+  return Object.entries(evidence)
+    .map(([k, v]) => `${k} ${typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(2)) : v ?? '–'}`)
+    .join(' · ');
+}

@@ -1,0 +1,119 @@
+/**
+ * The one composition root of the VS Code layer: builds the logger, settings,
+ * secrets, the lazily created core app, the explorer, documents, CodeLens,
+ * commands, status bar and dashboard, and registers every disposable.
+ * No static singletons: everything is reachable from the Container instance.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { tagged, type Logger } from '../core/logger';
+import { AppHost, type CreateApp } from './app-host';
+import { registerCommands } from './commands/register';
+import { DashboardController } from './dashboard/dashboard-panel';
+import { MemoryDocumentProvider, SCHEME } from './documents';
+import { channelLogger } from './log-channel';
+import { PendingResultCodeLens } from './result-codelens';
+import { ApiKeyStore } from './secrets';
+import { SettingsService } from './settings';
+import { MemoryStatusBar } from './status-bar';
+import { MemoryTreeProvider } from './tree/memory-tree';
+import type { MemoryNode } from './tree/tree-items';
+
+export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
+const DEFAULT_DATABASE_FILE = 'memory.sqlite';
+
+export class Container implements vscode.Disposable {
+  readonly channel: vscode.LogOutputChannel;
+  readonly logger: Logger;
+  readonly settings: SettingsService;
+  readonly apiKey: ApiKeyStore;
+  readonly host: AppHost;
+  readonly tree: MemoryTreeProvider;
+  readonly treeView: vscode.TreeView<MemoryNode>;
+  readonly documents: MemoryDocumentProvider;
+  readonly dashboard: DashboardController;
+  readonly statusBar: MemoryStatusBar;
+  readonly demoDataDir: string;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    options: { createApp?: CreateApp } = {},
+  ) {
+    this.channel = this.register(vscode.window.createOutputChannel('Agent Memory', { log: true }));
+    this.logger = channelLogger(this.channel);
+    this.settings = this.register(new SettingsService(tagged(this.logger, 'settings')));
+    this.apiKey = new ApiKeyStore(context.secrets);
+    this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
+
+    this.host = this.register(
+      new AppHost({
+        logger: this.logger,
+        settings: () => this.settings.value,
+        apiKey: () => this.apiKey.get(),
+        databasePath: () => this.databasePath(),
+        demoDataDir: this.demoDataDir,
+        storageDir: context.globalStorageUri.fsPath,
+        createApp: options.createApp,
+      }),
+    );
+
+    this.tree = this.register(new MemoryTreeProvider(this.host, () => this.settings.value, tagged(this.logger, 'tree')));
+    this.treeView = this.register(vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }));
+    this.tree.attach(this.treeView);
+
+    this.documents = this.register(new MemoryDocumentProvider(this.host));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(SCHEME, this.documents));
+    this.register(vscode.languages.registerCodeLensProvider(PendingResultCodeLens.selector, this.register(new PendingResultCodeLens(this.host, this.documents))));
+
+    this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
+    this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+
+    let lastDatabasePath = this.databasePath();
+    this.register(
+      this.settings.onDidChange((settings) => {
+        const databasePath = this.databasePath();
+        const pathChanged = databasePath !== lastDatabasePath;
+        lastDatabasePath = databasePath;
+        this.host.settingsChanged(settings, pathChanged).then(
+          () => this.tree.refresh(pathChanged),
+          (error: unknown) => this.logger.error(`[settings] could not apply: ${String(error)}`),
+        );
+      }),
+    );
+    this.register(this.apiKey.onDidChange(() => this.host.reset()));
+
+    for (const d of registerCommands(this)) this.register(d);
+  }
+
+  /** The memory database file: the setting (relative to the first workspace folder) or global storage. */
+  databasePath(): string {
+    const configured = this.settings.value.databasePath;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const file = configured
+      ? path.isAbsolute(configured) || configured === ':memory:'
+        ? configured
+        : path.resolve(folder ?? this.context.globalStorageUri.fsPath, configured)
+      : path.join(this.context.globalStorageUri.fsPath, DEFAULT_DATABASE_FILE);
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    return file;
+  }
+
+  /** Registers a disposable for disposal with the container; returns it. */
+  register<T extends vscode.Disposable>(disposable: T): T {
+    this.disposables.push(disposable);
+    return disposable;
+  }
+
+  /** Disposes in reverse creation order (views before the app they read). */
+  dispose(): void {
+    for (const d of this.disposables.splice(0).reverse()) {
+      try {
+        d.dispose();
+      } catch (error) {
+        this.channel.error(`dispose failed: ${String(error)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Read-only virtual documents under the `agent-memory:` scheme. The file extension
+ * in the path picks the language, so code gets syntax highlighting:
+ *   agent-memory:/record/<id>.py     a record's code with its question as a header
+ *   agent-memory:/task/<n>.py        the final code of task n
+ *   agent-memory:/result/<n>.py      a run result: answer, demonstrations used, code
+ *   agent-memory:/roles.json         the role memories
+ */
+import * as vscode from 'vscode';
+import type { AgentMemoryApp, AgentTaskResult } from '../core/app-types';
+import type { AppHost } from './app-host';
+import { debounce } from './debounce';
+
+export const SCHEME = 'agent-memory';
+const EXT = { python: 'py', javascript: 'js' } as const;
+const COMMENT = { python: '#', javascript: '//' } as const;
+type Lang = keyof typeof EXT;
+
+export type ParsedUri =
+  | { kind: 'record'; id: string }
+  | { kind: 'task'; taskIndex: number }
+  | { kind: 'result'; taskIndex: number }
+  | { kind: 'roles' };
+
+export function recordUri(id: string, language: Lang): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${EXT[language]}` });
+}
+export function taskUri(taskIndex: number, language: Lang): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${EXT[language]}` });
+}
+export function resultUri(taskIndex: number, language: Lang): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${EXT[language]}` });
+}
+export const ROLES_URI = vscode.Uri.from({ scheme: SCHEME, path: '/roles.json' });
+
+export function parseUri(uri: vscode.Uri): ParsedUri | undefined {
+  const m = /^\/(record|task|result)\/(.+)\.(py|js)$/.exec(uri.path);
+  if (uri.path === '/roles.json') return { kind: 'roles' };
+  if (!m) return undefined;
+  if (m[1] === 'record') return { kind: 'record', id: decodeURIComponent(m[2]) };
+  return { kind: m[1] as 'task' | 'result', taskIndex: Number(m[2]) };
+}
+
+export class MemoryDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  /** Results of this session's runs (the task log keeps less: no demonstration code). */
+  private readonly results = new Map<number, AgentTaskResult>();
+  private readonly subscription: vscode.Disposable;
+  private readonly refreshOpen = debounce(() => {
+    for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === SCHEME) this.changed.fire(doc.uri);
+  }, 200);
+
+  constructor(private readonly host: AppHost) {
+    this.subscription = host.onDidChange(() => this.refreshOpen());
+  }
+
+  remember(result: AgentTaskResult): void {
+    this.results.set(result.taskIndex, result);
+  }
+
+  result(taskIndex: number): AgentTaskResult | undefined {
+    return this.results.get(taskIndex);
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const parsed = parseUri(uri);
+    if (!parsed) return `Unknown Agent Memory document: ${uri.toString()}`;
+    const app = await this.host.get();
+    switch (parsed.kind) {
+      case 'roles':
+        return JSON.stringify(app.roleMemories(), null, 2) + '\n';
+      case 'record':
+        return renderRecord(app, parsed.id);
+      case 'task':
+        return app.task(parsed.taskIndex)?.code ?? this.results.get(parsed.taskIndex)?.code ?? `# task ${parsed.taskIndex} has no code\n`;
+      case 'result':
+        return renderResult(app, parsed.taskIndex, this.results.get(parsed.taskIndex));
+    }
+  }
+
+  dispose(): void {
+    this.refreshOpen.dispose();
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+function header(lang: Lang, lines: string[]): string {
+  return lines.map((l) => `${COMMENT[lang]} ${l}`.trimEnd()).join('\n') + '\n\n';
+}
+
+function renderRecord(app: AgentMemoryApp, id: string): string {
+  const record = app.get(id);
+  if (!record) return `# No record with id ${id} (it may have been purged).\n`;
+  const e = record.execution;
+  const s = record.stats;
+  return (
+    header(e.language, [
+      `Question: ${record.question}`,
+      `Record ${record.id} · ${record.status} · ${record.provenance} · created at task ${record.createdTask}`,
+      `Outcome: ${e.outcome} · answer: ${JSON.stringify(e.answer)}`,
+      `Utility ${s.meanUtility?.toFixed(2) ?? '–'} over ${s.evaluatedCount} evaluations · retrieved ${s.retrievalCount}x`,
+    ]) + e.code + '\n'
+  );
+}
+
+/** Line (0-based) where the generated code starts in a result document. */
+export function resultCodeLine(text: string): number {
+  const lines = text.split('\n');
+  const i = lines.findIndex((l) => !l.startsWith('#') && !l.startsWith('//') && l.trim() !== '');
+  return Math.max(0, i);
+}
+
+function renderResult(app: AgentMemoryApp, taskIndex: number, result: AgentTaskResult | undefined): string {
+  if (!result) {
+    const task = app.task(taskIndex);
+    if (!task) return `# No task ${taskIndex}\n`;
+    const lang: Lang = task.language === 'javascript' ? 'javascript' : 'python';
+    return header(lang, [`Task ${taskIndex}: ${task.question}`, `Outcome: ${task.outcome ?? '–'} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
+  }
+  const status = result.addition.recordId ? app.get(result.addition.recordId)?.status ?? 'purged' : null;
+  const lines = [
+    `Task ${result.taskIndex}: ${result.question}`,
+    `Outcome: ${result.outcome} after ${result.attempts} attempt(s) · model ${result.model} · ${result.durationMs} ms`,
+    `Answer: ${JSON.stringify(result.answer)}`,
+    `Memory: ${result.addition.added ? `record ${result.addition.recordId} (${status})` : 'not added'} — ${result.addition.reason}`,
+    `Similarity: input ${result.inputSimilarity?.toFixed(2) ?? '–'} · output ${result.outputSimilarity?.toFixed(2) ?? '–'}`,
+    `Demonstrations used (${result.demonstrations.length}):`,
+    ...result.demonstrations.map((d, i) => `  ${i + 1}. [${d.inputSimilarity?.toFixed(2) ?? '–'}] ${d.question} (${d.recordId})`),
+  ];
+  if (result.error) lines.push(`Error: ${result.error}`);
+  return header(result.language, lines) + result.code + '\n';
+}

@@ -1,0 +1,44 @@
+/** Reads a task-stream JSONL file (one `{ "question": …, "answer"?: … }` per line); no vscode import. */
+import * as fs from 'node:fs';
+import { z } from 'zod';
+import type { TaskStreamItem } from '../core/app-types';
+import { AgentMemoryError } from '../core/errors';
+
+const TaskLineSchema = z.looseObject({
+  question: z.string().trim().min(1, 'question must not be empty'),
+  answer: z.unknown().optional(),
+  /** EHRSQL lines say whether the gold answer is empty; those are skipped when `nonEmptyOnly`. */
+  answer_status: z.string().optional(),
+});
+
+/**
+ * Parses a JSONL task file; a bad line fails the whole read with its line number.
+ *
+ * @example
+ * const items = readTaskFile('data/ehr/ehrsql-mimic3-tasks.jsonl', { limit: 20, nonEmptyOnly: true });
+ */
+export function readTaskFile(file: string, options: { limit?: number; nonEmptyOnly?: boolean } = {}): TaskStreamItem[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const items: TaskStreamItem[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (error) {
+      throw new AgentMemoryError('INVALID_INPUT', `${file}:${i + 1}: not valid JSON (${(error as Error).message}). Fix or remove the line.`);
+    }
+    const parsed = TaskLineSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new AgentMemoryError('INVALID_INPUT', `${file}:${i + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}.`);
+    }
+    if (options.nonEmptyOnly && parsed.data.answer_status === 'empty') continue;
+    items.push(parsed.data.answer === undefined ? { question: parsed.data.question } : { question: parsed.data.question, answer: parsed.data.answer });
+    if (options.limit !== undefined && items.length >= options.limit) break;
+  }
+  if (items.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${file} holds no tasks. Each line needs a "question".`);
+  return items;
+}

@@ -1,0 +1,62 @@
+/** Deletion with a dry-run preview: plan, then apply (tests skip the QuickPick and the modal). */
+import * as assert from 'node:assert/strict';
+import type { AgentMemoryApp, DeletionPlan } from '../../src/core/app-types';
+import type { AgentMemoryExtensionApi } from '../../src/extension';
+import type { DeletionOutcome } from '../../src/vscode/commands/policy-commands';
+import type { RecordNode } from '../../src/vscode/tree/tree-items';
+import { freshMemory, run, setSetting } from './helpers';
+
+describe('deletion with preview', function () {
+  this.timeout(120_000);
+  let api: AgentMemoryExtensionApi;
+  let app: AgentMemoryApp;
+
+  before(async () => {
+    ({ api, app } = await freshMemory('deletion'));
+    await setSetting(api, 'addition.policy', 'fixed');
+    await setSetting(api, 'deletion.period', 2);
+    await run('agentMemory.seedDemoMemory', 20);
+    // Three tasks: the records they retrieve survive a periodic rule with a 2-task window.
+    for (const q of ['What is the intake method of aspirin?', 'How many patients were admitted in 2104?', 'What is the intake method of heparin?']) {
+      await run('agentMemory.runAgent', q);
+    }
+  });
+  after(async () => {
+    await setSetting(api, 'deletion.period', 200);
+    await setSetting(api, 'addition.policy', 'strict');
+  });
+
+  it('previews periodic candidates with their rule and evidence, then deletes exactly the chosen one', async () => {
+    const plan: DeletionPlan = app.planDeletion('periodic');
+    assert.ok(plan.candidates.length >= 1, 'some seed records were not retrieved in the window');
+    for (const c of plan.candidates) {
+      assert.ok(c.rule.length > 0);
+      assert.ok(Object.keys(c.evidence).length > 0);
+      assert.equal(app.get(c.recordId)?.status, 'active', 'a dry run changes nothing');
+    }
+    const chosen = plan.candidates[0].recordId;
+    const outcome = await run<DeletionOutcome>('agentMemory.applyPeriodicDeletion', { recordIds: [chosen], skipConfirm: true });
+    assert.equal(outcome.deleted, 1);
+    assert.equal(app.get(chosen)?.status, 'deleted');
+    for (const c of plan.candidates.slice(1)) assert.equal(app.get(c.recordId)?.status, 'active', 'unticked candidates stay');
+    const audit = app.audit(chosen).find((e) => e.operation === 'delete');
+    assert.ok(audit, 'the deletion is audited');
+    assert.ok(JSON.stringify(audit.evidence).includes(plan.candidates[0].rule));
+  });
+
+  it('applies combined deletion to every candidate and the records move to Deleted in the tree', async () => {
+    const plan = app.planDeletion('combined');
+    assert.ok(plan.candidates.length >= 1);
+    const outcome = await run<DeletionOutcome>('agentMemory.applyDeletion', 'combined', { skipConfirm: true });
+    assert.equal(outcome.deleted, plan.candidates.length);
+    const deletedInTree = ((await api.container.tree.getChildren({ kind: 'group', status: 'deleted' })) as RecordNode[]).filter((n) => n.kind === 'record').map((n) => n.record.id);
+    for (const c of plan.candidates) assert.ok(deletedInTree.includes(c.recordId), `${c.recordId} is listed under Deleted`);
+    assert.equal(app.planDeletion('combined').candidates.length, 0, 'nothing left to delete right away');
+  });
+
+  it('restores records from the deletion', async () => {
+    const [deleted] = app.list({ status: 'deleted', limit: 1 }).items;
+    await run('agentMemory.restore', deleted.id);
+    assert.equal(app.get(deleted.id)?.status, 'active');
+  });
+});
