@@ -29,7 +29,7 @@ bash scripts/package.sh --out "$DEMO/agent-memory.vsix" || die "packaging failed
 
 mkdir -p "$DEMO/user-data/User" "$DEMO/extensions" "$DEMO/xdg/config" "$DEMO/xdg/data"
 export XDG_CONFIG_HOME="$DEMO/xdg/config" XDG_DATA_HOME="$DEMO/xdg/data" XDG_CACHE_HOME="$DEMO/xdg/cache"
-CS="$ROOT/.cache/bin/code-server"
+CS="${AGENT_MEMORY_CACHE:-$ROOT/.cache}/bin/code-server"
 [[ -x "$CS" ]] || die "code-server missing after bootstrap ($CS)"
 if [[ ! -f "$DEMO/user-data/User/settings.json" ]]; then
   cat >"$DEMO/user-data/User/settings.json" <<'JSON'

@@ -78,7 +78,7 @@ if [[ $VERIFY == 1 ]]; then
     process.stdout.write("[package] native modules load from the VSIX (sqlite-vec " + v + ")\n");
   ' "$tmp/vsix/extension") || die "native modules do not load from the extracted VSIX"
 
-  cs="$ROOT/.cache/bin/code-server"
+  cs="${AGENT_MEMORY_CACHE:-$ROOT/.cache}/bin/code-server"
   if [[ -x "$cs" ]]; then
     mkdir -p "$tmp/xdg"
     XDG_CONFIG_HOME="$tmp/xdg" XDG_DATA_HOME="$tmp/xdg" "$cs" --install-extension "$OUT" \

@@ -99,7 +99,7 @@ async function main() {
     const code = await Promise.race([exited, timeout]);
     clearTimeout(timer);
     await queue;
-    if (code === 'timeout') throw new Error(`no result from the extension host within ${timeoutMs / 1000} s`);
+    if (code === 'timeout') throw new Error(`no result from the extension host within ${timeoutMs / 1000} s\nworkbench console:\n${workbenchLines.slice(-40).join('\n')}`);
 
     if (!existsSync(resultFile)) {
       throw new Error(`the extension host exited with ${code} but wrote no result (did run() load?)\nworkbench console:\n${workbenchLines.slice(-40).join('\n')}\ncode-server:\n${server.output().slice(-3000)}`);

@@ -82,7 +82,12 @@ export class Container implements vscode.Disposable {
         );
       }),
     );
-    this.register(this.apiKey.onDidChange(() => this.host.reset()));
+    // A new API key needs a new model client: re-create the app (waits if a task is running).
+    this.register(
+      this.apiKey.onDidChange(() => {
+        this.host.settingsChanged(this.settings.value, true).catch((error: unknown) => this.logger.error(`[secrets] ${String(error)}`));
+      }),
+    );
 
     for (const d of registerCommands(this)) this.register(d);
   }

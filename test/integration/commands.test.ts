@@ -59,8 +59,10 @@ describe('commands', function () {
   });
 
   it('approve, reject, deleteRecords, restore and purge change status', async () => {
+    // Stream tasks carry ground truth (strict Φ decides directly); single questions go pending.
+    await cmd<AgentTaskResult>('agentMemory.runAgent', 'How many patients were discharged from the hospital in 2103?');
     const pending = app.list({ status: 'pending' }).items.map((r) => r.id);
-    assert.ok(pending.length >= 2);
+    assert.ok(pending.length >= 2, `pending records: ${pending.length}`);
     await cmd('agentMemory.approve', [pending[0]]);
     await cmd('agentMemory.reject', [pending[1]]);
     await cmd('agentMemory.deleteRecords', pending[0]);

@@ -1,7 +1,7 @@
 /**
  * Shared helpers for the extension-host suites: the extension's API, a fresh memory
  * database per suite (a temp file set through `agentMemory.databasePath` in the test
- * workspace), and the core app (the real one when bundled, else the interim one).
+ * workspace), and the core app (always the real one).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,7 +9,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../../src/core/app-types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
-import { createInterimApp } from '../support/interim-app';
 
 export const EXTENSION_ID = 'agent-memory.agent-memory';
 
@@ -26,8 +25,9 @@ export async function freshMemory(label: string): Promise<{ api: AgentMemoryExte
   const databasePath = path.join(dir, 'memory.sqlite');
   await vscode.workspace.getConfiguration('agentMemory').update('databasePath', databasePath, vscode.ConfigurationTarget.Workspace);
   await waitFor(() => api.container.databasePath() === databasePath, 'the databasePath setting to apply');
-  if (api.container.host.hasFactory) api.container.host.reset();
-  else api.useAppFactory(createInterimApp);
+  // Always the real core facade (src/core/app.ts): the suite must fail loudly if it is missing.
+  if (!api.container.host.hasFactory) throw new Error('src/core/app.ts createApp was not bundled into the extension');
+  api.container.host.reset();
   await api.getApp();
   return { api, app: currentApp(api), databasePath };
 }

@@ -56,10 +56,17 @@ function readSettings(): TestSettings {
   return settings;
 }
 
+/**
+ * Compiled tests under `dir` (out/test/integration). When the TypeScript sources sit at
+ * the usual place (test/integration), a stale .js whose .ts was deleted or renamed is skipped.
+ */
 function findTests(dir: string): string[] {
+  const sourceDir = path.resolve(dir, '..', '..', '..', 'test', 'integration');
+  const checkSources = fs.existsSync(path.join(sourceDir, 'index.ts'));
   return fs
     .readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => !checkSources || fs.existsSync(path.join(sourceDir, f.replace(/\.js$/, '.ts'))))
     .map((f) => path.join(dir, f))
     .sort();
 }

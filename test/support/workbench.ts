@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type ConsoleMessage, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type ConsoleMessage, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { REPO_ROOT, startCodeServer, workbenchUrl, type CodeServer } from './code-server';
 
 export const CHROMIUM_PATH = process.env.AGENT_MEMORY_CHROMIUM ?? '/usr/bin/chromium';
@@ -82,7 +82,16 @@ export class Workbench {
       try {
         await row.waitFor({ state: 'visible', timeout: 3_000 });
         await row.click();
-        await input.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+        // Done when the palette closed, or when the command reused the widget for its own
+        // InputBox/QuickPick (the input no longer holds the ">title" text).
+        await this.page.waitForFunction(
+          () => {
+            const el = document.querySelector('.quick-input-widget input.input') as HTMLInputElement | null;
+            return !el || el.offsetParent === null || !el.value.startsWith('>');
+          },
+          undefined,
+          { timeout: UI_TIMEOUT_MS },
+        );
         return;
       } catch (error) {
         const shown = await rows.allInnerTexts().catch(() => [] as string[]);
@@ -134,6 +143,180 @@ export class Workbench {
     await action.click({ timeout: UI_TIMEOUT_MS });
   }
 
+  /** Opens the Agent Memory container and waits until its tree or its welcome view shows. */
+  async openMemoryExplorer(): Promise<void> {
+    await this.openViewContainer('Agent Memory');
+    await this.page
+      .locator('.part.sidebar .welcome-view-content, .part.sidebar .monaco-list-row')
+      .first()
+      .waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
+  }
+
+  /** The welcome view's text in the sidebar ('' when the view shows its tree). */
+  async welcomeText(): Promise<string> {
+    const welcome = this.page.locator('.part.sidebar .welcome-view-content').first();
+    return (await welcome.isVisible()) ? welcome.innerText() : '';
+  }
+
+  /** Tree row whose label (not description) equals `label` exactly, or matches the RegExp. */
+  treeRow(label: string | RegExp): Locator {
+    const name = typeof label === 'string' ? new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) : label;
+    return this.page.locator('.part.sidebar .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: name }) }).first();
+  }
+
+  /** A top-level group row (e.g. "Pending") of a tree view. */
+  groupRow(name: string): Locator {
+    return this.page.locator('.part.sidebar .monaco-list-row[aria-level="1"]').filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) }) }).first();
+  }
+
+  /** Number shown as the description of a group row ("Active  100" → 100). */
+  async groupCount(name: string): Promise<number> {
+    const row = this.groupRow(name);
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const text = (await row.locator('.label-description').innerText().catch(() => '')).trim();
+    const n = Number(/\d+/.exec(text)?.[0] ?? NaN);
+    if (!Number.isFinite(n)) throw new Error(`group "${name}" shows no count (description: "${text}")`);
+    return n;
+  }
+
+  /** Waits until the group's count satisfies `predicate`; returns the count. */
+  async waitForGroupCount(name: string, predicate: (n: number) => boolean, timeoutMs = UI_TIMEOUT_MS): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let last = NaN;
+    for (;;) {
+      last = await this.groupCount(name).catch(() => NaN);
+      if (Number.isFinite(last) && predicate(last)) return last;
+      if (Date.now() > deadline) throw new Error(`group "${name}" count stayed ${last} for ${timeoutMs} ms`);
+      await this.page.waitForTimeout(250);
+    }
+  }
+
+  /** Expands (`expanded` true) or collapses a group row by clicking its twistie. */
+  async setGroupExpanded(name: string, expanded: boolean): Promise<void> {
+    const row = this.groupRow(name);
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    if ((await row.getAttribute('aria-expanded')) !== String(expanded)) {
+      await row.locator('.monaco-tl-twistie').click();
+      await this.page.waitForFunction(
+        ([el, want]) => (el as Element).getAttribute('aria-expanded') === want,
+        [await row.elementHandle(), String(expanded)] as const,
+        { timeout: UI_TIMEOUT_MS },
+      );
+    }
+  }
+
+  /**
+   * Labels of the rendered child rows of a group, in display order (rows are found
+   * by data-index after the group row until the next top-level row).
+   */
+  async groupChildren(name: string): Promise<string[]> {
+    const row = this.groupRow(name);
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const groupIndex = Number(await row.getAttribute('data-index'));
+    const rows = await this.page.locator('.part.sidebar .monaco-list-row').evaluateAll((els) =>
+      els.map((el) => ({
+        index: Number(el.getAttribute('data-index')),
+        level: Number(el.getAttribute('aria-level')),
+        label: (el.querySelector('.label-name') as HTMLElement | null)?.innerText.trim() ?? '',
+      })),
+    );
+    rows.sort((a, b) => a.index - b.index);
+    const out: string[] = [];
+    for (const r of rows.filter((x) => x.index > groupIndex)) {
+      if (r.level <= 1) break;
+      out.push(r.label);
+    }
+    return out;
+  }
+
+  /** The visible InputBox/QuickPick: its title, or '' when none is shown. */
+  async quickInputTitle(): Promise<string> {
+    const widget = this.page.locator('.quick-input-widget');
+    if (!(await widget.isVisible())) return '';
+    return (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
+  }
+
+  /** Waits for an InputBox whose title matches, types `text` like a user and presses Enter. */
+  async answerInputBox(title: RegExp | string, text: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const input = widget.locator('input.input');
+    await input.fill('');
+    await input.pressSequentially(text, { delay: 5 });
+    await input.press('Enter');
+    await this.waitQuickInputLeaves(title);
+  }
+
+  /**
+   * Waits for a QuickPick whose title matches and accepts it: clicks the item labelled
+   * `item` (single select) or presses Enter/OK keeping the preselected items (multi-select).
+   * Returns the title and the item labels shown.
+   */
+  async answerQuickPick(title: RegExp | string, item?: string | RegExp): Promise<{ title: string; items: string[] }> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const shown = { title: (await widget.locator('.quick-input-title').innerText()).trim(), items: (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim()) };
+    if (item !== undefined) await rows.filter({ hasText: item }).first().click();
+    else await widget.locator('input.input').press('Enter');
+    await this.waitQuickInputLeaves(title);
+    return shown;
+  }
+
+  private async waitQuickInputLeaves(title: RegExp | string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
+    await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  /** Clicks `button` in the modal dialog whose message matches; returns the message. */
+  async answerModal(message: RegExp | string, button: string): Promise<string> {
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: message }).first();
+    await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const text = (await dialog.locator('.dialog-message-text, .dialog-message').first().innerText()).trim();
+    await dialog.getByRole('button', { name: button, exact: true }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    return text;
+  }
+
+  /**
+   * The content frame of the visible webview (VS Code nests it: iframe.webview → #active-frame).
+   * Waits until `readySelector` exists inside it.
+   */
+  async webviewFrame(readySelector: string, timeoutMs = WORKBENCH_TIMEOUT_MS): Promise<FrameLocator> {
+    const frame = this.page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await frame.locator(readySelector).first().waitFor({ state: 'attached', timeout: timeoutMs });
+    return frame;
+  }
+
+  /**
+   * Pixel census of a canvas inside a frame: non-transparent pixels and pixels close
+   * (±24 per channel) to `seriesColor` (any CSS colour; resolved in the frame).
+   */
+  async canvasInk(frame: FrameLocator, selector: string, seriesColor?: string): Promise<CanvasInk> {
+    return frame.locator(selector).evaluate((el, color) => {
+      const canvas = el as HTMLCanvasElement;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) throw new Error('not a 2d canvas');
+      let target: number[] | null = null;
+      if (color) {
+        const probe = document.createElement('canvas').getContext('2d')!;
+        probe.fillStyle = color;
+        probe.fillRect(0, 0, 1, 1);
+        target = Array.from(probe.getImageData(0, 0, 1, 1).data.slice(0, 3));
+      }
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      let inked = 0;
+      let series = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] === 0) continue;
+        inked++;
+        if (target && data[i + 3] > 200 && Math.abs(data[i] - target[0]) <= 24 && Math.abs(data[i + 1] - target[1]) <= 24 && Math.abs(data[i + 2] - target[2]) <= 24) series++;
+      }
+      return { width: canvas.width, height: canvas.height, inked, series };
+    }, seriesColor);
+  }
+
   /** Text shown in the bottom panel (Output, Problems ...), non-breaking spaces normalised. */
   async panelText(): Promise<string> {
     return (await this.page.locator('.part.panel').innerText()).replace(/\u00a0/g, ' ');
@@ -156,6 +339,18 @@ export class Workbench {
     await this.page.screenshot({ path: file });
     return file;
   }
+}
+
+/** What a canvas holds: pixels drawn at all, and pixels in the series colour. */
+export interface CanvasInk {
+  width: number;
+  height: number;
+  inked: number;
+  series: number;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export interface WorkbenchSessionOptions {

@@ -44,6 +44,12 @@ export const BenchConfigSchema = z.object({
   streamStatus: z.string().min(1).default('nonempty'),
   now: z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/).default('2105-12-31 23:59:00'),
   maxDebugRounds: z.number().int().min(0).max(20).default(5),
+  /**
+   * Fit the hashing embedder's statistics on the initial memory. Off by default:
+   * on the EHR stream a fit on 100 seed records put a same-template record first
+   * less often than the unfitted embedder (see README, bench section).
+   */
+  fitEmbedder: z.boolean().default(false),
   /** Memoise deterministic executions (see run-cache.ts). */
   runCache: z.boolean().default(true),
 });

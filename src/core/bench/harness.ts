@@ -89,6 +89,8 @@ export interface BenchDeps {
   logger?: Logger;
   signal?: AbortSignal;
   onTask?(row: BenchTaskRow, total: number): void;
+  /** A run cache shared across configurations (grids); its `run` must wrap the same runner. */
+  cache?: RunCache;
 }
 
 function seedRecord(task: BenchTask, language: 'python' | 'javascript'): NewRecordInput {
@@ -126,10 +128,10 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const started = performance.now();
   const language = config.language;
 
-  // The embedder is fitted on the initial memory only (the memory side), then fixed for the run.
   const seedRecords = plan.seeds.map((t) => seedRecord(t, language));
-  const fitOn = process.env.FIT === 'pool' ? (plan.pool ?? []).map((t) => seedRecord(t, language)) : process.env.FIT === 'none' ? [] : seedRecords;
-  const embedder = new HashingEmbedder(fitOn.length > 0 ? { statistics: fitTextStatistics(fitOn.map((r) => ({ question: r.question, code: r.execution.code }))) } : {});
+  // Built-in hashing embedder; optionally fitted on the initial memory only (the memory side), then fixed for the run.
+  const fitted = config.fitEmbedder && seedRecords.length > 0;
+  const embedder = new HashingEmbedder(fitted ? { statistics: fitTextStatistics(seedRecords.map((r) => ({ question: r.question, code: r.execution.code }))) } : {});
 
   let stream = plan.stream;
   let groups: (number | null)[] = stream.map(() => null);
@@ -144,7 +146,8 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   }
 
   const store = MemoryStore.open(':memory:');
-  const cache = config.runCache ? new RunCache(deps.run) : null;
+  const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
+  const cacheBefore = cache ? { ...cache.stats } : null;
   const retriever = new StoreRetriever(store, embedder, language);
   try {
     if (seedRecords.length > 0) {
@@ -244,7 +247,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       initialMemory: seedRecords.length,
       rows,
       groupStarts,
-      runCache: cache ? { ...cache.stats } : null,
+      runCache: cache && cacheBefore ? { hits: cache.stats.hits - cacheBefore.hits, misses: cache.stats.misses - cacheBefore.misses } : null,
       durationMs: performance.now() - started,
     };
   } finally {

@@ -68,9 +68,11 @@ export class StoreRetriever {
 
   private deactivate(rids: number[]): void {
     for (const rid of rids) {
-      if (!this.entries.has(rid)) continue;
+      const e = this.entries.get(rid);
+      if (!e) continue;
       this.entries.delete(rid);
-      this.keyword.discard(rid);
+      // remove() with the indexed fields (discard() + auto-vacuum crashes MiniSearch 7.1 under churn).
+      this.keyword.remove({ id: rid, question: e.question });
     }
   }
 

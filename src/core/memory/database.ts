@@ -65,7 +65,9 @@ function migrate(db: Database, file: string | null, logger: Logger): void {
   if (current === SCHEMA_VERSION) return;
   const hasData = (db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n > 0;
   if (file && hasData) {
-    const backup = `${file}.v${current}.bak`;
+    // Never overwrite (or trip over) a backup left by an earlier attempt.
+    let backup = `${file}.v${current}.bak`;
+    if (fs.existsSync(backup)) backup = `${file}.v${current}.${Date.now()}.bak`;
     // VACUUM INTO writes a consistent copy even while WAL holds uncheckpointed pages.
     db.prepare('VACUUM INTO ?').run(backup);
     logger.info(`[store] backed up schema v${current} database to ${backup} before migrating`);

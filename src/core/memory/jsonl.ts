@@ -11,7 +11,8 @@ import { blobToVector } from './vector-index';
  */
 export const JsonlRecordSchema = z
   .object({
-    id: z.string().min(1).max(200),
+    /** Optional on import: a fresh id is generated when absent. */
+    id: z.string().min(1).max(200).optional(),
     question: z.string().trim().min(1, 'question must not be empty').max(20000),
     execution: ExecutionSchema,
     status: StatusSchema,
@@ -107,15 +108,16 @@ export function parseJsonl(text: string): JsonlRecord[] {
  * @example
  * const { imported } = importJsonl(store, fs.readFileSync('memory.jsonl', 'utf8'), { reason: 'restore backup' });
  */
-export function importJsonl(store: MemoryStore, text: string, options: { reason?: string } = {}): { imported: number } {
-  const records = parseJsonl(text);
+export function importJsonl(store: MemoryStore, text: string, options: { reason?: string; /** Drop vectors from the file (the caller re-embeds). */ ignoreEmbeddings?: boolean } = {}): { imported: number } {
+  const records = parseJsonl(text).map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
   const lineOf = (i: number) => i + 1;
   const seen = new Map<string, number>();
   records.forEach((r, i) => {
+    if (r.id === undefined) return;
     if (seen.has(r.id)) throw new AgentMemoryError('IMPORT', `Record ${lineOf(i)} (id '${r.id}'): duplicate id in the file (also record ${seen.get(r.id)}). Nothing was imported.`, { id: r.id });
     seen.set(r.id, lineOf(i));
   });
-  const existing = store.getMany(records.map((r) => r.id));
+  const existing = store.getMany(records.flatMap((r) => (r.id === undefined ? [] : [r.id])));
   if (existing.length > 0) {
     throw new AgentMemoryError('IMPORT', `${existing.length} record id(s) already exist in this memory (first: '${existing[0].id}'). Nothing was imported; import into a fresh memory or remove them first.`, { ids: existing.slice(0, 10).map((r) => r.id) });
   }

@@ -110,6 +110,14 @@ export class MemoryManager implements Disposable {
 
   /** Runs the per-task bookkeeping (see the class comment). Synchronous; ≤ 1 ms without deletions. */
   afterTask(input: AfterTaskInput): AfterTaskResult {
+    if (!this.store.db.prepare('SELECT 1 FROM tasks WHERE task_index = ?').get(input.taskIndex)) {
+      throw new AgentMemoryError('NOT_FOUND', `No task ${input.taskIndex}: begin it with TaskLog.begin before calling afterTask.`);
+    }
+    // One transaction for the whole step (one commit instead of four or more).
+    return this.store.db.transaction(() => this.step(input)).immediate();
+  }
+
+  private step(input: AfterTaskInput): AfterTaskResult {
     const { taskIndex, evaluation } = input;
     const utility = evaluation?.utility ?? null;
     if (evaluation && utility !== null) this.tasks.setUtility(taskIndex, utility, evaluation.evaluator);

@@ -54,6 +54,15 @@ describe('history-based deletion', () => {
     assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20, beta: 0.3 })), []);
   });
 
+  it('restricted to named records, considers only those', () => {
+    h.record('a', 0);
+    h.record('b', 0);
+    h.retrieveSeries('a', 1, [0, 0, 0, 0, 0, 0]);
+    h.retrieveSeries('b', 11, [0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20, recordIds: ['b', 'missing'] })), ['b']);
+    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20 })), ['a', 'b']);
+  });
+
   it('counts only evaluated retrievals toward n', () => {
     h.record('r', 0);
     h.retrieveSeries('r', 1, [0, 0, 0, 0, 0, null, null]);

@@ -19,8 +19,11 @@ export const HISTORY_CONDITION = '(r.utility_count > @n AND r.utility_sum / r.ut
  */
 export function planHistory(db: Database, input: HistoryOptions): PolicyDeletionPlan {
   const o = HistoryOptionsSchema.parse(input);
-  const only = o.recordIds ? 'AND r.id IN (SELECT value FROM json_each(@ids))' : '';
+  // With named records, drive the query from the id list (CROSS JOIN fixes the join
+  // order) so a per-task check costs a few index lookups, not an index scan.
+  const only = o.recordIds ? 'AND r.id = j.value' : '';
   const { rows, total } = runCandidateQuery<CandidateRow>(db, {
+    ...(o.recordIds ? { from: 'json_each(@ids) j CROSS JOIN records r' } : {}),
     where: `r.status = 'active' AND ${HISTORY_CONDITION} ${seedFilter(o.protectSeeds)} ${only}`,
     params: { n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON, ...(o.recordIds ? { ids: JSON.stringify(o.recordIds) } : {}) },
     limit: o.limit,

@@ -1,0 +1,409 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { storeEmbedder, refitAndReembed, SyncEmbedder } from './app-embedding';
+import { dashboardData } from './app-dashboard';
+import { DEFAULT_SEED_COUNT, DEMO_DATABASE_FILE, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from './app-seed';
+import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
+import { AgentMemoryError, errorMessage } from './errors';
+import type { Disposable } from './events';
+import { Logger, tagged } from './logger';
+import { HybridSearch } from './memory/hybrid-search';
+import { exportJsonl, importJsonl } from './memory/jsonl';
+import type { ListQuery } from './memory/record-query';
+import { MemoryStore } from './memory/store';
+import type { MemoryChangeEvent, RecordStatus } from './memory/types';
+import { runAgentLoop, RetrievedDemonstration } from './agent/loop/agent-loop';
+import { CodeGenerator, LlmCodeGenerator, ReuseCodeGenerator } from './agent/loop/generators';
+import { ModelClient } from './agent/model/model-client';
+import { judgeTask } from './policy/llm-judge';
+import { RoleMemory, Role, renderRoleMemory, updateRoleMemory, emptyRoleMemory } from './agent/role-memory';
+import { JsonFileRoleMemoryStore } from './agent/role-memory-store';
+import { DatabaseValueLookup } from './agent/reuse/value-lookup';
+import { createRunner, toolboxDocs, CodeRunner } from './agent/runners';
+import { MemoryManager } from './policy/memory-manager';
+import type { PolicyDeletionPlan } from './policy/deletion/types';
+import { Evaluation, evaluateGroundTruth, evaluateHumanVerdict, evaluateTermination } from './policy/utility';
+import { codeSimilarity } from './similarity/code';
+import type { Settings } from './settings';
+
+export interface CreateAppOptions {
+  databasePath: string;
+  settings: Settings;
+  apiKey?: string;
+  /** Folder with mimic3-demo.sqlite and ehrsql-mimic3-tasks.jsonl. */
+  demoDataDir: string;
+  /** Scratch folder (role memories). */
+  storageDir: string;
+  logger: Logger;
+}
+
+/**
+ * Builds the core for one memory database: store, hybrid search, built-in or
+ * endpoint model, sandboxed runner, memory manager, role memories.
+ *
+ * @example
+ * const app = await createApp({ databasePath, settings, demoDataDir, storageDir, logger });
+ * const result = await app.runTask('how many patients were admitted in 2104?');
+ */
+export async function createApp(options: CreateAppOptions): Promise<AgentMemoryApp & { configure(settings: Settings, apiKey?: string): void }> {
+  const app = new AgentMemoryCore(options);
+  await app.loadRoleMemories();
+  return app;
+}
+
+class AgentMemoryCore implements AgentMemoryApp {
+  private readonly logger: Logger;
+  private readonly store: MemoryStore;
+  private search: HybridSearch;
+  private embedder: SyncEmbedder;
+  private manager: MemoryManager;
+  private runner: CodeRunner;
+  private generator: CodeGenerator;
+  private model: ModelClient | null = null;
+  private settings: Settings;
+  private apiKey: string | undefined;
+  private dataDb: BetterSqlite3.Database | null = null;
+  private readonly roleStore: JsonFileRoleMemoryStore;
+  private readonly roles = new Map<Role, RoleMemory>();
+  private readonly plans = new WeakMap<DeletionPlan, PolicyDeletionPlan>();
+
+  constructor(private readonly options: CreateAppOptions) {
+    this.logger = tagged(options.logger, 'core');
+    this.settings = options.settings;
+    this.apiKey = options.apiKey;
+    this.store = MemoryStore.open(options.databasePath, { logger: options.logger });
+    this.embedder = storeEmbedder(this.store, this.logger);
+    this.search = HybridSearch.open(this.store, { logger: options.logger });
+    this.manager = this.createManager();
+    this.runner = createRunner(this.settings.runner.language, { logger: options.logger });
+    this.generator = this.createGenerator();
+    this.roleStore = new JsonFileRoleMemoryStore(path.join(options.storageDir, 'role-memories'));
+  }
+
+  readonly onDidChange = (listener: (event: MemoryChangeEvent) => void): Disposable => this.store.onDidChange(listener);
+
+  /** Applies new settings in place (model, runner, policies). */
+  configure(settings: Settings, apiKey?: string): void {
+    const runnerChanged = settings.runner.language !== this.settings.runner.language;
+    this.settings = settings;
+    this.apiKey = apiKey;
+    this.manager.dispose();
+    this.manager = this.createManager();
+    if (runnerChanged) {
+      this.runner.dispose();
+      this.runner = createRunner(settings.runner.language, { logger: this.options.logger });
+    }
+    this.generator = this.createGenerator();
+  }
+
+  private get dataPath(): string {
+    return this.settings.agent.dataPath || path.join(this.options.demoDataDir, DEMO_DATABASE_FILE);
+  }
+
+  private createManager(): MemoryManager {
+    const d = this.settings.deletion;
+    const beta = this.settings.addition.policy === 'coarse' ? d.historyBetaCoarse : d.historyBetaStrict;
+    return new MemoryManager(this.store, {
+      addition: this.settings.addition.policy,
+      mode: 'editor',
+      deletion: this.settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
+      deletionParams: {
+        period: d.period,
+        alpha: d.alpha,
+        minRetrievals: d.historyMinRetrievals,
+        beta,
+        threshold: d.forgettingThreshold,
+        protectSeeds: d.protectSeeds,
+        ...(this.settings.capacity > 0 ? { capacity: this.settings.capacity } : {}),
+      },
+      codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
+      logger: this.options.logger,
+    });
+  }
+
+  private createGenerator(): CodeGenerator {
+    const { baseUrl, name } = this.settings.model;
+    if (baseUrl && name) {
+      this.model = new ModelClient({ baseURL: baseUrl, model: name, apiKey: this.apiKey }, this.options.logger);
+      return new LlmCodeGenerator(this.model);
+    }
+    this.model = null;
+    return new ReuseCodeGenerator(fs.existsSync(this.dataPath) ? new DatabaseValueLookup(this.openData()) : undefined);
+  }
+
+  private openData(): BetterSqlite3.Database {
+    this.dataDb ??= new BetterSqlite3(this.dataPath, { readonly: true, fileMustExist: true });
+    return this.dataDb;
+  }
+
+  async loadRoleMemories(): Promise<void> {
+    for (const role of ['coder', 'debugger'] as const) {
+      try {
+        this.roles.set(role, await this.roleStore.load(role));
+      } catch (error) {
+        this.logger.warn(`role memory '${role}' could not be read (${errorMessage(error)}); starting empty — reset it to overwrite the file`);
+        this.roles.set(role, emptyRoleMemory(role));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ reading
+
+  counts(): Record<RecordStatus, number> {
+    return this.store.counts();
+  }
+  list(query: ListQuery) {
+    return this.store.list({ ...query, misaligned: query.misaligned ?? this.settings.misaligned });
+  }
+  get(id: string) {
+    return this.store.get(id);
+  }
+  audit(recordId?: string) {
+    return this.store.audit({ recordId, limit: 200 });
+  }
+  retrievalsOf(recordId: string) {
+    return this.manager.tasks.retrievalsOf(recordId);
+  }
+  tasks() {
+    return this.manager.tasks.list();
+  }
+  task(taskIndex: number) {
+    return this.manager.tasks.get(taskIndex);
+  }
+  dashboard() {
+    return dashboardData(this.store, this.manager.tasks, this.settings.misaligned);
+  }
+
+  // ------------------------------------------------------------ user operations
+
+  approve(ids: string[]): void {
+    this.manager.approve(ids);
+    this.recordHumanVerdict(ids, 'approve');
+  }
+  reject(ids: string[]): void {
+    this.manager.reject(ids);
+    this.recordHumanVerdict(ids, 'reject');
+  }
+  restore(ids: string[]): void {
+    this.manager.restore(ids);
+  }
+  purge(ids: string[]): void {
+    this.manager.purge(ids);
+  }
+  deleteRecords(ids: string[], reason: string): void {
+    this.store.transition(ids, 'delete', { trigger: 'user', reason });
+  }
+
+  /** The human verdict on a pending record is the strict Φ of the task that produced it. */
+  private recordHumanVerdict(ids: string[], verdict: 'approve' | 'reject'): void {
+    const evaluation = evaluateHumanVerdict(verdict);
+    for (const id of ids) {
+      const taskIndex = this.store.get(id)?.metadata.taskIndex;
+      if (typeof taskIndex === 'number' && this.manager.tasks.get(taskIndex)?.utility == null) {
+        this.manager.tasks.setUtility(taskIndex, evaluation.utility!, evaluation.evaluator);
+      }
+    }
+  }
+
+  planDeletion(policy: DeletionPolicyName): DeletionPlan {
+    const plan = this.manager.plan(policy, policy === 'capacity' && this.settings.capacity === 0 ? { capacity: this.store.counts().active } : {});
+    const withQuestions: DeletionPlan = { ...plan, candidates: plan.candidates.map((c) => ({ ...c, question: c.question || this.store.get(c.recordId)?.question || '' })) };
+    this.plans.set(withQuestions, plan);
+    return withQuestions;
+  }
+
+  applyDeletion(plan: DeletionPlan): number {
+    // A plan that came back through a webview/command is matched by ids against a fresh dry run.
+    const known = this.plans.get(plan);
+    const fresh = known ?? this.manager.plan(plan.policy);
+    const wanted = new Set(plan.candidates.map((c) => c.recordId));
+    const filtered: PolicyDeletionPlan = { ...fresh, candidates: fresh.candidates.filter((c) => wanted.has(c.recordId)) };
+    return this.manager.apply(filtered, 'user').deleted.length;
+  }
+
+  // ------------------------------------------------------------ the agent
+
+  async runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown } = {}): Promise<AgentTaskResult> {
+    if (!question.trim()) throw new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.');
+    if (!fs.existsSync(this.dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${this.dataPath}. Set agentMemory.agent.dataPath.`);
+    const language = this.settings.runner.language;
+    const started = performance.now();
+    const embedder = this.embedder;
+    const run = await runAgentLoop(
+      {
+        tasks: this.manager.tasks,
+        retrieve: async (q, k) => this.retrieve(q, k, language),
+        generator: this.generator,
+        run: (request, signal) => this.runner.run(request, signal),
+        toolboxDocs: (lang) => toolboxDocs(lang),
+        codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
+        roles: this.model ? { render: (role) => this.renderRole(role), update: (role, task, output, signal) => this.updateRole(role, task, output, signal) } : undefined,
+        logger: this.options.logger,
+      },
+      question,
+      { databasePath: this.dataPath, language, k: this.settings.retrieval.k, maxDebugRounds: this.settings.agent.maxDebugRounds, limits: { timeoutMs: this.settings.runner.timeoutMs, memoryMb: this.settings.runner.memoryMb }, signal: options.signal },
+    );
+    const evaluation = await this.evaluate(run, options);
+    const candidate = run.code
+      ? {
+          question,
+          execution: { code: run.code, language, answer: run.answer ?? null, outcome: run.outcome, outputExcerpt: run.outputExcerpt.slice(0, 4000), demonstrationIds: run.demonstrations.map((d) => d.recordId) },
+          provenance: 'agent' as const,
+          metadata: { taskIndex: run.taskIndex, model: run.model },
+        }
+      : null;
+    this.manager.tasks.finish(run.taskIndex, {
+      language,
+      code: run.code,
+      answer: run.answer,
+      outcome: run.outcome,
+      log: { attempts: run.attempts, demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity })), usage: run.usage, timings: run.timings, model: run.model, gaveUp: run.gaveUp ?? null },
+    });
+    const after = this.manager.afterTask({
+      taskIndex: run.taskIndex,
+      retrieved: run.demonstrations,
+      evaluation: evaluation.utility === null ? null : evaluation,
+      candidate,
+      finalCode: run.code || null,
+      language,
+      embedding: embedder.embedSync(question),
+      embedderId: embedder.id,
+    });
+    const task = this.manager.tasks.get(run.taskIndex);
+    this.manager.tasks.finish(run.taskIndex, { log: { ...(task?.log ?? {}), memorySize: this.store.counts().active, addition: after.addition, deletions: after.deletions, evaluation } });
+    return {
+      taskIndex: run.taskIndex,
+      question,
+      model: run.model,
+      language,
+      code: run.code,
+      answer: run.answer,
+      outcome: run.outcome,
+      attempts: run.attempts.length,
+      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code })),
+      utility: after.utility,
+      addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
+      deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),
+      inputSimilarity: after.similarity.inputSimilarity,
+      outputSimilarity: after.similarity.outputSimilarity,
+      ...(run.gaveUp ? { error: run.gaveUp } : {}),
+      durationMs: performance.now() - started,
+    };
+  }
+
+  private retrieve(question: string, k: number, language: 'python' | 'javascript'): RetrievedDemonstration[] {
+    const hits = this.search.search({ text: question, vector: this.embedder.embedSync(question) }, k);
+    const records = new Map(this.store.getByRids(hits.map((h) => h.rid)).map((r) => [r.id, r]));
+    return hits.flatMap((h, rank) => {
+      const r = records.get(h.recordId);
+      return r ? [{ recordId: r.id, question: r.question, code: r.execution.code, language: r.execution.language ?? language, inputSimilarity: h.inputSimilarity, rank }] : [];
+    });
+  }
+
+  private async evaluate(run: { question: string; code: string; answer: unknown; outcome: AgentTaskResult['outcome']; outputExcerpt: string }, options: { groundTruth?: unknown; signal?: AbortSignal }): Promise<Evaluation> {
+    const input = { question: run.question, code: run.code, answer: run.answer, outcome: run.outcome, outputExcerpt: run.outputExcerpt, completed: run.outcome === 'success' };
+    if (options.groundTruth !== undefined) return evaluateGroundTruth({ ...input, groundTruth: options.groundTruth });
+    const policy = this.settings.addition.policy;
+    if (policy === 'strict') return evaluateHumanVerdict(null);
+    if (policy === 'coarse' && this.model) {
+      try {
+        const verdict = await judgeTask(this.model, { ...input, language: this.settings.runner.language }, { signal: options.signal });
+        return { utility: verdict.utility, evaluator: 'coarse:judge', reason: verdict.reason };
+      } catch (error) {
+        this.logger.warn(`LLM judge failed (${errorMessage(error)}); falling back to the agent's termination signal`);
+      }
+    }
+    return evaluateTermination(input);
+  }
+
+  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
+    const results: AgentTaskResult[] = [];
+    for (const item of items) {
+      if (options.signal?.aborted) break;
+      try {
+        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer }));
+      } catch (error) {
+        if (options.signal?.aborted) break;
+        throw error;
+      }
+      options.onProgress?.({ done: results.length, total: items.length, last: results[results.length - 1] });
+    }
+    return results;
+  }
+
+  // ------------------------------------------------------------ data
+
+  async importJsonl(file: string): Promise<number> {
+    const text = await fs.promises.readFile(file, 'utf8');
+    const { imported } = importJsonl(this.store, text, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+    await this.reembed();
+    return imported;
+  }
+
+  async exportJsonl(file: string, status?: RecordStatus): Promise<number> {
+    const lines: string[] = [];
+    const n = exportJsonl(this.store, (line) => lines.push(line), status ? { status: [status] } : {});
+    const tmp = `${file}.tmp-${process.pid}`;
+    // exportJsonl hands over complete lines (each ends with a newline).
+    await fs.promises.writeFile(tmp, lines.join(''), 'utf8');
+    await fs.promises.rename(tmp, file);
+    return n;
+  }
+
+  async seedDemoMemory(count = DEFAULT_SEED_COUNT): Promise<number> {
+    const tasks = readDemoTasks(path.join(this.options.demoDataDir, DEMO_TASKS_FILE));
+    const records = demoSeedRecords(tasks, count, this.settings.runner.language);
+    const existing = new Set((this.store.db.prepare("SELECT json_extract(metadata, '$.sourceId') AS s FROM records WHERE provenance = 'seed'").all() as { s: string | null }[]).map((r) => r.s));
+    const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
+    if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
+    await this.reembed();
+    return fresh.length;
+  }
+
+  async reembed(): Promise<number> {
+    const { embedder, count } = refitAndReembed(this.store, 'user');
+    this.embedder = embedder;
+    return count;
+  }
+
+  // ------------------------------------------------------------ role memories
+
+  private renderRole(role: Role): string | undefined {
+    const memory = this.roles.get(role);
+    const text = memory ? renderRoleMemory(memory) : '';
+    return text || undefined;
+  }
+
+  private async updateRole(role: Role, task: string, output: string, signal?: AbortSignal): Promise<void> {
+    if (!this.model) return;
+    const current = this.roles.get(role) ?? emptyRoleMemory(role);
+    const result = await updateRoleMemory(this.model, role, current, { task, output }, { signal });
+    if (result.updated) {
+      this.roles.set(role, result.memory);
+      await this.roleStore.save(role, result.memory);
+    } else if (result.error) {
+      this.logger.warn(`${role} memory not updated: ${result.error.message}`);
+    }
+  }
+
+  roleMemories(): RoleMemoryView[] {
+    return (['coder', 'debugger'] as const).map((role) => {
+      const m = this.roles.get(role) ?? emptyRoleMemory(role);
+      return { role, lessons: m.lessons, validPatterns: m.validPatterns, mistakesToAvoid: m.mistakesToAvoid, updates: m.updates };
+    });
+  }
+
+  resetRoleMemory(role: 'coder' | 'debugger'): void {
+    this.roles.set(role, emptyRoleMemory(role));
+    this.roleStore.reset(role).catch((error: unknown) => this.logger.error(`resetting the ${role} memory failed: ${errorMessage(error)}`));
+  }
+
+  dispose(): void {
+    this.manager.dispose();
+    this.runner.dispose();
+    this.search.close();
+    this.dataDb?.close();
+    this.store.close();
+  }
+}

@@ -1,0 +1,62 @@
+import { strict as assert } from 'node:assert';
+import { BinaryCodeCache, quantizeBinary } from '../../../src/core/memory/binary-code-cache';
+import { createHammingKernel } from '../../../src/core/memory/hamming-kernel';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { unitVector } from '../../support/records';
+
+function naiveDistance(a: Uint8Array, b: Uint8Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) for (let x = a[i] ^ b[i]; x; x >>= 1) d += x & 1;
+  return d;
+}
+
+describe('Hamming scan', () => {
+  it('quantises like sqlite-vec vec_quantize_binary', () => {
+    const store = MemoryStore.open(':memory:');
+    for (let seed = 1; seed <= 5; seed++) {
+      const v = unitVector(seed, 384);
+      const row = store.db.prepare('SELECT vec_quantize_binary(?) AS b').get(Buffer.from(v.buffer)) as { b: Buffer };
+      assert.deepEqual(Buffer.from(quantizeBinary(v)), row.b);
+    }
+    store.close();
+  });
+
+  for (const preferJs of [false, true]) {
+    it(`${preferJs ? 'JS' : 'default (WASM SIMD)'} kernel matches a naive popcount`, () => {
+      const kernel = createHammingKernel({ preferJs });
+      if (!preferJs) assert.equal(kernel.kind, 'wasm-simd');
+      const dim = 384;
+      const blocks = 3;
+      const codes = Array.from({ length: 300 }, (_, i) => quantizeBinary(unitVector(i + 7, dim)));
+      const area = kernel.reserve(codes.length, blocks);
+      codes.forEach((c, i) => area.set(c, i * blocks * 16));
+      const q = quantizeBinary(unitVector(99, dim));
+      kernel.query.set(q);
+      const dist = kernel.scan(codes.length, blocks);
+      codes.forEach((c, i) => assert.equal(dist[i], naiveDistance(c, q), `code ${i}`));
+    });
+  }
+
+  it('the code cache returns the nearest codes and survives deletes and growth', () => {
+    const dim = 200; // not a multiple of 128: padded
+    const cache = new BinaryCodeCache(dim);
+    const codes = new Map<number, Uint8Array>();
+    for (let rid = 1; rid <= 3000; rid++) {
+      const c = quantizeBinary(unitVector(rid, dim));
+      codes.set(rid, c);
+      cache.set(rid, c);
+    }
+    for (let rid = 1; rid <= 3000; rid += 3) {
+      cache.delete(rid);
+      codes.delete(rid);
+    }
+    assert.equal(cache.size, codes.size);
+    const q = quantizeBinary(unitVector(424242, dim));
+    const got = cache.nearest(q, 10);
+    const expected = [...codes].map(([rid, c]) => ({ rid, d: naiveDistance(c, q) })).sort((a, b) => a.d - b.d);
+    assert.equal(got.length, 10);
+    const cutoff = expected[9].d;
+    for (const rid of got) assert.ok(naiveDistance(codes.get(rid)!, q) <= cutoff);
+    assert.ok(!got.some((rid) => rid % 3 === 1), 'deleted codes never come back');
+  });
+});

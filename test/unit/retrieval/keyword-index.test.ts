@@ -1,0 +1,162 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import MiniSearch from 'minisearch';
+import { codeTerms, KeywordIndex } from '../../../src/core/memory/keyword-index';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { tokenizeForKeywords } from '../../../src/core/memory/text-processing';
+import { sampleRecord } from '../../support/records';
+
+const QUESTIONS = [
+  'how many patients were prescribed aspirin in 2104?',
+  'what is the intake method of danazol?',
+  'when did patient 10006 last get a blood glucose test?',
+  'what was the average heart rate of patient 3125 today?',
+  'how many patients were diagnosed with sepsis since 2102?',
+  'what is the cost of a hemoglobin lab test?',
+];
+
+describe('KeywordIndex', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function seed(store: MemoryStore): void {
+    store.add(QUESTIONS.map((q, i) => sampleRecord({ id: `r${i}`, question: q })), { trigger: 'user' });
+  }
+  const ids = (store: MemoryStore, hits: { rid: number }[]) => hits.map((h) => store.idOf(h.rid));
+
+  it('finds records by question words and code identifiers', () => {
+    const store = MemoryStore.open(':memory:');
+    seed(store);
+    store.add([sampleRecord({ id: 'code', question: 'unrelated words here', code: "answer = sql('select * from microbiologyevents')" })], { trigger: 'user' });
+    const index = KeywordIndex.open(store);
+    assert.equal(index.origin, 'memory');
+    assert.equal(ids(store, index.search('intake method for danazol', 3))[0], 'r1');
+    assert.equal(ids(store, index.search('microbiologyevents', 3))[0], 'code');
+    index.close();
+    store.close();
+  });
+
+  it('scores exactly like MiniSearch’s own OR search', () => {
+    const store = MemoryStore.open(':memory:');
+    seed(store);
+    const index = KeywordIndex.open(store);
+    const reference = new MiniSearch<{ id: number; question: string; code: string }>({
+      fields: ['question', 'code'],
+      tokenize: (text, field) => (field === 'code' ? codeTerms(text) : tokenizeForKeywords(text)),
+      processTerm: (t) => t,
+    });
+    reference.addAll(store.activeTexts().map((t) => ({ id: t.rid, question: t.question, code: t.code })));
+    for (const q of ['how many patients were prescribed', 'patient heart rate', 'lab test cost']) {
+      const expected = reference.search(q, { boost: { question: 1, code: 0.5 }, combineWith: 'OR' });
+      const got = index.search(q, 10);
+      assert.deepEqual(got.map((h) => h.rid), expected.slice(0, 10).map((r) => r.id), q);
+      got.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i].score) < 1e-9, `${q}: score ${h.score} vs ${expected[i].score}`));
+    }
+    index.close();
+    store.close();
+  });
+
+  it('never returns pending records and drops deleted ones at once', () => {
+    const store = MemoryStore.open(':memory:');
+    const index = KeywordIndex.open(store);
+    store.add([sampleRecord({ id: 'p', question: 'zebra count question', status: 'pending' }), sampleRecord({ id: 'a', question: 'zebra habitat question' })], { trigger: 'agent' });
+    assert.deepEqual(ids(store, index.search('zebra', 5)), ['a']);
+    store.transition(['a'], 'delete', { trigger: 'user' });
+    assert.deepEqual(index.search('zebra', 5), []);
+    store.transition(['p'], 'approve', { trigger: 'user' });
+    assert.deepEqual(ids(store, index.search('zebra', 5)), ['p']);
+    store.transition(['a'], 'restore', { trigger: 'user' });
+    assert.deepEqual(new Set(ids(store, index.search('zebra', 5))), new Set(['a', 'p']));
+    index.close();
+    store.close();
+  });
+
+  it('persists beside the database and loads the file when it is current', () => {
+    const db = path.join(dir, 'm.sqlite');
+    let store = MemoryStore.open(db);
+    let index = KeywordIndex.open(store);
+    assert.equal(index.origin, 'rebuilt:missing');
+    seed(store);
+    index.close();
+    store.close();
+    assert.ok(fs.existsSync(db + '.minisearch.json'));
+    store = MemoryStore.open(db);
+    index = KeywordIndex.open(store);
+    assert.equal(index.origin, 'loaded');
+    assert.equal(ids(store, index.search('danazol intake', 1))[0], 'r1');
+    index.close();
+    store.close();
+  });
+
+  it('rebuilds a stale file (database changed without the index) and logs why', () => {
+    const db = path.join(dir, 'm.sqlite');
+    let store = MemoryStore.open(db);
+    seed(store);
+    KeywordIndex.open(store).close();
+    store.transition(['r1'], 'delete', { trigger: 'user' }); // index closed: file now stale
+    store.add([sampleRecord({ id: 'late', question: 'platypus question' })], { trigger: 'user' });
+    store.close();
+    const messages: string[] = [];
+    const logger = { trace() {}, debug() {}, info: (m: string) => messages.push(m), warn: (m: string) => messages.push(m), error() {} };
+    store = MemoryStore.open(db);
+    const index = KeywordIndex.open(store, { logger });
+    assert.equal(index.origin, 'rebuilt:stale');
+    assert.ok(messages.some((m) => /stale/.test(m)), messages.join('\n'));
+    assert.deepEqual(ids(store, index.search('platypus', 3)), ['late']);
+    assert.deepEqual(index.search('danazol', 3), []);
+    index.close();
+    store.close();
+  });
+
+  it('rebuilds a corrupt file', () => {
+    const db = path.join(dir, 'm.sqlite');
+    let store = MemoryStore.open(db);
+    seed(store);
+    KeywordIndex.open(store).close();
+    store.close();
+    const file = db + '.minisearch.json';
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
+    store = MemoryStore.open(db);
+    const index = KeywordIndex.open(store);
+    assert.equal(index.origin, 'rebuilt:corrupt');
+    assert.equal(ids(store, index.search('danazol intake', 1))[0], 'r1');
+    index.close();
+    store.close();
+    // The rebuilt index was written back and loads next time.
+    store = MemoryStore.open(db);
+    const again = KeywordIndex.open(store);
+    assert.equal(again.origin, 'loaded');
+    again.close();
+    store.close();
+  });
+
+  it('picks up records written by another connection before answering', () => {
+    const db = path.join(dir, 'm.sqlite');
+    const store = MemoryStore.open(db);
+    seed(store);
+    const index = KeywordIndex.open(store);
+    const other = MemoryStore.open(db);
+    other.add([sampleRecord({ id: 'other', question: 'okapi sighting question' })], { trigger: 'user' });
+    other.close();
+    assert.deepEqual(ids(store, index.search('okapi', 3)), ['other']);
+    index.close();
+    store.close();
+  });
+
+  it('skips the most frequent terms when a query would visit too many postings', () => {
+    const store = MemoryStore.open(':memory:');
+    store.add(Array.from({ length: 50 }, (_, i) => sampleRecord({ id: `c${i}`, question: `common words number ${i}` })), { trigger: 'user' });
+    store.add([sampleRecord({ id: 'rare', question: 'common words with quokka' })], { trigger: 'user' });
+    const index = KeywordIndex.open(store, { maxPostings: 5 });
+    assert.equal(index.documentFrequency('common'), 51);
+    assert.deepEqual(ids(store, index.search('common words quokka', 10)), ['rare']);
+    index.close();
+    store.close();
+  });
+});
