@@ -37,10 +37,21 @@ MD
 fi
 
 if [[ ! -f "$DEST/.vscode/settings.json" ]]; then
-  cat >"$DEST/.vscode/settings.json" <<'JSON'
+  cat >"$DEST/.vscode/settings.json" <<JSON
 {
-  "files.exclude": { "**/*.sqlite-wal": true, "**/*.sqlite-shm": true }
+  "files.exclude": { "**/*.sqlite-wal": true, "**/*.sqlite-shm": true, "**/*.minisearch.json": true },
+  "agentMemory.databasePath": "$DEST/.agent-memory/memory.sqlite",
+  "agentMemory.agent.dataPath": "$DEST/ehr/mimic3-demo.sqlite"
 }
 JSON
+fi
+
+# The demo memory starts with 100 seed records (EHRSQL gold programs drawn with a fixed seed).
+if [[ ! -f "$DEST/.agent-memory/memory.sqlite" ]]; then
+  mkdir -p "$DEST/.agent-memory"
+  CLI="$ROOT/dist/cli.js"
+  [[ -f "$CLI" ]] || die "$CLI missing: run the bundle step first (npm run build)"
+  n="$(node "$CLI" seed --db "$DEST/.agent-memory/memory.sqlite" --count 100 --data "$SRC")" || die "seeding the demo memory failed"
+  say "seeded the demo memory with $n records"
 fi
 say "workspace ready: $DEST"

@@ -39,6 +39,8 @@ export interface BenchRow {
   float_scan_p50_ms: number;
   recall_at_4: number;
   keyword_catchup_ms: number;
+  keyword_p50_ms: number;
+  load_avg_1m: number;
 }
 
 function parseArgs(argv: string[]) {
@@ -90,7 +92,7 @@ function run(argv: string[]): BenchRow[] {
       while (inserted < n) {
         const batch = gen.records(Math.min(1000, n - inserted));
         const vectors = batch.map((r) => embedder.embedSync(r.question));
-        insertMs += timeMs(() => store.add(batch, { trigger: 'import', embeddings: vectors, embedderId: embedder.id }));
+        insertMs += timeMs(() => store.add(batch, { trigger: 'import', embeddings: vectors, embedderId: embedder.id, returnRecords: false }));
         for (const rec of batch) rids.push(store.ridOf(rec.id!)!);
         const fill = store.db.transaction(() => {
           vectors.forEach((v, i) => {
@@ -115,6 +117,7 @@ function run(argv: string[]): BenchRow[] {
         recallHits += tieAwareHits(hits.map((h) => h.rid), qvecs[i], all, rids, n, dim);
       });
       vectorTimes.sort((a, b) => a - b);
+      const keywordTimes = queries.map((q) => timeMs(() => search.search({ text: q }, 4, { mode: 'keyword' }))).sort((a, b) => a - b);
       const floatQueries = Math.min(queries.length, n >= 50_000 ? 15 : 50);
       const floatTimes = qvecs.slice(0, floatQueries).map((v) => timeMs(() => floatKnn.all(vectorToBlob(v)))).sort((a, b) => a - b);
       rows.push({
@@ -127,6 +130,8 @@ function run(argv: string[]): BenchRow[] {
         float_scan_p50_ms: round(percentile(floatTimes, 0.5)),
         recall_at_4: round(recallHits / (queries.length * 4), 4),
         keyword_catchup_ms: Math.round(catchup),
+        keyword_p50_ms: round(percentile(keywordTimes, 0.5)),
+        load_avg_1m: round(os.loadavg()[0], 2),
       });
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
     }
@@ -135,7 +140,7 @@ function run(argv: string[]): BenchRow[] {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _, ...r }) => r)) + '\n');
+  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, ...r }) => r)) + '\n');
   return rows;
 }
 
@@ -167,10 +172,10 @@ function tieAwareHits(got: number[], q: Float32Array, all: Float32Array, rids: n
 function printRow(r: BenchRow, header: boolean, kernel: string): void {
   if (header) {
     process.stdout.write(`Retrieval benchmark (dim ${r.dim}, top-4, Hamming kernel: ${kernel}; float scan = sqlite-vec vec0 float[${r.dim}] brute force)\n`);
-    process.stdout.write('       n   insert/s  hybrid p50  hybrid p95  vector p50  float-scan p50  recall@4  kw catch-up\n');
+    process.stdout.write('       n   insert/s  hybrid p50  hybrid p95  vector p50  float-scan p50  recall@4  keyword p50  kw catch-up  load(1m)\n');
   }
   process.stdout.write(
-    `${String(r.n).padStart(8)} ${String(r.insert_per_s).padStart(10)} ${r.hybrid_p50_ms.toFixed(3).padStart(8)} ms ${r.hybrid_p95_ms.toFixed(3).padStart(8)} ms ${r.vector_p50_ms.toFixed(3).padStart(8)} ms ${r.float_scan_p50_ms.toFixed(3).padStart(11)} ms ${r.recall_at_4.toFixed(4).padStart(9)} ${String(r.keyword_catchup_ms).padStart(9)} ms\n`,
+    `${String(r.n).padStart(8)} ${String(r.insert_per_s).padStart(10)} ${r.hybrid_p50_ms.toFixed(3).padStart(8)} ms ${r.hybrid_p95_ms.toFixed(3).padStart(8)} ms ${r.vector_p50_ms.toFixed(3).padStart(8)} ms ${r.float_scan_p50_ms.toFixed(3).padStart(11)} ms ${r.recall_at_4.toFixed(4).padStart(9)} ${r.keyword_p50_ms.toFixed(3).padStart(9)} ms ${String(r.keyword_catchup_ms).padStart(8)} ms ${r.load_avg_1m.toFixed(2).padStart(9)}\n`,
   );
 }
 

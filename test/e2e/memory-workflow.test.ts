@@ -12,6 +12,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { FrameLocator } from 'playwright-core';
 import { REPO_ROOT } from '../support/code-server';
 import { startWorkbench, type Workbench, type WorkbenchSession } from '../support/workbench';
 
@@ -20,6 +21,7 @@ const QUESTION = 'How many patients were admitted to the hospital in 2104?';
 const DATABASE = '.agent-memory/e2e-memory.db';
 const README_SHOTS = path.join(REPO_ROOT, 'media', 'screenshots');
 const MAX_README_SHOT_BYTES = 300 * 1024;
+const STREAM_TASKS = 3;
 
 describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'development extension'})`, function () {
   this.timeout(120_000);
@@ -67,6 +69,7 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
 
   it('1. opens the Agent Memory explorer (welcome view), seeds the demo memory from the palette and lists it under Active', async () => {
     await wb.openMemoryExplorer();
+    await wb.setSidebarWidth(560); // room for the questions in the screenshots
     const welcome = await wb.welcomeText();
     assert.match(welcome, /memory is empty/i, 'a fresh database shows the welcome view');
     await wb.screenshot('e2e-1a-welcome');
@@ -76,6 +79,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     const seeded = Number(/seeded (\d+)/.exec(note)![1]);
     assert.ok(seeded > 0, note);
     assert.equal(await wb.waitForGroupCount('Active', (n) => n === seeded), seeded);
+    // Active opens expanded; collapse it so the Deleted group row is on screen too.
+    await wb.setGroupExpanded('Active', false);
     assert.equal(await wb.groupCount('Pending'), 0);
     assert.equal(await wb.groupCount('Deleted'), 0);
     await wb.setGroupExpanded('Active', true);
@@ -120,56 +125,75 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
 
   it('4. runs combined deletion from the palette, previews, confirms, and shows the records under Deleted', async () => {
     await wb.runCommand('Agent Memory: Apply Combined Deletion (Preview First)');
-    const preview = await wb.answerQuickPick(/^Preview: combined deletion would remove \d+ record/);
+    const preview = await wb.answerQuickPick(/^Preview: combined deletion would remove \d+ record/, undefined, 'e2e-4a-preview');
     const planned = Number(/remove (\d+) record/.exec(preview.title)![1]);
     assert.ok(planned > 0 && planned < activeBeforeDeletion, `preview: ${preview.title}`);
     assert.ok(!preview.items.includes(QUESTION), 'the record created by the last task is younger than one period: not a candidate');
-    const message = await wb.answerModal(/Delete \d+ record\(s\) by the combined policy/, 'Delete');
+    const message = await wb.answerModal(/Delete \d+ record\(s\) by the combined policy/, 'Delete', 'e2e-4b-confirm');
     assert.match(message, new RegExp(`Delete ${planned} record`));
     await wb.waitForNotification(new RegExp(`combined deletion removed ${planned} record`), 30_000);
+    // Collapse Active so the Deleted group is on screen, then expand Deleted.
+    await wb.setGroupExpanded('Active', false);
     assert.equal(await wb.waitForGroupCount('Deleted', (n) => n === planned), planned);
     assert.equal(await wb.groupCount('Active'), activeBeforeDeletion - planned);
-    // Show the Deleted group's rows: collapse Active so Deleted is on screen, then expand it.
-    await wb.setGroupExpanded('Active', false);
     await wb.setGroupExpanded('Deleted', true);
     const deleted = await wb.groupChildren('Deleted');
     assert.ok(deleted.length > 0, 'records listed under Deleted');
-    assert.ok(deleted.every((q) => preview.items.includes(q)), `every deleted row was in the preview: ${JSON.stringify(deleted.slice(0, 3))}`);
+    assert.ok(!deleted.includes(QUESTION), 'the approved record was not deleted');
+    assert.ok(deleted.every((label) => label.length > 10), `deleted rows are labelled by their question: ${JSON.stringify(deleted.slice(0, 3))}`);
+    // Active now fits on screen above Deleted: show both for the README shot.
     await wb.setGroupExpanded('Active', true);
     assert.equal((await wb.groupChildren('Active'))[0], QUESTION, 'the approved record stays active');
-    await wb.setGroupExpanded('Active', false);
     await wb.page.mouse.move(700, 850);
+    await wb.clearNotifications();
     const shot = await wb.screenshot('e2e-4-explorer-deleted');
     copyReadmeShot(shot, 'explorer.png');
   });
 
-  it('5. opens the dashboard from the palette and draws its charts', async () => {
+  it('5. opens the dashboard from the palette, draws its charts and updates them live while a task stream runs', async () => {
+    await wb.clearNotifications();
     await wb.runCommand('Agent Memory: Open Dashboard');
     const frame = await wb.webviewFrame('canvas#histogram');
     const counts = frame.locator('#counts');
-    await counts.filter({ hasText: /tasks/ }).waitFor({ state: 'visible', timeout: 30_000 });
-    const countsText = await counts.innerText();
+    await counts.filter({ hasText: /· 1 tasks/ }).waitFor({ state: 'visible', timeout: 30_000 });
     const deleted = await wb.groupCount('Deleted');
-    const active = await wb.groupCount('Active');
-    assert.match(countsText, new RegExp(`${active} active · 0 pending · ${deleted} deleted · 1 tasks`), countsText);
-    const blue = await frame.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-charts-blue').trim() || '#3794ff');
-    const orange = await frame.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-charts-orange').trim() || '#d18616');
+    assert.match(await counts.innerText(), new RegExp(`^${await wb.groupCount('Active')} active · 0 pending · ${deleted} deleted · 1 tasks$`));
+
+    // Three more tasks from the palette, answering its QuickPick and InputBox like a user.
+    await wb.runCommand('Agent Memory: Run a Task Stream…');
+    await wb.answerQuickPick('Run a task stream from', /EHR demo questions/);
+    await wb.answerInputBox('How many tasks?', String(STREAM_TASKS));
+    await wb.waitForNotification(new RegExp(`ran ${STREAM_TASKS} tasks`), 90_000);
+    const tasks = 1 + STREAM_TASKS;
+    await counts.filter({ hasText: new RegExp(`· ${tasks} tasks`) }).waitFor({ state: 'visible', timeout: 30_000 });
+    const pending = await wb.groupCount('Pending');
+    assert.match(await counts.innerText(), new RegExp(`^${await wb.groupCount('Active')} active · ${pending} pending · ${deleted} deleted · ${tasks} tasks$`));
+
+    const blue = await cssVar(frame, '--vscode-charts-blue', '#3794ff');
+    const orange = await cssVar(frame, '--vscode-charts-orange', '#d18616');
     const ink = {
       accuracy: await wb.canvasInk(frame, 'canvas#accuracy', blue),
       size: await wb.canvasInk(frame, 'canvas#size', orange),
       scatter: await wb.canvasInk(frame, 'canvas#scatter', blue),
       histogram: await wb.canvasInk(frame, 'canvas#histogram', orange),
     };
-    for (const [name, c] of Object.entries(ink)) {
-      assert.ok(c.inked > 300, `${name} chart drew axes and labels: ${JSON.stringify(c)}`);
-    }
-    assert.ok(ink.scatter.series > 20, `the scatter plots the task's retrievals: ${JSON.stringify(ink.scatter)}`);
-    assert.ok(ink.histogram.series > 200, `the utility histogram has bars: ${JSON.stringify(ink.histogram)}`);
-    assert.ok(ink.size.series > 20, `the memory-size curve is drawn: ${JSON.stringify(ink.size)}`);
+    const detail = JSON.stringify(ink);
+    for (const [name, c] of Object.entries(ink)) assert.ok(c.inked > 300, `${name}: axes and labels drawn: ${detail}`);
+    assert.ok(ink.accuracy.series > 50, `accuracy curve drawn over ${tasks} tasks: ${detail}`);
+    assert.ok(ink.size.series > 50, `memory-size curve drawn over ${tasks} tasks: ${detail}`);
+    assert.ok(ink.scatter.series > 20, `scatter plots the retrievals: ${detail}`);
+    assert.ok(ink.histogram.series > 200, `utility histogram has bars: ${detail}`);
+    await wb.clearNotifications();
     const shot = await wb.screenshot('e2e-5-dashboard');
     copyReadmeShot(shot, 'dashboard.png');
   });
 });
+
+async function cssVar(frame: FrameLocator, name: string, fallback: string): Promise<string> {
+  type Styles = (el: unknown) => { getPropertyValue(n: string): string }; // no DOM lib in this project
+  const value = await frame.locator('body').evaluate((body, n) => (globalThis as unknown as { getComputedStyle: Styles }).getComputedStyle(body).getPropertyValue(n).trim(), name);
+  return value || fallback;
+}
 
 /** Copies a screenshot for the README, refusing one that is too big for the repo. */
 function copyReadmeShot(file: string, name: string): void {

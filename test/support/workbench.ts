@@ -84,14 +84,7 @@ export class Workbench {
         await row.click();
         // Done when the palette closed, or when the command reused the widget for its own
         // InputBox/QuickPick (the input no longer holds the ">title" text).
-        await this.page.waitForFunction(
-          () => {
-            const el = document.querySelector('.quick-input-widget input.input') as HTMLInputElement | null;
-            return !el || el.offsetParent === null || !el.value.startsWith('>');
-          },
-          undefined,
-          { timeout: UI_TIMEOUT_MS },
-        );
+        await this.until(async () => !(await input.isVisible()) || !(await input.inputValue()).startsWith('>'), `"${title}" to start`);
         return;
       } catch (error) {
         const shown = await rows.allInnerTexts().catch(() => [] as string[]);
@@ -101,6 +94,15 @@ export class Workbench {
         }
         await this.page.waitForTimeout(1_000);
       }
+    }
+  }
+
+  /** Polls `condition` until true; throws naming `what` after `timeoutMs`. */
+  private async until(condition: () => Promise<boolean>, what: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await this.page.waitForTimeout(50);
     }
   }
 
@@ -114,6 +116,12 @@ export class Workbench {
     const toast = this.page.locator('.notifications-toasts .notification-list-item-message', { hasText: pattern }).first();
     await toast.waitFor({ state: 'visible', timeout: timeoutMs });
     return toast.innerText();
+  }
+
+  /** Dismisses every notification (keeps screenshots unobstructed). */
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications');
+    await this.page.locator('.notifications-toasts .notification-list-item').first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   }
 
   /** Clicks a button (e.g. "Approve") on the notification matching `pattern`. */
@@ -150,6 +158,17 @@ export class Workbench {
       .locator('.part.sidebar .welcome-view-content, .part.sidebar .monaco-list-row')
       .first()
       .waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
+  }
+
+  /** Drags the sidebar's sash so the sidebar is about `width` px wide. */
+  async setSidebarWidth(width: number): Promise<void> {
+    const box = await this.page.locator('.part.sidebar').boundingBox();
+    if (!box) throw new Error('the sidebar is not shown');
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(box.x + box.width - 1, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, y, { steps: 8 });
+    await this.page.mouse.up();
   }
 
   /** The welcome view's text in the sidebar ('' when the view shows its tree). */
@@ -197,11 +216,7 @@ export class Workbench {
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     if ((await row.getAttribute('aria-expanded')) !== String(expanded)) {
       await row.locator('.monaco-tl-twistie').click();
-      await this.page.waitForFunction(
-        ([el, want]) => (el as Element).getAttribute('aria-expanded') === want,
-        [await row.elementHandle(), String(expanded)] as const,
-        { timeout: UI_TIMEOUT_MS },
-      );
+      await this.until(async () => (await row.getAttribute('aria-expanded')) === String(expanded), `group "${name}" expanded=${expanded}`);
     }
   }
 
@@ -217,7 +232,7 @@ export class Workbench {
       els.map((el) => ({
         index: Number(el.getAttribute('data-index')),
         level: Number(el.getAttribute('aria-level')),
-        label: (el.querySelector('.label-name') as HTMLElement | null)?.innerText.trim() ?? '',
+        label: (el.querySelector('.label-name') as unknown as { innerText: string } | null)?.innerText.trim() ?? '',
       })),
     );
     rows.sort((a, b) => a.index - b.index);
@@ -252,12 +267,13 @@ export class Workbench {
    * `item` (single select) or presses Enter/OK keeping the preselected items (multi-select).
    * Returns the title and the item labels shown.
    */
-  async answerQuickPick(title: RegExp | string, item?: string | RegExp): Promise<{ title: string; items: string[] }> {
+  async answerQuickPick(title: RegExp | string, item?: string | RegExp, screenshotName?: string): Promise<{ title: string; items: string[] }> {
     const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
     await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     const rows = widget.locator('.quick-input-list .monaco-list-row');
     await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     const shown = { title: (await widget.locator('.quick-input-title').innerText()).trim(), items: (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim()) };
+    if (screenshotName) await this.screenshot(screenshotName);
     if (item !== undefined) await rows.filter({ hasText: item }).first().click();
     else await widget.locator('input.input').press('Enter');
     await this.waitQuickInputLeaves(title);
@@ -270,10 +286,11 @@ export class Workbench {
   }
 
   /** Clicks `button` in the modal dialog whose message matches; returns the message. */
-  async answerModal(message: RegExp | string, button: string): Promise<string> {
+  async answerModal(message: RegExp | string, button: string, screenshotName?: string): Promise<string> {
     const dialog = this.page.locator('.monaco-dialog-box', { hasText: message }).first();
     await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    const text = (await dialog.locator('.dialog-message-text, .dialog-message').first().innerText()).trim();
+    if (screenshotName) await this.screenshot(screenshotName);
+    const text = (await dialog.innerText()).replace(/\u00a0/g, ' ').trim();
     await dialog.getByRole('button', { name: button, exact: true }).click();
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
     return text;
@@ -294,13 +311,25 @@ export class Workbench {
    * (±24 per channel) to `seriesColor` (any CSS colour; resolved in the frame).
    */
   async canvasInk(frame: FrameLocator, selector: string, seriesColor?: string): Promise<CanvasInk> {
+    // Browser-side code: the project compiles without the DOM lib, hence the local types.
+    interface Ctx2d {
+      fillStyle: string;
+      fillRect(x: number, y: number, w: number, h: number): void;
+      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+    }
+    interface CanvasEl {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): Ctx2d | null;
+    }
     return frame.locator(selector).evaluate((el, color) => {
-      const canvas = el as HTMLCanvasElement;
+      const canvas = el as unknown as CanvasEl;
       const ctx = canvas.getContext('2d');
       if (!ctx) throw new Error('not a 2d canvas');
       let target: number[] | null = null;
       if (color) {
-        const probe = document.createElement('canvas').getContext('2d')!;
+        const doc = (globalThis as unknown as { document: { createElement(tag: 'canvas'): CanvasEl } }).document;
+        const probe = doc.createElement('canvas').getContext('2d')!;
         probe.fillStyle = color;
         probe.fillRect(0, 0, 1, 1);
         target = Array.from(probe.getImageData(0, 0, 1, 1).data.slice(0, 3));

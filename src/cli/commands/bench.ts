@@ -16,7 +16,7 @@ import { readTaskFile } from '../../core/bench/task-file';
 import { planTasks } from '../../core/bench/task-plan';
 import { configLabel, writeResults } from '../../core/bench/write-results';
 import { AgentMemoryError } from '../../core/errors';
-import { stderrLogger } from '../../core/logger';
+import { nullLogger, stderrLogger } from '../../core/logger';
 import { AdditionPolicyNameSchema } from '../../core/policy/addition';
 import { BenchDeletionSchema } from '../../core/bench/policy-adapter';
 
@@ -119,7 +119,7 @@ export async function run(argv: string[]): Promise<number> {
   const config = BenchConfigSchema.parse(configFromArgs(args));
   const tasks = readTaskFile(args.tasks);
   const plan = planTasks(tasks, { initialMemory: config.initialMemory, seed: config.seed, limit: config.limit, streamStatus: config.streamStatus });
-  const logger = stderrLogger(args.quiet ? 'warn' : 'warn');
+  const logger = args.quiet ? nullLogger : stderrLogger('warn');
   const session = createBenchSession({
     databasePath: args.db,
     language: config.language,

@@ -20,10 +20,10 @@ import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
 import { goldProgram } from './gold-program';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
-import { additionDecision, evaluateTask, PolicySettings, runDeletion } from './policy-adapter';
+import { BenchPolicies, evaluateTask, PolicySettings } from './policy-adapter';
 import { StoreRetriever } from './retriever';
 import { RunCache } from './run-cache';
-import type { BenchTask, } from './task-file';
+import type { BenchTask } from './task-file';
 import type { TaskPlan } from './task-plan';
 
 /** One streamed task's result. */
@@ -149,6 +149,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
   const cacheBefore = cache ? { ...cache.stats } : null;
   const retriever = new StoreRetriever(store, embedder, language);
+  let policies: BenchPolicies | null = null;
   try {
     if (seedRecords.length > 0) {
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
@@ -156,6 +157,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
     const tasks = new TaskLog(store);
     const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
+    policies = new BenchPolicies(store, settings);
     const loopDeps: AgentLoopDeps = {
       tasks,
       retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, k)),
@@ -171,39 +173,32 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       const result = await runAgentLoop(loopDeps, task.question, { databasePath: deps.databasePath, language, k: config.k, maxDebugRounds: config.maxDebugRounds, now: config.now, signal: deps.signal });
       const t0 = performance.now();
       const evaluations = await evaluateTask(settings, { question: task.question, code: result.code, language, answer: result.answer, outcome: result.outcome, outputExcerpt: result.outputExcerpt, groundTruth: task.answer }, deps.judge, deps.signal);
-      if (evaluations.utility.utility !== null) tasks.setUtility(result.taskIndex, evaluations.utility.utility, evaluations.utility.evaluator);
-      const decision = additionDecision(settings, result.outcome, evaluations);
-      let recordId: string | null = null;
-      if (decision.add) {
-        const execution = config.errorFree
-          ? { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success' as const }
-          : { code: result.code, language, answer: result.answer ?? null, outcome: result.outcome, outputExcerpt: result.outputExcerpt.slice(0, 4000) };
-        const [rec] = store.add(
-          [{
-            question: task.question,
-            execution: { ...execution, demonstrationIds: result.demonstrations.map((d) => d.recordId), inputSimilarity: result.inputSimilarity, outputSimilarity: result.outputSimilarity },
-            status: decision.status ?? 'active',
-            provenance: 'agent',
-            createdTask: result.taskIndex,
-            metadata: { source: config.errorFree ? 'bench-error-free' : 'bench-agent', taskId: task.id, line: task.line, ...(task.template ? { template: task.template } : {}) },
-          }],
-          { trigger: `rule:addition-${config.addition}`, reason: decision.reason, embeddings: [embedder.embedSync(task.question)], embedderId: embedder.id },
-        );
-        recordId = rec.id;
-        if (config.errorFree || evaluations.strict.utility === 1) correctIds.add(rec.id);
-      }
-      const steps = runDeletion(store, settings, result.taskIndex);
+      const execution = config.errorFree
+        ? { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success' as const }
+        : { code: result.code, language, answer: result.answer ?? null, outcome: result.outcome, outputExcerpt: result.outputExcerpt.slice(0, 4000) };
+      const step = policies.afterTask({
+        taskIndex: result.taskIndex,
+        retrieved: result.demonstrations,
+        evaluation: evaluations.utility,
+        candidate: {
+          question: task.question,
+          execution: { ...execution, demonstrationIds: result.demonstrations.map((d) => d.recordId), inputSimilarity: result.inputSimilarity, outputSimilarity: result.outputSimilarity },
+          provenance: 'agent',
+          metadata: { source: config.errorFree ? 'bench-error-free' : 'bench-agent', taskId: task.id, line: task.line, ...(task.template ? { template: task.template } : {}) },
+        },
+        finalCode: result.code,
+        language,
+        embedding: embedder.embedSync(task.question),
+        embedderId: embedder.id,
+      });
+      if (step.recordId && (config.errorFree || evaluations.strict.utility === 1)) correctIds.add(step.recordId);
       const memorySize = store.counts().active;
       tasks.finish(result.taskIndex, {
         language,
         code: result.code,
         answer: result.answer,
         outcome: result.outcome,
-        evaluator: evaluations.utility.evaluator,
-        inputSimilarity: result.inputSimilarity,
-        outputSimilarity: result.outputSimilarity,
-        recordId,
-        log: { correct: evaluations.strict.utility, addition: decision.reason, deletions: steps.map((s) => ({ policy: s.policy, rules: s.rules, count: s.deleted.length })) },
+        log: { correct: evaluations.strict.utility, addition: step.decision.reason, deletions: step.rules },
       });
       const bookkeepingMs = Math.max(0, performance.now() - t0 - evaluations.modelMs);
       const row: BenchTaskRow = {
@@ -218,9 +213,9 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         utility: evaluations.utility.utility,
         evaluator: evaluations.utility.evaluator,
         attempts: result.attempts.length,
-        added: decision.add,
-        additionReason: decision.reason,
-        deleted: steps.reduce((s, x) => s + x.deleted.length, 0),
+        added: step.recordId !== null,
+        additionReason: step.decision.reason,
+        deleted: step.deleted.length,
         memorySize,
         inputSimilarity: result.inputSimilarity,
         outputSimilarity: result.outputSimilarity,
@@ -251,6 +246,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       durationMs: performance.now() - started,
     };
   } finally {
+    policies?.dispose();
     retriever.dispose();
     store.close();
   }

@@ -1,35 +1,29 @@
 /**
  * The benchmark's one switch point to the memory policies (src/core/policy):
- * utility evaluation Φ, the addition decision, and the deletion schedule.
- * Everything policy-specific the harness does goes through here, so moving to
- * the MemoryManager facade later changes this file only.
+ * utility evaluation Φ, then the MemoryManager (benchmark mode) for addition
+ * and rule-triggered deletion. Everything policy-specific the harness does
+ * goes through here.
  *
- * Schedule (documented choice, SPEC §3):
- * - `periodic`: fires every `period` tasks (t % period = 0) over the window
- *   (t − period, t]; only records at least one period old; α = 0.
- * - `history`: fires after every task: records with more than n = 5 evaluated
- *   retrievals and mean Φ ≤ β (0.7 strict, 0.3 coarse).
- * - `combined`: history after every task, and at every period boundary the
+ * Schedule (the MemoryManager's default rules, SPEC §3):
+ * - `periodic`: every `period` tasks over the window (t − period, t]; only
+ *   records at least one period old; α = 0.
+ * - `history`: after every task, on the records it evaluated: more than n = 5
+ *   evaluated retrievals and mean Φ ≤ β (0.7 strict, 0.3 coarse).
+ * - `combined`: history after every task, and every `period` tasks the
  *   combined plan (periodic OR history, the paper's code behaviour).
- * - `forgetting`: after every task (retention below the threshold).
- * - `--capacity N` (any deletion): after every task, periodic then lowest mean Φ
- *   until at most N active records remain (paper §6.2).
+ * - `forgetting`: every 20 tasks (retention below the threshold).
+ * - `--capacity N` (with any deletion): when the memory exceeds N, periodic
+ *   then lowest mean Φ until at most N active records remain (paper §6.2).
  * Φ for deletion is the addition policy's evaluator: coarse → the coarse
  * evaluator; fixed / all / strict → the ground truth (strict).
  */
 import { z } from 'zod';
 import type { ChatModel } from '../agent/model/types';
 import type { MemoryStore } from '../memory/store';
-import { AdditionPolicyName, decideAddition, AdditionDecision } from '../policy/addition';
-import {
-  applyDeletionPlan,
-  DEFAULT_ALPHA,
-  DEFAULT_BETA_COARSE,
-  DEFAULT_BETA_STRICT,
-  DEFAULT_MIN_RETRIEVALS,
-  planDeletion,
-  PolicyDeletionPlan,
-} from '../policy/deletion';
+import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
+import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
+import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
+import { defaultRules, RuleSpec } from '../policy/rules';
 import { judgeTask } from '../policy/llm-judge';
 import { Evaluation, evaluateGroundTruth, evaluateTermination } from '../policy/utility';
 
@@ -99,65 +93,69 @@ export async function evaluateTask(settings: Pick<PolicySettings, 'addition'>, t
   };
 }
 
-/** Addition decision in benchmark mode (strict = add only when the ground truth says correct). */
-export function additionDecision(settings: Pick<PolicySettings, 'addition'>, outcome: TaskOutcome['outcome'], evaluations: TaskEvaluations): AdditionDecision {
-  return decideAddition(settings.addition, { outcome }, evaluations.utility, 'benchmark');
-}
-
 /** History-rule β for the addition policy's evaluator. */
 export function betaFor(settings: Pick<PolicySettings, 'addition' | 'beta'>): number {
   return settings.beta ?? (settings.addition === 'coarse' ? DEFAULT_BETA_COARSE : DEFAULT_BETA_STRICT);
 }
 
-export interface DeletionStep {
-  policy: string;
+/** The rules of a setting: the MemoryManager's default schedule, plus the capacity rule when a capacity is set. */
+export function benchRules(settings: PolicySettings): RuleSpec[] {
+  const params = { period: settings.period, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings), capacity: settings.capacity ?? null };
+  const rules = defaultRules(settings.deletion, params).filter((r) => r.kind !== 'user-command');
+  if (settings.capacity !== undefined) rules.push({ id: 'capacity', kind: 'capacity-exceeded', capacity: settings.capacity, operation: 'delete:capacity' });
+  return rules;
+}
+
+export interface AfterTaskOutcome {
+  decision: AdditionDecision;
+  recordId: string | null;
   deleted: string[];
+  /** Deleted records per rule id. */
   rules: Record<string, number>;
 }
 
-/** The plans due after task `taskIndex` (1-based), in order. Nothing is changed. */
-export function plansDue(store: MemoryStore, settings: PolicySettings, taskIndex: number): PolicyDeletionPlan[] {
-  const params = { period: settings.period, alpha: settings.alpha ?? DEFAULT_ALPHA, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings) };
-  const boundary = taskIndex > 0 && taskIndex % settings.period === 0;
-  const plans: PolicyDeletionPlan[] = [];
-  switch (settings.deletion) {
-    case 'none':
-      break;
-    case 'periodic':
-      if (boundary) plans.push(planDeletion(store.db, 'periodic', taskIndex, params));
-      break;
-    case 'history':
-      plans.push(planDeletion(store.db, 'history', taskIndex, params));
-      break;
-    case 'combined':
-      plans.push(planDeletion(store.db, boundary ? 'combined' : 'history', taskIndex, params));
-      break;
-    case 'forgetting':
-      plans.push(planDeletion(store.db, 'forgetting', taskIndex, {}));
-      break;
-  }
-  return plans;
-}
-
 /**
- * Runs the deletion schedule after task `taskIndex`: plans and applies
- * (soft delete with audit evidence) each due policy, then the capacity rule.
+ * Steps 3–5 of a benchmark task through the MemoryManager (benchmark mode):
+ * writes Φ onto the task's retrievals, adds the candidate when the addition
+ * policy says so, and fires the deletion rules.
  *
  * @example
- * const steps = runDeletion(store, { addition: 'strict', deletion: 'combined', period: 29 }, 58);
+ * const policies = new BenchPolicies(store, { addition: 'strict', deletion: 'combined', period: 29 });
+ * const out = policies.afterTask({ taskIndex, retrieved, evaluation, candidate, embedding, embedderId });
  */
-export function runDeletion(store: MemoryStore, settings: PolicySettings, taskIndex: number): DeletionStep[] {
-  const steps: DeletionStep[] = [];
-  const apply = (plan: PolicyDeletionPlan): void => {
-    if (plan.candidates.length === 0) return;
-    const { deleted } = applyDeletionPlan(store, plan, `rule:bench-${plan.policy}`);
-    const rules: Record<string, number> = {};
-    for (const c of plan.candidates) if (deleted.includes(c.recordId)) rules[c.rule] = (rules[c.rule] ?? 0) + 1;
-    if (deleted.length > 0) steps.push({ policy: plan.policy, deleted, rules });
-  };
-  for (const plan of plansDue(store, settings, taskIndex)) apply(plan);
-  if (settings.capacity !== undefined) {
-    apply(planDeletion(store.db, 'capacity', taskIndex, { capacity: settings.capacity, period: settings.period, alpha: settings.alpha ?? DEFAULT_ALPHA }));
+export class BenchPolicies {
+  private readonly manager: MemoryManager;
+
+  constructor(store: MemoryStore, readonly settings: PolicySettings) {
+    this.manager = new MemoryManager(store, {
+      addition: settings.addition,
+      mode: 'benchmark',
+      deletion: settings.deletion,
+      deletionParams: {
+        period: settings.period,
+        alpha: settings.alpha ?? DEFAULT_ALPHA,
+        minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS,
+        beta: betaFor(settings),
+        ...(settings.capacity !== undefined ? { capacity: settings.capacity } : {}),
+      },
+      rules: benchRules(settings),
+    });
   }
-  return steps;
+
+  afterTask(input: AfterTaskInput): AfterTaskOutcome {
+    const result = this.manager.afterTask(input);
+    const rules: Record<string, number> = {};
+    const deleted: string[] = [];
+    for (const d of result.deletions) {
+      if (d.recordIds.length === 0) continue;
+      rules[d.ruleId] = (rules[d.ruleId] ?? 0) + d.recordIds.length;
+      deleted.push(...d.recordIds);
+    }
+    const { recordId, ...decision } = result.addition;
+    return { decision, recordId, deleted, rules };
+  }
+
+  dispose(): void {
+    this.manager.dispose();
+  }
 }

@@ -141,7 +141,7 @@ export function importJsonl(store: MemoryStore, text: string, options: { reason?
     createdAt: r.createdAt,
     metadata: r.metadata,
   });
-  const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import' };
+  const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false };
   const write = store.db.transaction(() => {
     if (without.length > 0) store.add(without.map(toInput), context);
     if (withVectors.length > 0) {

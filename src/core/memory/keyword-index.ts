@@ -15,7 +15,7 @@ export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
  * BM25 weight (idf → 0) but dominate the cost, so a query over 100k templated
  * questions stays around a millisecond. Small memories never hit the budget.
  */
-export const DEFAULT_MAX_POSTINGS = 8_000;
+export const DEFAULT_MAX_POSTINGS = 5_000;
 /** BM25 parameters (MiniSearch's defaults). */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const FIELD_BOOST: Record<string, number> = { question: 1, code: 0.5 };
@@ -129,6 +129,9 @@ export class KeywordIndex {
   private matched = new Uint8Array(0);
   private stamp = new Uint32Array(0);
   private generation = 0;
+  /** Field lengths by MiniSearch short id (typed copies of `_fieldLength`, filled up to `lengthsFilled`). */
+  private lengths: [Uint16Array, Uint16Array] = [new Uint16Array(0), new Uint16Array(0)];
+  private lengthsFilled = 0;
   private readonly pending = new Map<number, IndexedText>();
   private syncedChangeId: number;
   private dirty = false;
@@ -216,6 +219,7 @@ export class KeywordIndex {
   rebuild(): void {
     const started = Date.now();
     this.ms = newMiniSearch();
+    this.lengthsFilled = 0;
     this.pending.clear();
     this.syncedChangeId = this.store.changeId;
     this.addDocs(this.store.activeTexts());
@@ -239,6 +243,29 @@ export class KeywordIndex {
     return out;
   }
 
+  /** Copies field lengths of documents added since the last query into typed arrays. */
+  private fillLengths(ix: MiniSearchInternals): void {
+    if (this.lengthsFilled > ix._nextId) this.lengthsFilled = 0; // a new MiniSearch instance
+    if (this.lengthsFilled === ix._nextId) return;
+    if (this.lengths[0].length < ix._nextId) {
+      const size = Math.max(ix._nextId, this.lengths[0].length * 2, 1024);
+      this.lengths = this.lengths.map((old) => {
+        const next = new Uint16Array(size);
+        next.set(old);
+        return next;
+      }) as [Uint16Array, Uint16Array];
+    }
+    const q = ix._fieldIds.question;
+    const c = ix._fieldIds.code;
+    for (let doc = this.lengthsFilled; doc < ix._nextId; doc++) {
+      const lens = ix._fieldLength.get(doc);
+      if (!lens) continue;
+      this.lengths[q][doc] = Math.min(65535, lens[q] ?? 0);
+      this.lengths[c][doc] = Math.min(65535, lens[c] ?? 0);
+    }
+    this.lengthsFilled = ix._nextId;
+  }
+
   private publicSearch(terms: string[], limit: number): KeywordHit[] {
     const results = this.ms.search(terms.join(' '), { tokenize: (q) => q.split(' '), processTerm: identity });
     return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
@@ -251,10 +278,12 @@ export class KeywordIndex {
       this.stamp = new Uint32Array(this.scores.length);
       this.generation = 0;
     }
+    this.fillLengths(ix);
     const scores = this.scores;
     const matched = this.matched;
     const touched: number[] = [];
     const n = ix._documentCount;
+    const checkDiscarded = this.ms.dirtCount > 0;
     for (const term of terms) {
       const data = ix._index.get(term);
       if (!data) continue;
@@ -267,10 +296,13 @@ export class KeywordIndex {
         const df = postings.size;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
         const avg = ix._avgFieldLength[fieldId];
+        const lengths = this.lengths[fieldId];
+        const kb = BM25.k * (1 - BM25.b);
+        const kbAvg = (BM25.k * BM25.b) / avg;
+        const weight = boost * idf;
         for (const [doc, tf] of postings) {
-          if (!ix._documentIds.has(doc)) continue;
-          const len = ix._fieldLength.get(doc)![fieldId];
-          const s = boost * idf * (BM25.d + (tf * (BM25.k + 1)) / (tf + BM25.k * (1 - BM25.b + (BM25.b * len) / avg)));
+          if (checkDiscarded && !ix._documentIds.has(doc)) continue;
+          const s = weight * (BM25.d + (tf * (BM25.k + 1)) / (tf + kb + kbAvg * lengths[doc]));
           if (matched[doc] === 0) touched.push(doc);
           if (stamp[doc] !== generation) {
             stamp[doc] = generation;
@@ -362,6 +394,7 @@ export class KeywordIndex {
       const ms = MiniSearch.loadJSON<Doc>(text.slice(newline + 1), MINISEARCH_OPTIONS);
       if (ms.documentCount !== active) throw new Error(`holds ${ms.documentCount} documents for ${active} active records`);
       this.ms = ms;
+      this.lengthsFilled = 0;
       this.syncedChangeId = changeId;
       this.logger.debug(`loaded keyword index ${file} (${active} records)`);
       return 'loaded';

@@ -47,7 +47,12 @@ export interface AddOptions extends OperationContext {
   /** One vector per input (same order), all from `embedderId`. */
   embeddings?: Float32Array[];
   embedderId?: string;
+  /** Read back and return the stored records (default true); bulk writers pass false and get []. */
+  returnRecords?: boolean;
 }
+
+/** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
+export const DEFAULT_CACHE_SIZE_KIB = 65_536;
 
 export interface RetrievalLogEntry {
   recordId: string;
@@ -82,6 +87,7 @@ export class MemoryStore {
 
   constructor(readonly db: Database, options: { logger?: Logger } = {}) {
     this.logger = options.logger ?? nullLogger;
+    db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
   }
 
@@ -240,7 +246,7 @@ export class MemoryStore {
     write.immediate();
     this.notifyActivated(activated);
     this.changes.fire({ kind: 'added', ids });
-    return this.getMany(ids);
+    return options.returnRecords === false ? [] : this.getMany(ids);
   }
 
   get(id: string): MemoryRecord | undefined {
