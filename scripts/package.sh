@@ -39,7 +39,7 @@ mkdir -p "$(dirname "$OUT")"
 # Dependencies are detected with `npm list --production`; .vscodeignore keeps only the
 # native runtime files. --skip-license/--allow-missing-repository keep vsce non-interactive.
 log="$(mktemp)"
-if ! npx --no-install vsce package --skip-license --allow-missing-repository --allow-star-activation \
+if ! npx --no-install vsce package --skip-license --allow-missing-repository --no-rewrite-relative-links --allow-star-activation \
      --out "$OUT" >"$log" 2>&1 </dev/null; then
   cat "$log" >&2; rm -f "$log"; die "vsce package failed"
 fi

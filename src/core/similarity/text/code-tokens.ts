@@ -13,17 +13,30 @@
 import { lexTokens } from '../../memory/text-processing';
 
 const STRING_LITERAL = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g;
+const SQL_STRING = /"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+
+/**
+ * Agent programs keep their logic in SQL strings (`answer = sql("select …")`): the SQL
+ * text is code, not a value, so it is unwrapped before tokenising (its own quoted
+ * literals stay literals).
+ */
+export function unwrapSqlStrings(code: string): string {
+  return code.replace(SQL_STRING, (whole, dq: string | undefined, bt: string | undefined) => {
+    const body = dq ?? bt ?? '';
+    return /^\s*(select|with)\b/i.test(body) ? ` ${body.replace(/\\(["\\`])/g, '$1')} ` : whole;
+  });
+}
 
 /** Identifiers (dotted paths kept whole), keywords and comparison operators, literals and numbers removed. */
 export function codeStructureTokens(code: string): Set<string> {
-  const stripped = code.toLowerCase().replace(STRING_LITERAL, ' ').replace(/\b\d+(?:\.\d+)?\b/g, ' ');
+  const stripped = unwrapSqlStrings(code).toLowerCase().replace(STRING_LITERAL, ' ').replace(/\b\d+(?:\.\d+)?\b/g, ' ');
   return new Set(stripped.match(/[a-z_][a-z_0-9]*(?:\.[a-z_][a-z_0-9]*)*|[<>!=]=?/g) ?? []);
 }
 
 /** Lower-cased words found inside the string literals of the code. */
 export function codeLiteralWords(code: string): Set<string> {
   const out = new Set<string>();
-  for (const m of code.matchAll(STRING_LITERAL)) {
+  for (const m of unwrapSqlStrings(code).matchAll(STRING_LITERAL)) {
     for (const t of lexTokens(m[0].slice(1, -1))) if (t.kind === 'word') out.add(t.text);
   }
   return out;
