@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AgentMemoryError } from './errors';
 import { goldProgram } from './bench/gold-program';
 import type { NewRecordInput } from './memory/types';
+import { sampleWithoutReplacement } from './random';
 
 export const DEMO_TASKS_FILE = 'ehrsql-mimic3-tasks.jsonl';
 export const DEMO_DATABASE_FILE = 'mimic3-demo.sqlite';
@@ -31,31 +32,14 @@ export function readDemoTasks(file: string): DemoTask[] {
   });
 }
 
-/** Deterministic PRNG (mulberry32) so the demo seed set is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The demo's initial memory: gold programs of `count` EHR questions drawn with a
  * fixed seed from the lines that are NOT in the agent's task stream (the
  * `nonempty` questions), so the stream is never answered from its own gold.
  */
 export function demoSeedRecords(tasks: DemoTask[], count: number, language: 'python' | 'javascript', seed = DEMO_SEED): NewRecordInput[] {
-  const pool = tasks.filter((t) => t.answer_status !== 'nonempty');
-  const random = seededRandom(seed);
-  for (let i = pool.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [pool[i], pool[j]] = [pool[j], pool[i]];
-  }
-  return pool.slice(0, count).map((t) => ({
+  const pool = sampleWithoutReplacement(tasks.filter((t) => t.answer_status !== 'nonempty'), count, seed);
+  return pool.map((t) => ({
     question: t.question,
     execution: { code: goldProgram(t.gold_sql, language), language, answer: t.answer, outcome: 'success' as const },
     provenance: 'seed' as const,

@@ -9,21 +9,10 @@ import { AgentMemoryError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import type { MemoryChangeEvent } from '../core/memory/types';
 import type { Settings } from './settings-schema';
+import type { CreateAppOptions } from '../core/app';
 
-/** What the editor passes to `createApp` (exported by src/core/app.ts). */
-export interface CreateAppOptions {
-  /** Absolute path of the memory database file (created and migrated if missing). */
-  databasePath: string;
-  /** All `agentMemory.*` settings, validated. */
-  settings: Settings;
-  /** API key for the model endpoint (from SecretStorage), if any. */
-  apiKey?: string;
-  /** Folder with the bundled demo data (mimic3-demo.sqlite, ehrsql-mimic3-tasks.jsonl). */
-  demoDataDir: string;
-  /** Folder the core may use for scratch files (runner temp dirs, role memories). */
-  storageDir: string;
-  logger: Logger;
-}
+/** What the editor passes to `createApp` (defined by the core facade). */
+export type { CreateAppOptions };
 
 export type CreateApp = (options: CreateAppOptions) => AgentMemoryApp | Promise<AgentMemoryApp>;
 

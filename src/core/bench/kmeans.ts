@@ -6,7 +6,7 @@
  * hard-assignment special case).
  */
 import { AgentMemoryError } from '../errors';
-import { seededRandom } from './random';
+import { seededRandom } from '../random';
 
 export const DEFAULT_SHIFT_GROUPS = 3;
 export const KMEANS_MAX_ITERATIONS = 100;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
+import { seededRandom } from '../random';
 import type { NewRecordInput } from '../memory/types';
 
 /**
@@ -21,18 +22,6 @@ const TaskSchema = z.object({
 });
 type Task = z.infer<typeof TaskSchema>;
 
-/** Small deterministic PRNG (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -44,7 +33,7 @@ export class SyntheticRecords {
 
   constructor(private readonly tasks: Task[], seed: number) {
     if (tasks.length === 0) throw new AgentMemoryError('INVALID_INPUT', 'No tasks to generate records from.');
-    this.random = mulberry32(seed);
+    this.random = seededRandom(seed);
     for (const t of tasks) {
       for (const [key, value] of Object.entries(t.values)) {
         if (typeof value !== 'string' && typeof value !== 'number') continue;

@@ -4,7 +4,7 @@
  * is `initialMemory` gold programs drawn with the seed from the OTHER lines.
  */
 import { AgentMemoryError } from '../errors';
-import { sampleWithoutReplacement } from './random';
+import { sampleWithoutReplacement } from '../random';
 import { BenchTask, isStreamTask } from './task-file';
 
 export interface TaskPlan {

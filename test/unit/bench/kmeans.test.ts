@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { kmeans, shiftOrder } from '../../../src/core/bench/kmeans';
-import { seededRandom } from '../../../src/core/bench/random';
+import { seededRandom } from '../../../src/core/random';
 
 /** Three well-separated blobs of unit-ish vectors in 8 dimensions, interleaved. */
 function blobs(perBlob: number): { vectors: Float32Array[]; truth: number[] } {
