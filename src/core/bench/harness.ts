@@ -4,6 +4,7 @@
  * agent loop per task, evaluates Φ, applies the addition and deletion policies,
  * and returns one row per task (metrics.ts turns them into metrics.json).
  */
+import * as fs from 'node:fs';
 import { runAgentLoop, AgentLoopDeps } from '../agent/loop/agent-loop';
 import type { CodeGenerator } from '../agent/loop/generators';
 import type { ChatModel } from '../agent/model/types';
@@ -91,6 +92,12 @@ export interface BenchDeps {
   onTask?(row: BenchTaskRow, total: number): void;
   /** A run cache shared across configurations (grids); its `run` must wrap the same runner. */
   cache?: RunCache;
+  /**
+   * Where the run's memory store lives (default ':memory:', discarded at the end).
+   * A file path keeps the final memory, audit trail and task log for inspection;
+   * the file must not exist yet (every run starts from a fresh store).
+   */
+  storePath?: string;
 }
 
 function seedRecord(task: BenchTask, language: 'python' | 'javascript'): NewRecordInput {
@@ -145,7 +152,10 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     });
   }
 
-  const store = MemoryStore.open(':memory:');
+  if (deps.storePath !== undefined && deps.storePath !== ':memory:' && fs.existsSync(deps.storePath)) {
+    throw new AgentMemoryError('INVALID_INPUT', `The benchmark store ${deps.storePath} already exists; every run starts from a fresh store, so pass a new path (or none for an in-memory store).`);
+  }
+  const store = MemoryStore.open(deps.storePath ?? ':memory:');
   const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
   const cacheBefore = cache ? { ...cache.stats } : null;
   const retriever = new StoreRetriever(store, embedder, language);
@@ -198,7 +208,24 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         code: result.code,
         answer: result.answer,
         outcome: result.outcome,
-        log: { correct: evaluations.strict.utility, addition: step.decision.reason, deletions: step.rules },
+        evaluator: evaluations.utility.evaluator,
+        inputSimilarity: result.inputSimilarity,
+        outputSimilarity: result.outputSimilarity,
+        recordId: step.recordId,
+        log: {
+          taskId: task.id,
+          model: result.model,
+          correct: evaluations.strict.utility,
+          utility: evaluations.utility.utility,
+          utilityReason: evaluations.utility.reason,
+          addition: step.decision.reason,
+          deletions: step.rules,
+          retrieved: result.demonstrations.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })),
+          attempts: result.attempts,
+          ...(result.gaveUp ? { gaveUp: result.gaveUp } : {}),
+          usage: { promptTokens: result.usage.promptTokens + evaluations.promptTokens, completionTokens: result.usage.completionTokens + evaluations.completionTokens },
+          timings: result.timings,
+        },
       });
       const bookkeepingMs = Math.max(0, performance.now() - t0 - evaluations.modelMs);
       const row: BenchTaskRow = {

@@ -14,11 +14,6 @@ export interface TextEmbedder {
   embedSync(text: string): Float32Array;
 }
 
-/** Cosine of unit vectors can exceed 1 by float error; records store [-1, 1]. */
-function clampCosine(x: number | null): number | null {
-  return x === null ? null : Math.min(1, Math.max(-1, x));
-}
-
 /**
  * @example
  * const retriever = new StoreRetriever(store, embedder, 'python');
@@ -44,7 +39,7 @@ export class StoreRetriever {
         text = { question: rec.question, code: rec.execution.code };
         this.texts.set(hit.recordId, text);
       }
-      return { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: clampCosine(hit.inputSimilarity), language: this.language, rank };
+      return { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: this.language, rank };
     });
   }
 

@@ -124,6 +124,8 @@ export class HybridSearch {
       let cosine = cosines.get(rid) ?? null;
       if (cosine === null && vector) cosine = this.dense.cosine(rid, vector) ?? this.storedCosine(rid, vector);
       const omega = recency ? Math.exp(-recency.lambda * Math.max(0, recency.currentTask - row.created_task)) : 1;
+      // Float32 dot products of unit vectors can land a hair outside [-1, 1].
+      if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
       const hit: SearchHit & { row: CandidateRow } = { recordId: row.id, rid, score: h.score * omega, inputSimilarity: cosine, row };
       const dr = denseRank.get(h.key);
       const kr = keywordRank.get(h.key);

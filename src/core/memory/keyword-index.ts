@@ -1,10 +1,9 @@
-import * as fs from 'node:fs';
 import MiniSearch from 'minisearch';
-import { z } from 'zod';
 import { errorMessage } from '../errors';
 import { Disposable } from '../events';
 import { Logger, nullLogger, tagged } from '../logger';
 import type { IndexedText, MemoryStore } from './store';
+import { readIndexFile, writeIndexFile } from './keyword-index-file';
 import { stem, tokenizeForKeywords } from './text-processing';
 
 /** Default delay before a changed index is written to disk. */
@@ -20,13 +19,6 @@ export const DEFAULT_MAX_POSTINGS = 5_000;
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const FIELD_BOOST: Record<string, number> = { question: 1, code: 0.5 };
 export const KEYWORD_FILE_SUFFIX = '.minisearch.json';
-const FORMAT = 1;
-
-const HeaderSchema = z.object({
-  format: z.literal(FORMAT),
-  changeId: z.number().int(),
-  activeCount: z.number().int().min(0),
-});
 
 export interface KeywordHit {
   rid: number;
@@ -374,49 +366,19 @@ export class KeywordIndex {
   }
 
   private load(file: string): KeywordIndexOrigin {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      this.logger.info(`no keyword index at ${file}; building it from the database`);
-      return 'rebuilt:missing';
-    }
-    try {
-      const newline = text.indexOf('\n');
-      if (newline < 0) throw new Error('no header line');
-      const header = HeaderSchema.parse(JSON.parse(text.slice(0, newline)));
-      const changeId = this.store.changeId;
-      const active = this.store.counts().active;
-      if (header.changeId !== changeId || header.activeCount !== active) {
-        this.logger.info(`keyword index ${file} is stale (change ${header.changeId} vs ${changeId}, ${header.activeCount} vs ${active} active records); rebuilding`);
-        return 'rebuilt:stale';
-      }
-      const ms = MiniSearch.loadJSON<Doc>(text.slice(newline + 1), MINISEARCH_OPTIONS);
-      if (ms.documentCount !== active) throw new Error(`holds ${ms.documentCount} documents for ${active} active records`);
-      this.ms = ms;
+    const changeId = this.store.changeId;
+    const read = readIndexFile<Doc>(file, { changeId, activeCount: this.store.counts().active }, MINISEARCH_OPTIONS, this.logger);
+    if (read.origin === 'loaded') {
+      this.ms = read.index;
       this.lengthsFilled = 0;
       this.syncedChangeId = changeId;
-      this.logger.debug(`loaded keyword index ${file} (${active} records)`);
-      return 'loaded';
-    } catch (error) {
-      this.logger.warn(`keyword index ${file} is corrupt (${errorMessage(error)}); rebuilding`);
-      return 'rebuilt:corrupt';
     }
+    return read.origin;
   }
 
   private persist(): void {
     if (!this.file) return;
-    const header = { format: FORMAT, changeId: this.syncedChangeId, activeCount: this.ms.documentCount };
-    const tmp = `${this.file}.tmp-${process.pid}`;
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      fs.writeSync(fd, JSON.stringify(header) + '\n');
-      fs.writeSync(fd, JSON.stringify(this.ms));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, this.file);
+    writeIndexFile(this.file, { changeId: this.syncedChangeId, activeCount: this.ms.documentCount }, this.ms);
     this.dirty = false;
   }
 }

@@ -60,6 +60,12 @@ export interface RetrievalLogEntry {
   inputSimilarity: number | null;
 }
 
+/** Column order of the positional parameters `add` binds. */
+const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
+  input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';
+
 const TransitionRules: Record<'approve' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
   approve: ['pending'],
   reject: ['pending'],
@@ -150,13 +156,7 @@ export class MemoryStore {
    */
   assertEmbedder(id: string, dimension: number): void {
     const stored = this.embedder;
-    if (stored && (stored.id !== id || stored.dimension !== dimension)) {
-      throw new AgentMemoryError(
-        'EMBEDDER_MISMATCH',
-        `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
-        { stored, configured: { id, dimension } },
-      );
-    }
+    if (stored) mismatchCheck(stored, id, dimension);
   }
 
   // ---------------------------------------------------------------- records
@@ -183,64 +183,73 @@ export class MemoryStore {
       if (!options.embedderId) throw new AgentMemoryError('INVALID_INPUT', 'embedderId is required with embeddings.');
       const dim = embeddings[0].length;
       if (embeddings.some((v) => v.length !== dim)) throw new AgentMemoryError('INVALID_INPUT', 'All embeddings must have the same dimension.');
-      this.assertEmbedder(options.embedderId, dim);
     }
     const now = new Date().toISOString();
-    const insert = this.stmt(`INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
-      input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata)
-      VALUES (@id, @question, @code, @language, @answer, @outcome, @output_excerpt, @demonstration_ids, @input_similarity, @output_similarity,
-      @status, @provenance, @created_task, @created_at, @updated_at, @embedding, @embedder_id, @embedding_dim, @metadata)`);
+    const insert = this.stmt(INSERT_RECORD_SQL);
+    const audit = this.stmt(INSERT_AUDIT_SQL);
+    const operation: AuditOperation = trigger === 'import' ? 'import' : 'add';
+    const reason = options.reason ?? '';
+    const evidence = options.evidence;
+    const embedderId = embeddings && embeddings.length > 0 ? options.embedderId! : null;
     const activated: IndexedText[] = [];
-    const ids: string[] = [];
+    const ids: string[] = new Array<string>(parsed.length);
     const write = this.db.transaction(() => {
-      if (embeddings && embeddings.length > 0 && !this.embedder) {
-        this.setMeta('embedder_id', options.embedderId!);
-        this.setMeta('embedder_dim', String(embeddings[0].length));
+      if (embedderId !== null) {
+        // Checked again under the write lock: another process may have re-embedded meanwhile.
+        const dim = embeddings![0].length;
+        const stored = this.embedder;
+        if (stored) mismatchCheck(stored, embedderId, dim);
+        else {
+          this.setMeta('embedder_id', embedderId);
+          this.setMeta('embedder_dim', String(dim));
+        }
+        this.vectors.ensure(dim);
       }
-      parsed.forEach((rec, i) => {
+      for (let i = 0; i < parsed.length; i++) {
+        const rec = parsed[i];
+        const x = rec.execution;
         const id = rec.id ?? randomUUID();
         const vector = embeddings?.[i];
-        let info;
+        let rid: number;
         try {
-          info = insert.run({
-            id,
-            question: rec.question,
-            code: rec.execution.code,
-            language: rec.execution.language,
-            answer: JSON.stringify(rec.execution.answer ?? null),
-            outcome: rec.execution.outcome,
-            output_excerpt: rec.execution.outputExcerpt,
-            demonstration_ids: JSON.stringify(rec.execution.demonstrationIds),
-            input_similarity: rec.execution.inputSimilarity,
-            output_similarity: rec.execution.outputSimilarity,
-            status: rec.status,
-            provenance: rec.provenance,
-            created_task: rec.createdTask,
-            created_at: rec.createdAt ?? now,
-            updated_at: now,
-            embedding: vector ? vectorToBlob(vector) : null,
-            embedder_id: vector ? options.embedderId : null,
-            embedding_dim: vector ? vector.length : null,
-            metadata: JSON.stringify(rec.metadata),
-          });
+          // Positional parameters, in INSERT_RECORD_SQL's column order (binding by name costs more).
+          rid = Number(
+            insert.run(
+              id,
+              rec.question,
+              x.code,
+              x.language,
+              JSON.stringify(x.answer ?? null),
+              x.outcome,
+              x.outputExcerpt,
+              JSON.stringify(x.demonstrationIds),
+              x.inputSimilarity,
+              x.outputSimilarity,
+              rec.status,
+              rec.provenance,
+              rec.createdTask,
+              rec.createdAt ?? now,
+              now,
+              vector ? vectorToBlob(vector) : null,
+              vector ? embedderId : null,
+              vector ? vector.length : null,
+              JSON.stringify(rec.metadata),
+            ).lastInsertRowid,
+          );
         } catch (error) {
           if (String(error).includes('UNIQUE')) {
             throw new AgentMemoryError('INVALID_INPUT', `Record ${i + 1}: a record with id '${id}' already exists. Nothing was written.`, { id });
           }
           throw error;
         }
-        const rid = Number(info.lastInsertRowid);
         if (rec.status === 'active') {
           if (vector) this.vectors.upsert(rid, vector);
-          activated.push({ rid, id, question: rec.question, code: rec.execution.code });
+          activated.push({ rid, id, question: rec.question, code: x.code });
         }
-        this.writeAudit(trigger === 'import' ? 'import' : 'add', id, trigger, options.reason ?? '', {
-          status: rec.status,
-          provenance: rec.provenance,
-          ...(options.evidence?.[id] ?? {}),
-        });
-        ids.push(id);
-      });
+        const extra = evidence?.[id];
+        audit.run(now, operation, id, trigger, reason, JSON.stringify(extra ? { status: rec.status, provenance: rec.provenance, ...extra } : { status: rec.status, provenance: rec.provenance }));
+        ids[i] = id;
+      }
       this.bumpChange();
     });
     write.immediate();
@@ -386,7 +395,7 @@ export class MemoryStore {
   // ---------------------------------------------------------------- audit
 
   writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
-    this.stmt('INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
+    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
   }
 
   /** Audit entries, newest first; optionally for one record. */
@@ -417,5 +426,15 @@ export class MemoryStore {
 
   get log(): Logger {
     return this.logger;
+  }
+}
+
+function mismatchCheck(stored: { id: string; dimension: number }, id: string, dimension: number): void {
+  if (stored.id !== id || stored.dimension !== dimension) {
+    throw new AgentMemoryError(
+      'EMBEDDER_MISMATCH',
+      `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
+      { stored, configured: { id, dimension } },
+    );
   }
 }

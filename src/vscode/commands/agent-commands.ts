@@ -112,6 +112,12 @@ async function showResult(c: Container, result: AgentTaskResult, quiet: boolean)
   // Not awaited: the command finishes while the notification waits for the user.
   vscode.window.showInformationMessage(`Agent Memory: ${message}`, ...actions).then(
     async (choice) => {
+      // VS Code cannot dismiss a notification: the record may have been decided in the tree meanwhile.
+      const stillPending = pendingId !== null && c.host.current?.get(pendingId)?.status === 'pending';
+      if ((choice === 'Approve' || choice === 'Reject') && !stillPending) {
+        void vscode.window.showInformationMessage(`Agent Memory: task ${result.taskIndex}'s record was already ${c.host.current?.get(pendingId ?? '')?.status ?? 'removed'}.`);
+        return;
+      }
       if (choice === 'Approve' && pendingId) await vscode.commands.executeCommand('agentMemory.approve', [pendingId]);
       else if (choice === 'Reject' && pendingId) await vscode.commands.executeCommand('agentMemory.reject', [pendingId]);
       else if (choice === 'Diff with Demonstration') await vscode.commands.executeCommand('agentMemory.diffWithDemonstration', result.taskIndex);

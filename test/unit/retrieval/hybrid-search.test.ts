@@ -129,7 +129,8 @@ describe('HybridSearch', () => {
     const cos = plain[0].score;
     assert.ok(Math.abs(weighted[0].score - cos * Math.exp(-lambda * 10)) < 1e-9);
     assert.ok(Math.abs(weighted[1].score - cos * Math.exp(-lambda * 99)) < 1e-9);
-    assert.ok(Math.abs((weighted[1].inputSimilarity ?? 0) - cos) < 1e-9, 'input similarity stays the raw cosine');
+    // Input similarity is the unweighted cosine (clamped to [-1, 1] against float32 rounding).
+    assert.ok(Math.abs((weighted[1].inputSimilarity ?? 0) - Math.min(1, cos)) < 1e-9, 'input similarity stays the raw cosine');
   });
 
   it('rejects a query vector of another dimension with the re-embed remedy', () => {

@@ -90,7 +90,15 @@ function errorText(r: RunResult): string {
  * build the prompt, generate code, run it, debug and retry (≤ N rounds),
  * answer or give up with a reason. Evaluation, addition and deletion are the
  * memory manager's job (steps 3–5), done by the caller with this result.
- * Cancellable at every await through `options.signal`.
+ * Cancellable at every await through `options.signal`: CANCELLED is rethrown
+ * after the task row is closed with `log.cancelled = true`. A model reply with
+ * no runnable program counts as a failed attempt (retried with feedback); any
+ * other generation failure (unreachable endpoint, auth …) gives up at once with
+ * the reason in `gaveUp` — the promise resolves, it does not reject.
+ *
+ * @example
+ * const result = await runAgentLoop(deps, 'How should naproxen be taken?', { databasePath, language: 'javascript', signal });
+ * if (result.gaveUp) logger.warn(result.gaveUp);
  */
 export async function runAgentLoop(deps: AgentLoopDeps, question: string, options: AgentLoopOptions): Promise<AgentRunResult> {
   const logger = deps.logger ?? nullLogger;
@@ -100,14 +108,47 @@ export async function runAgentLoop(deps: AgentLoopDeps, question: string, option
   const language = options.language;
   throwIfCancelled(options.signal);
   const taskIndex = deps.tasks.begin(question);
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  const attempts: AttemptLog[] = [];
+  try {
+    return await runSteps(deps, question, options, { taskIndex, started, k, maxRounds, language, logger, usage, attempts });
+  } catch (error) {
+    if (isAgentMemoryError(error, 'CANCELLED')) {
+      // Close the task row so the log shows what happened before the cancellation.
+      try {
+        deps.tasks.finish(taskIndex, { log: { cancelled: true, attempts, usage, timings: { totalMs: performance.now() - started }, model: deps.generator.id } });
+      } catch (logError) {
+        logger.warn(`[agent] task ${taskIndex}: could not log the cancellation: ${errorMessage(logError)}`);
+      }
+    }
+    throw error;
+  }
+}
 
+interface LoopState {
+  taskIndex: number;
+  started: number;
+  k: number;
+  maxRounds: number;
+  language: 'python' | 'javascript';
+  logger: Logger;
+  usage: TokenUsage;
+  attempts: AttemptLog[];
+}
+
+/** Model output that is not a runnable program (a retry with feedback may fix it). */
+function isInvalidOutput(error: unknown): error is AgentMemoryError {
+  return isAgentMemoryError(error, 'MODEL') && ['no-code', 'syntax', 'empty'].includes(String(error.details?.kind));
+}
+
+async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoopOptions, state: LoopState): Promise<AgentRunResult> {
+  const { taskIndex, started, k, maxRounds, language, logger, usage, attempts } = state;
   const t0 = performance.now();
   const demonstrations = await deps.retrieve(question, k);
+  throwIfCancelled(options.signal);
   deps.tasks.logRetrievals(taskIndex, demonstrations.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
   const retrieveMs = performance.now() - t0;
 
-  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  const attempts: AttemptLog[] = [];
   const debugTurns: DebugTurn[] = [];
   let generateMs = 0;
   let runMs = 0;
@@ -122,6 +163,18 @@ export async function runAgentLoop(deps: AgentLoopDeps, question: string, option
       gen = await deps.generator.generate({ question, language, demonstrations, debugTurns, toolboxDocs: deps.toolboxDocs(language), roleMemory: deps.roles?.render('coder'), attempt, signal: options.signal });
     } catch (error) {
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
+      if (isInvalidOutput(error)) {
+        // A reply without a runnable program is a failed attempt: tell the coder and retry.
+        const log: AttemptLog = { attempt, code: '', outcome: 'error', answer: null, error: errorMessage(error), stdout: '', durationMs: 0, note: 'invalid model output' };
+        attempts.push(log);
+        if (attempt === maxRounds) {
+          gaveUp = `no working program after ${maxRounds + 1} attempts; last error: ${log.error}`;
+          break;
+        }
+        log.debugAnalysis = `Your reply had no runnable ${language} program. Reply with the complete program in a single \`\`\`${language} fenced block.`;
+        debugTurns.push({ code: '', error: log.error!, analysis: log.debugAnalysis });
+        continue;
+      }
       gaveUp = `code generation failed: ${errorMessage(error)}`;
       logger.warn(`[agent] task ${taskIndex}: ${gaveUp}`);
       break;

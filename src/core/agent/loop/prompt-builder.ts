@@ -100,8 +100,8 @@ export function buildPrompt(parts: PromptParts, budgetTokens = DEFAULT_PROMPT_BU
       kind: 'debug',
       similarity: Infinity,
       messages: [
-        { role: 'assistant', content: '```' + lang + '\n' + turn.code.trim() + '\n```' },
-        { role: 'user', content: `Running that code failed:\n${turn.error}\n\nDebugger analysis: ${turn.analysis}\n\nWrite the corrected program for the question.` },
+        { role: 'assistant', content: turn.code.trim() ? '```' + lang + '\n' + turn.code.trim() + '\n```' : '(a reply without a runnable program)' },
+        { role: 'user', content: `${turn.code.trim() ? 'Running that code' : 'Reading that reply'} failed:\n${turn.error}\n\nDebugger analysis: ${turn.analysis}\n\nWrite the corrected program for the question.` },
       ],
     });
   }
