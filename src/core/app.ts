@@ -17,7 +17,8 @@ import { runAgentLoop, RetrievedDemonstration } from './agent/loop/agent-loop';
 import { CodeGenerator, LlmCodeGenerator, ReuseCodeGenerator } from './agent/loop/generators';
 import { ModelClient } from './agent/model/model-client';
 import { judgeTask } from './policy/llm-judge';
-import { RoleMemory, Role, renderRoleMemory, updateRoleMemory, emptyRoleMemory } from './agent/role-memory';
+import { Role } from './agent/role-memory';
+import { RoleMemories } from './agent/role-memories';
 import { JsonFileRoleMemoryStore } from './agent/role-memory-store';
 import { DatabaseValueLookup } from './agent/reuse/value-lookup';
 import { createRunner, toolboxDocs, CodeRunner } from './agent/runners';
@@ -64,8 +65,7 @@ class AgentMemoryCore implements AgentMemoryApp {
   private settings: Settings;
   private apiKey: string | undefined;
   private dataDb: BetterSqlite3.Database | null = null;
-  private readonly roleStore: JsonFileRoleMemoryStore;
-  private readonly roles = new Map<Role, RoleMemory>();
+  private roles!: RoleMemories;
   private readonly plans = new WeakMap<DeletionPlan, PolicyDeletionPlan>();
 
   constructor(private readonly options: CreateAppOptions) {
@@ -78,7 +78,6 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.manager = this.createManager();
     this.runner = createRunner(this.settings.runner.language, { logger: options.logger });
     this.generator = this.createGenerator();
-    this.roleStore = new JsonFileRoleMemoryStore(path.join(options.storageDir, 'role-memories'));
   }
 
   readonly onDidChange = (listener: (event: MemoryChangeEvent) => void): Disposable => this.store.onDidChange(listener);
@@ -138,14 +137,7 @@ class AgentMemoryCore implements AgentMemoryApp {
   }
 
   async loadRoleMemories(): Promise<void> {
-    for (const role of ['coder', 'debugger'] as const) {
-      try {
-        this.roles.set(role, await this.roleStore.load(role));
-      } catch (error) {
-        this.logger.warn(`role memory '${role}' could not be read (${errorMessage(error)}); starting empty — reset it to overwrite the file`);
-        this.roles.set(role, emptyRoleMemory(role));
-      }
-    }
+    this.roles = await RoleMemories.load(new JsonFileRoleMemoryStore(path.join(this.options.storageDir, 'role-memories')), this.options.logger);
   }
 
   // ------------------------------------------------------------ reading
@@ -238,7 +230,7 @@ class AgentMemoryCore implements AgentMemoryApp {
         run: (request, signal) => this.runner.run(request, signal),
         toolboxDocs: (lang) => toolboxDocs(lang),
         codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
-        roles: this.model ? { render: (role) => this.renderRole(role), update: (role, task, output, signal) => this.updateRole(role, task, output, signal) } : undefined,
+        roles: this.roles.forModel(this.model),
         logger: this.options.logger,
       },
       question,
@@ -369,34 +361,15 @@ class AgentMemoryCore implements AgentMemoryApp {
 
   // ------------------------------------------------------------ role memories
 
-  private renderRole(role: Role): string | undefined {
-    const memory = this.roles.get(role);
-    const text = memory ? renderRoleMemory(memory) : '';
-    return text || undefined;
-  }
-
-  private async updateRole(role: Role, task: string, output: string, signal?: AbortSignal): Promise<void> {
-    if (!this.model) return;
-    const current = this.roles.get(role) ?? emptyRoleMemory(role);
-    const result = await updateRoleMemory(this.model, role, current, { task, output }, { signal });
-    if (result.updated) {
-      this.roles.set(role, result.memory);
-      await this.roleStore.save(role, result.memory);
-    } else if (result.error) {
-      this.logger.warn(`${role} memory not updated: ${result.error.message}`);
-    }
-  }
-
   roleMemories(): RoleMemoryView[] {
     return (['coder', 'debugger'] as const).map((role) => {
-      const m = this.roles.get(role) ?? emptyRoleMemory(role);
+      const m = this.roles.get(role);
       return { role, lessons: m.lessons, validPatterns: m.validPatterns, mistakesToAvoid: m.mistakesToAvoid, updates: m.updates };
     });
   }
 
-  resetRoleMemory(role: 'coder' | 'debugger'): void {
-    this.roles.set(role, emptyRoleMemory(role));
-    this.roleStore.reset(role).catch((error: unknown) => this.logger.error(`resetting the ${role} memory failed: ${errorMessage(error)}`));
+  resetRoleMemory(role: Role): void {
+    this.roles.reset(role);
   }
 
   dispose(): void {

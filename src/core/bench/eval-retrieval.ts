@@ -6,15 +6,19 @@
  * - hit@1: the top-1 record has the query's template;
  * - precision@k: mean fraction of the k retrieved records with the query's template.
  *
- * The search backend is a parameter ({@link RetrievalBackend}); the default
- * {@link InProcessBackend} is a brute-force cosine over the hashing embedder
- * (fitted on the memory records only) + MiniSearch with the shared keyword
- * tokenizer + {@link fuseRankings}.
+ * The search backend is a parameter ({@link RetrievalBackend}). The default,
+ * {@link StoreBackend}, measures the product: the memory goes as active records
+ * into a temporary SQLite store (sqlite-vec + MiniSearch) and is searched with
+ * {@link HybridSearch}. {@link InProcessBackend} is a brute-force cosine over the
+ * same fitted embedder + MiniSearch + {@link fuseRankings}, for comparison.
+ * Both fit the hashing embedder on the memory records only (question + code, the
+ * code being a line's `code` or its `gold_sql` as the toolbox program that a
+ * record stores, see {@link goldProgram}).
  *
  * @example
  * ```ts
  * const memory = loadEvalFile('M.jsonl'), queries = loadEvalFile('Q.jsonl');
- * const result = await evaluateRetrieval({ memory, queries, k: 4, mode: 'hybrid' });
+ * const result = await evaluateRetrieval({ memory, queries, k: 4, mode: 'hybrid' }); // real store
  * // { n: 1198, k: 4, mode: 'hybrid', hit_at_1: 0.6…, precision_at_k: 0.5… }
  * ```
  */
@@ -23,9 +27,12 @@ import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { fuseRankings } from '../memory/fusion';
+import { HybridSearch } from '../memory/hybrid-search';
+import { MemoryStore } from '../memory/store';
 import { tokenizeForKeywords } from '../memory/text-processing';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
+import { goldProgram } from './gold-program';
 import { TfidfBaselineIndex } from './tfidf-baseline';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
@@ -72,9 +79,14 @@ export function parseEvalJsonl(text: string, source = 'input'): EvalItem[] {
       throw new AgentMemoryError('INVALID_INPUT', `${source}:${lineNo}: field '${field}': ${issue?.message ?? 'invalid'}; fix or remove that line.`);
     }
     const line = parsed.data;
-    items.push({ key: String(items.length), question: line.question, template: line.template, code: line.code ?? line.gold_sql ?? '' });
+    items.push({ key: String(items.length), question: line.question, template: line.template, code: line.code ?? programOf(line.gold_sql) });
   });
   return items;
+}
+
+/** A gold SQL as the product stores it: the toolbox program `answer = sql("…")`. */
+function programOf(sql: string | undefined): string {
+  return sql !== undefined && sql.trim() !== '' ? goldProgram(sql, 'python') : '';
 }
 
 /** Reads and validates a JSONL evaluation file. */
@@ -153,6 +165,76 @@ export class InProcessBackend implements RetrievalBackend {
   }
 }
 
+/** Which backend `agent-memory eval-retrieval` uses (`store` by default). */
+export const RETRIEVAL_BACKENDS = ['store', 'in-process'] as const;
+export type RetrievalBackendName = (typeof RETRIEVAL_BACKENDS)[number];
+
+/**
+ * The real store as the evaluation backend: records are written with
+ * `MemoryStore.add` (active, provenance `import`, python programs) into a
+ * temporary database (`':memory:'` by default, or `file`), with vectors from
+ * the hashing embedder fitted on those records, and searched through
+ * {@link HybridSearch} (sqlite-vec bit codes + exact rescoring, MiniSearch BM25,
+ * RRF) in mode hybrid, vector or keyword. `tfidf-baseline` uses the baseline index.
+ * All records must be added in one `add` call before searching.
+ *
+ * @example
+ * ```ts
+ * const backend = new StoreBackend();
+ * const result = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend });
+ * ```
+ */
+export class StoreBackend implements RetrievalBackend {
+  private store: MemoryStore | null = null;
+  private index: HybridSearch | null = null;
+  private embedder = new HashingEmbedder();
+  private readonly baseline = new TfidfBaselineIndex();
+
+  constructor(private readonly options: { file?: string } = {}) {}
+
+  async add(records: readonly { key: string; question: string; code: string }[]): Promise<void> {
+    if (this.store) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.add() fits on the whole memory: call it once.');
+    this.embedder = new HashingEmbedder({ statistics: fitTextStatistics(records) });
+    const vectors = await this.embedder.embed(records.map((r) => r.question));
+    const store = MemoryStore.open(this.options.file ?? ':memory:');
+    try {
+      store.add(
+        records.map((r) => ({ id: r.key, question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'import' as const })),
+        { trigger: 'import', reason: 'eval-retrieval memory', embeddings: vectors, embedderId: this.embedder.id, returnRecords: false },
+      );
+      this.index = HybridSearch.open(store, { file: null });
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    this.store = store;
+    this.baseline.add(records.map((r) => ({ key: r.key, text: r.question })));
+  }
+
+  get embedderId(): string {
+    return this.embedder.id;
+  }
+
+  async search(query: string, k: number, mode: RetrievalMode): Promise<{ key: string; score: number }[]> {
+    if (mode === 'tfidf-baseline') return this.baseline.search(query, k);
+    if (!this.index) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.search() before add(): load the memory first.');
+    const vector = mode === 'keyword' ? undefined : this.embedder.embedSync(query);
+    return this.index.search({ text: query, vector }, k, { mode }).map((h) => ({ key: h.recordId, score: h.score }));
+  }
+
+  async close(): Promise<void> {
+    this.index?.close();
+    this.store?.close();
+    this.index = null;
+    this.store = null;
+  }
+}
+
+/** A fresh backend by name. */
+export function createRetrievalBackend(name: RetrievalBackendName): StoreBackend | InProcessBackend {
+  return name === 'in-process' ? new InProcessBackend() : new StoreBackend();
+}
+
 export interface EvalResult {
   n: number;
   k: number;
@@ -166,7 +248,7 @@ export interface EvalOptions {
   queries: readonly EvalItem[];
   k?: number;
   mode?: RetrievalMode;
-  /** Defaults to a fresh {@link InProcessBackend}. */
+  /** Defaults to a fresh {@link StoreBackend}. */
   backend?: RetrievalBackend;
 }
 
@@ -176,7 +258,7 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   const mode = options.mode ?? 'hybrid';
   if (!Number.isInteger(k) || k < 1) throw new AgentMemoryError('INVALID_INPUT', `k must be a positive integer (got ${k}).`);
   if (options.memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', 'The memory file has no records; pass a JSONL file with at least one line.');
-  const backend: RetrievalBackend = options.backend ?? new InProcessBackend();
+  const backend: RetrievalBackend = options.backend ?? new StoreBackend();
   const templateOf = new Map(options.memory.map((m) => [m.key, m.template]));
   await backend.add(options.memory.map(({ key, question, code }) => ({ key, question, code })));
   let hits = 0;

@@ -7,6 +7,8 @@
 import * as fs from 'node:fs';
 import { runAgentLoop, AgentLoopDeps } from '../agent/loop/agent-loop';
 import type { CodeGenerator } from '../agent/loop/generators';
+import { RoleMemories } from '../agent/role-memories';
+import { InMemoryRoleMemoryStore } from '../agent/role-memory-store';
 import type { ChatModel } from '../agent/model/types';
 import type { RunRequest, RunResult } from '../agent/runners/types';
 import { toolboxDocs } from '../agent/toolbox/docs';
@@ -168,7 +170,10 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     const tasks = new TaskLog(store);
     const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
     policies = new BenchPolicies(store, settings);
+    // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
+    const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
     const loopDeps: AgentLoopDeps = {
+      roles: roles?.forModel(deps.judge),
       tasks,
       retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, k)),
       generator: deps.generator,

@@ -254,7 +254,7 @@ export class MemoryStore {
     });
     write.immediate();
     this.notifyActivated(activated);
-    this.changes.fire({ kind: 'added', ids });
+    this.afterCommit(() => this.changes.fire({ kind: 'added', ids }));
     return options.returnRecords === false ? [] : this.getMany(ids);
   }
 
@@ -364,8 +364,8 @@ export class MemoryStore {
     apply.immediate();
     this.notifyDeactivated(deactivated);
     this.notifyActivated(activated);
-    this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique });
-    return operation === 'purge' ? [] : unique.map((id) => this.require(id));
+    this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
+    return operation === 'purge' ? [] : this.getMany(unique);
   }
 
   /** Replaces the vectors of all records (re-embed), in one transaction. */
@@ -389,7 +389,7 @@ export class MemoryStore {
       this.bumpChange();
     });
     apply.immediate();
-    this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] });
+    this.afterCommit(() => this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] }));
   }
 
   // ---------------------------------------------------------------- audit
@@ -411,17 +411,70 @@ export class MemoryStore {
 
   private notifyActivated(records: IndexedText[]): void {
     if (records.length === 0) return;
-    for (const d of this.derived) d.activated(records);
+    this.afterCommit(() => {
+      for (const d of this.derived) d.activated(records);
+    });
   }
 
   private notifyDeactivated(rids: number[]): void {
     if (rids.length === 0) return;
-    for (const d of this.derived) d.deactivated(rids);
+    this.afterCommit(() => {
+      for (const d of this.derived) d.deactivated(rids);
+    });
   }
 
   /** Fires a change event (used by the task log, which lives in its own module). */
   fireChange(event: MemoryChangeEvent): void {
-    this.changes.fire(event);
+    if (this.deferred && event.kind === 'task' && event.ids.length === 0) {
+      // Inside atomically(): one 'task' event stands for all of them.
+      if (this.deferredTaskEvent !== null) return;
+      this.deferredTaskEvent = this.deferred.length;
+    }
+    this.afterCommit(() => this.changes.fire(event));
+  }
+
+  /** Post-commit work queued while {@link atomically} runs (null outside it). */
+  private deferred: (() => void)[] | null = null;
+  private deferredTaskEvent: number | null = null;
+
+  private afterCommit(action: () => void): void {
+    if (this.deferred) this.deferred.push(action);
+    else action();
+  }
+
+  /**
+   * Runs `fn` as one IMMEDIATE transaction (one commit for many store and task-log
+   * calls). Change events and derived-index notifications of the changes made
+   * inside fire once it has committed, in order (consecutive task events as one);
+   * they are dropped if it rolls back. Nested calls join the outer transaction.
+   *
+   * @example
+   * store.atomically(() => { tasks.setUtility(t, 1); store.add([rec], { trigger: 'agent' }); });
+   */
+  atomically<T>(fn: () => T): T {
+    const queue = this.deferred;
+    if (queue) {
+      const mark = queue.length;
+      try {
+        return this.db.transaction(fn)();
+      } catch (error) {
+        queue.length = mark;
+        if (this.deferredTaskEvent !== null && this.deferredTaskEvent >= mark) this.deferredTaskEvent = null;
+        throw error;
+      }
+    }
+    const actions: (() => void)[] = [];
+    this.deferred = actions;
+    this.deferredTaskEvent = null;
+    let result: T;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } finally {
+      this.deferred = null;
+      this.deferredTaskEvent = null;
+    }
+    for (const action of actions) action();
+    return result;
   }
 
   get log(): Logger {

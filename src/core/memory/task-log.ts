@@ -1,6 +1,31 @@
+import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import type { MemoryStore, RetrievalLogEntry } from './store';
+
+/** Φ and output similarities are in [0, 1] (schemas built once: building one costs more than parsing). */
+const UnitIntervalSchema = z.number().min(0).max(1);
+
+const SQL = {
+  insertTask: 'INSERT INTO tasks (task_index, question, started_at) VALUES (?, ?, ?)',
+  finish: `UPDATE tasks SET language = COALESCE(?, language), code = COALESCE(?, code), answer = COALESCE(?, answer),
+      outcome = COALESCE(?, outcome), evaluator = COALESCE(?, evaluator), input_similarity = COALESCE(?, input_similarity),
+      output_similarity = COALESCE(?, output_similarity), record_id = COALESCE(?, record_id), finished_at = ?,
+      log = COALESCE(?, log) WHERE task_index = ?`,
+  get: 'SELECT * FROM tasks WHERE task_index = ?',
+  list: 'SELECT * FROM tasks WHERE task_index >= ? ORDER BY task_index LIMIT ?',
+  insertRetrieval: 'INSERT INTO retrievals (task_index, rid, rank, input_similarity) VALUES (?, ?, ?, ?)',
+  bumpRetrieved: 'UPDATE records SET retrieval_count = retrieval_count + 1, last_retrieved_task = MAX(COALESCE(last_retrieved_task, 0), ?), in_sim_sum = in_sim_sum + ? WHERE rid = ?',
+  // One pass over the task's retrieval rows: undo a previous evaluation's Φ (if any) and apply the new one.
+  utilityOnRecords: `UPDATE records SET utility_sum = utility_sum - COALESCE(r.utility, 0) + ?, utility_count = utility_count + (r.utility IS NULL)
+      FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid`,
+  utilityOnRetrievals: 'UPDATE retrievals SET utility = ? WHERE task_index = ?',
+  utilityOnTask: 'UPDATE tasks SET utility = ?, evaluator = COALESCE(?, evaluator) WHERE task_index = ?',
+  retrievalOf: 'SELECT r.rid, r.output_similarity FROM retrievals r JOIN records ON records.rid = r.rid WHERE records.id = ? AND r.task_index = ?',
+  outputOnRetrieval: 'UPDATE retrievals SET output_similarity = ? WHERE task_index = ? AND rid = ?',
+  outputOnRecord: 'UPDATE records SET out_sim_sum = out_sim_sum - COALESCE(?, 0) + ?, out_sim_count = out_sim_count + (? IS NULL) WHERE rid = ?',
+  retrievalsOf: 'SELECT task_index, rank, input_similarity, output_similarity, utility FROM retrievals WHERE rid = ? ORDER BY task_index DESC LIMIT ?',
+} as const;
 
 export interface TaskRow {
   taskIndex: number;
@@ -44,10 +69,22 @@ export type TaskFinish = z.infer<typeof TaskFinishSchema>;
  * tasks.setUtility(t, 1);
  */
 export class TaskLog {
+  /** Prepared statements, built on first use (preparing costs more than running these point queries). */
+  private readonly statements = new Map<keyof typeof SQL, Statement>();
+
   constructor(private readonly store: MemoryStore) {}
 
   private get db() {
     return this.store.db;
+  }
+
+  private stmt(name: keyof typeof SQL): Statement {
+    let statement = this.statements.get(name);
+    if (!statement) {
+      statement = this.db.prepare(SQL[name]);
+      this.statements.set(name, statement);
+    }
+    return statement;
   }
 
   /** Index the next task will get (tasks are numbered 1, 2, …). */
@@ -63,7 +100,7 @@ export class TaskLog {
   begin(question: string): number {
     const run = this.db.transaction(() => {
       const index = this.nextIndex;
-      this.db.prepare('INSERT INTO tasks (task_index, question, started_at) VALUES (?, ?, ?)').run(index, question, new Date().toISOString());
+      this.stmt('insertTask').run(index, question, new Date().toISOString());
       this.store.setMeta('next_task_index', String(index + 1));
       return index;
     });
@@ -72,42 +109,39 @@ export class TaskLog {
 
   finish(taskIndex: number, input: TaskFinish): void {
     const f = TaskFinishSchema.parse(input);
-    const info = this.db.prepare(`UPDATE tasks SET language = COALESCE(@language, language), code = COALESCE(@code, code), answer = COALESCE(@answer, answer),
-      outcome = COALESCE(@outcome, outcome), evaluator = COALESCE(@evaluator, evaluator), input_similarity = COALESCE(@in_sim, input_similarity),
-      output_similarity = COALESCE(@out_sim, output_similarity), record_id = COALESCE(@record_id, record_id), finished_at = @finished_at,
-      log = COALESCE(@log, log) WHERE task_index = @task_index`).run({
-      task_index: taskIndex,
-      language: f.language ?? null,
-      code: f.code ?? null,
-      answer: f.answer === undefined ? null : JSON.stringify(f.answer),
-      outcome: f.outcome ?? null,
-      evaluator: f.evaluator ?? null,
-      in_sim: f.inputSimilarity ?? null,
-      out_sim: f.outputSimilarity ?? null,
-      record_id: f.recordId ?? null,
-      finished_at: new Date().toISOString(),
-      log: f.log ? JSON.stringify(f.log) : null,
-    });
+    const info = this.stmt('finish').run(
+      f.language ?? null,
+      f.code ?? null,
+      f.answer === undefined ? null : JSON.stringify(f.answer),
+      f.outcome ?? null,
+      f.evaluator ?? null,
+      f.inputSimilarity ?? null,
+      f.outputSimilarity ?? null,
+      f.recordId ?? null,
+      new Date().toISOString(),
+      f.log ? JSON.stringify(f.log) : null,
+      taskIndex,
+    );
     if (info.changes === 0) throw new AgentMemoryError('NOT_FOUND', `No task ${taskIndex} to finish.`);
     this.store.fireChange({ kind: 'task', ids: [] });
   }
 
   get(taskIndex: number): TaskRow | undefined {
-    const r = this.db.prepare('SELECT * FROM tasks WHERE task_index = ?').get(taskIndex) as Record<string, unknown> | undefined;
+    const r = this.stmt('get').get(taskIndex) as Record<string, unknown> | undefined;
     return r ? toTaskRow(r) : undefined;
   }
 
   /** Tasks in index order (for dashboards and reports). */
   list(options: { fromIndex?: number; limit?: number } = {}): TaskRow[] {
-    const rows = this.db.prepare('SELECT * FROM tasks WHERE task_index >= ? ORDER BY task_index LIMIT ?').all(options.fromIndex ?? 0, options.limit ?? 1_000_000) as Record<string, unknown>[];
+    const rows = this.stmt('list').all(options.fromIndex ?? 0, options.limit ?? 1_000_000) as Record<string, unknown>[];
     return rows.map(toTaskRow);
   }
 
   /** Logs the read step: one retrieval row per (task, record), and bumps each record's counters. */
   logRetrievals(taskIndex: number, entries: RetrievalLogEntry[]): void {
     if (entries.length === 0) return;
-    const insert = this.db.prepare('INSERT INTO retrievals (task_index, rid, rank, input_similarity) VALUES (?, ?, ?, ?)');
-    const bump = this.db.prepare('UPDATE records SET retrieval_count = retrieval_count + 1, last_retrieved_task = MAX(COALESCE(last_retrieved_task, 0), ?), in_sim_sum = in_sim_sum + ? WHERE rid = ?');
+    const insert = this.stmt('insertRetrieval');
+    const bump = this.stmt('bumpRetrieved');
     const run = this.db.transaction(() => {
       for (const e of entries) {
         const rid = this.store.ridOf(e.recordId);
@@ -122,14 +156,11 @@ export class TaskLog {
 
   /** Writes Φ onto every retrieval row of the task (re-evaluation replaces the old value). */
   setUtility(taskIndex: number, utility: number, evaluator?: string): void {
-    const phi = z.number().min(0).max(1).parse(utility);
+    const phi = UnitIntervalSchema.parse(utility);
     const run = this.db.transaction(() => {
-      // Undo a previous evaluation's contribution, then apply the new one.
-      this.db.prepare(`UPDATE records SET utility_sum = utility_sum - (SELECT utility FROM retrievals r WHERE r.rid = records.rid AND r.task_index = @t),
-        utility_count = utility_count - 1 WHERE rid IN (SELECT rid FROM retrievals WHERE task_index = @t AND utility IS NOT NULL)`).run({ t: taskIndex });
-      this.db.prepare('UPDATE retrievals SET utility = ? WHERE task_index = ?').run(phi, taskIndex);
-      this.db.prepare('UPDATE records SET utility_sum = utility_sum + ?, utility_count = utility_count + 1 WHERE rid IN (SELECT rid FROM retrievals WHERE task_index = ?)').run(phi, taskIndex);
-      this.db.prepare('UPDATE tasks SET utility = ?, evaluator = COALESCE(?, evaluator) WHERE task_index = ?').run(phi, evaluator ?? null, taskIndex);
+      this.stmt('utilityOnRecords').run(phi, taskIndex);
+      this.stmt('utilityOnRetrievals').run(phi, taskIndex);
+      this.stmt('utilityOnTask').run(phi, evaluator ?? null, taskIndex);
     });
     run.immediate();
     this.store.fireChange({ kind: 'task', ids: [] });
@@ -137,18 +168,15 @@ export class TaskLog {
 
   /** Records the output similarity of one retrieval (task code vs the record's code). */
   setOutputSimilarity(taskIndex: number, recordId: string, similarity: number): void {
-    const value = z.number().min(0).max(1).parse(similarity);
-    const rid = this.store.ridOf(recordId);
-    if (rid === undefined) throw new AgentMemoryError('NOT_FOUND', `Unknown record '${recordId}'.`);
+    const value = UnitIntervalSchema.parse(similarity);
     const run = this.db.transaction(() => {
-      const prev = this.db.prepare('SELECT output_similarity FROM retrievals WHERE task_index = ? AND rid = ?').get(taskIndex, rid) as { output_similarity: number | null } | undefined;
-      if (!prev) throw new AgentMemoryError('NOT_FOUND', `Record '${recordId}' was not retrieved in task ${taskIndex}.`);
-      this.db.prepare('UPDATE retrievals SET output_similarity = ? WHERE task_index = ? AND rid = ?').run(value, taskIndex, rid);
-      if (prev.output_similarity === null) {
-        this.db.prepare('UPDATE records SET out_sim_sum = out_sim_sum + ?, out_sim_count = out_sim_count + 1 WHERE rid = ?').run(value, rid);
-      } else {
-        this.db.prepare('UPDATE records SET out_sim_sum = out_sim_sum - ? + ? WHERE rid = ?').run(prev.output_similarity, value, rid);
+      const prev = this.stmt('retrievalOf').get(recordId, taskIndex) as { rid: number; output_similarity: number | null } | undefined;
+      if (!prev) {
+        if (this.store.ridOf(recordId) === undefined) throw new AgentMemoryError('NOT_FOUND', `Unknown record '${recordId}'.`);
+        throw new AgentMemoryError('NOT_FOUND', `Record '${recordId}' was not retrieved in task ${taskIndex}.`);
       }
+      this.stmt('outputOnRetrieval').run(value, taskIndex, prev.rid);
+      this.stmt('outputOnRecord').run(prev.output_similarity, value, prev.output_similarity, prev.rid);
     });
     run.immediate();
   }
@@ -157,7 +185,7 @@ export class TaskLog {
   retrievalsOf(recordId: string, limit = 20): { taskIndex: number; rank: number; inputSimilarity: number | null; outputSimilarity: number | null; utility: number | null }[] {
     const rid = this.store.ridOf(recordId);
     if (rid === undefined) return [];
-    return (this.db.prepare('SELECT task_index, rank, input_similarity, output_similarity, utility FROM retrievals WHERE rid = ? ORDER BY task_index DESC LIMIT ?').all(rid, limit) as { task_index: number; rank: number; input_similarity: number | null; output_similarity: number | null; utility: number | null }[]).map((r) => ({
+    return (this.stmt('retrievalsOf').all(rid, limit) as { task_index: number; rank: number; input_similarity: number | null; output_similarity: number | null; utility: number | null }[]).map((r) => ({
       taskIndex: r.task_index,
       rank: r.rank,
       inputSimilarity: r.input_similarity,

@@ -1,3 +1,5 @@
+import type { Statement } from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { AgentMemoryError } from '../errors';
 import type { Disposable } from '../events';
 import { Logger, nullLogger, tagged } from '../logger';
@@ -63,6 +65,11 @@ export interface AfterTaskResult {
 }
 
 const LAST_RUN_META = 'policy.last_run_by_rule';
+const SQL = {
+  taskExists: 'SELECT 1 FROM tasks WHERE task_index = ?',
+  countActive: "SELECT COUNT(*) AS n FROM records WHERE status = 'active'",
+  utilityOf: "SELECT id, utility_sum, utility_count FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
+} as const;
 /** Safety bound on plan/apply batches for one firing (each batch ≤ the plan limit). */
 const MAX_BATCHES = 1000;
 
@@ -87,6 +94,7 @@ export class MemoryManager implements Disposable {
   private readonly subscription: Disposable;
   private readonly needsCount: boolean;
   private readonly needsUtility: boolean;
+  private readonly statements = new Map<keyof typeof SQL, Statement>();
 
   constructor(readonly store: MemoryStore, readonly options: MemoryManagerOptions) {
     this.tasks = new TaskLog(store);
@@ -110,11 +118,12 @@ export class MemoryManager implements Disposable {
 
   /** Runs the per-task bookkeeping (see the class comment). Synchronous; ≤ 1 ms without deletions. */
   afterTask(input: AfterTaskInput): AfterTaskResult {
-    if (!this.store.db.prepare('SELECT 1 FROM tasks WHERE task_index = ?').get(input.taskIndex)) {
+    if (!this.statement('taskExists').get(input.taskIndex)) {
       throw new AgentMemoryError('NOT_FOUND', `No task ${input.taskIndex}: begin it with TaskLog.begin before calling afterTask.`);
     }
-    // One transaction for the whole step (one commit instead of four or more).
-    return this.store.db.transaction(() => this.step(input)).immediate();
+    // One transaction for the whole step (one commit instead of four or more); the
+    // store's events fire once it has committed, still counted as our own changes.
+    return this.mutate(() => this.store.atomically(() => this.step(input)));
   }
 
   private step(input: AfterTaskInput): AfterTaskResult {
@@ -188,8 +197,10 @@ export class MemoryManager implements Disposable {
     }
     const status = decision.status;
     const c = input.candidate;
+    const id = c.id ?? randomUUID();
     const record: NewRecordInput = {
       ...c,
+      id,
       status,
       provenance: c.provenance ?? 'agent',
       createdTask: input.taskIndex,
@@ -199,15 +210,16 @@ export class MemoryManager implements Disposable {
         outputSimilarity: c.execution.outputSimilarity ?? similarity.outputSimilarity,
       },
     };
-    const [rec] = this.mutate(() =>
+    this.mutate(() =>
       this.store.add([record], {
         trigger: 'agent',
         reason: decision.reason,
+        returnRecords: false,
         ...(input.embedding ? { embeddings: [input.embedding], embedderId: input.embedderId } : {}),
       }),
     );
     if (status === 'active' && this.activeCount !== null) this.activeCount++;
-    return { ...decision, recordId: rec.id };
+    return { ...decision, recordId: id };
   }
 
   private runFiring(firing: RuleFiring, taskIndex: number): DeletionRun {
@@ -230,15 +242,24 @@ export class MemoryManager implements Disposable {
 
   private countActive(): number {
     if (this.activeCount === null) {
-      this.activeCount = (this.store.db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
+      this.activeCount = (this.statement('countActive').get() as { n: number }).n;
     }
     return this.activeCount;
   }
 
   private utilityOf(recordIds: string[]): UtilityUpdate[] {
     if (recordIds.length === 0) return [];
-    const rows = this.store.db.prepare("SELECT id, utility_sum, utility_count FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(recordIds)) as { id: string; utility_sum: number; utility_count: number }[];
+    const rows = this.statement('utilityOf').all(JSON.stringify(recordIds)) as { id: string; utility_sum: number; utility_count: number }[];
     return rows.map((r) => ({ recordId: r.id, evaluatedCount: r.utility_count, meanUtility: r.utility_count > 0 ? r.utility_sum / r.utility_count : null }));
+  }
+
+  private statement(name: keyof typeof SQL): Statement {
+    let statement = this.statements.get(name);
+    if (!statement) {
+      statement = this.store.db.prepare(SQL[name]);
+      this.statements.set(name, statement);
+    }
+    return statement;
   }
 
   /** Runs a store change of our own without invalidating the cached active count. */

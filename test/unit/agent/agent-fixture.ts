@@ -78,6 +78,9 @@ export function kindOf(request: RecordedRequest): CallKind {
  * their own queues (an empty queue is a test bug → 500 with a clear message);
  * role-memory updates get a valid template reply naming the role and update number.
  */
+/** Tokens the fake reports for each role-memory update (they count towards the task's usage). */
+export const ROLE_UPDATE_USAGE = { prompt_tokens: 10, completion_tokens: 1 };
+
 export class AgentScript {
   readonly coder: FakeStep[] = [];
   readonly debugger: FakeStep[] = [];
@@ -89,7 +92,7 @@ export class AgentScript {
       if (kind === 'role') {
         this.roleUpdates++;
         const role = /working as the (\w+)/.exec(String(request.body.messages[0].content))?.[1]?.toLowerCase() ?? 'unknown';
-        return { reply: JSON.stringify({ lessons: [`${role} lesson ${this.roleUpdates}`], validPatterns: ['answer = sql("select ...")'], mistakesToAvoid: [] }) };
+        return { reply: JSON.stringify({ lessons: [`${role} lesson ${this.roleUpdates}`], validPatterns: ['answer = sql("select ...")'], mistakesToAvoid: [] }), usage: ROLE_UPDATE_USAGE };
       }
       const queue = kind === 'coder' ? this.coder : kind === 'debugger' ? this.debugger : undefined;
       const step = queue?.shift();

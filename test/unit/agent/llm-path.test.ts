@@ -3,7 +3,7 @@ import { toolboxDocs } from '../../../src/core/agent/runners';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { answersMatch } from '../../../src/core/policy/answers';
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';
-import { AgentScript, AppHandle, closedPort, ehrTask, jsReply, openApp, settingsWith, timingProblems } from './agent-fixture';
+import { AgentScript, AppHandle, closedPort, ehrTask, jsReply, openApp, ROLE_UPDATE_USAGE, settingsWith, timingProblems } from './agent-fixture';
 
 const MODEL = 'fake-coder-1';
 const TASK = ehrTask('769483cfab48dda44872f850'); // "What is the administration method for danazol?" → [["po"]]
@@ -66,7 +66,9 @@ describe('agent loop: LLM path through the fake OpenAI server (createApp, real o
 
     const row = h.app.task(result.taskIndex)!;
     const log = row.log as { usage: { promptTokens: number; completionTokens: number }; timings: unknown; gaveUp: string | null; attempts: LoggedAttempt[] };
-    assert.deepEqual(log.usage, { promptTokens: 1234, completionTokens: 56 }, 'token usage as the endpoint reported it');
+    // The coder's tokens plus those of the role-memory update after its output, as the endpoint reported them.
+    assert.ok(script.roleUpdates >= 1);
+    assert.deepEqual(log.usage, { promptTokens: 1234 + ROLE_UPDATE_USAGE.prompt_tokens * script.roleUpdates, completionTokens: 56 + ROLE_UPDATE_USAGE.completion_tokens * script.roleUpdates }, 'token usage as the endpoint reported it');
     assert.equal(log.gaveUp, null);
     assert.deepEqual(timingProblems(log.timings), []);
     assert.equal(log.attempts[0].code, CORRECT);
@@ -105,7 +107,12 @@ describe('agent loop: LLM path through the fake OpenAI server (createApp, real o
 
   it('(c) garbage and code-less replies until the rounds run out: failed task with a reason, no crash', async () => {
     // maxDebugRounds = 2 → 3 coder attempts.
-    script.coder.push({ reply: 'I am sorry, I cannot help with that.' }, { reply: '```javascript\nanswer = sql("select 1"\n```' }, { reply: 'Sure! ```sql\nselect 1\n```' });
+    const usage = (p: number, c: number) => ({ prompt_tokens: p, completion_tokens: c });
+    script.coder.push(
+      { reply: 'I am sorry, I cannot help with that.', usage: usage(101, 7) },
+      { reply: '```javascript\nanswer = sql("select 1"\n```', usage: usage(203, 11) },
+      { reply: 'Sure! ```sql\nselect 1\n```', usage: usage(307, 13) },
+    );
     const result = await h.app.runTask(TASK.question, { groundTruth: TASK.answer });
 
     assert.notEqual(result.outcome, 'success');
@@ -122,6 +129,8 @@ describe('agent loop: LLM path through the fake OpenAI server (createApp, real o
     assert.ok(log.attempts.every((a) => a.outcome === 'error' && (a.error ?? '').length > 0));
     assert.match(log.attempts[1].error ?? '', /does not parse/);
     assert.match(String(log.gaveUp), /no working program/);
+    // Unusable replies were still paid for: their tokens are counted.
+    assert.deepEqual((log as unknown as { usage: { promptTokens: number; completionTokens: number } }).usage, { promptTokens: 101 + 203 + 307, completionTokens: 7 + 11 + 13 });
     assert.deepEqual(timingProblems(log.timings), []);
     // The retry prompt tells the coder what was wrong with its reply.
     const retry = (script.calls('coder')[1].body.messages as { content: string }[]).map((m) => m.content).join('\n');

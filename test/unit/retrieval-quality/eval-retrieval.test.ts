@@ -3,7 +3,12 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { evaluateRetrieval, loadEvalFile, parseEvalJsonl } from '../../../src/core/bench/eval-retrieval';
+import { InProcessBackend, StoreBackend, evaluateRetrieval, loadEvalFile, parseEvalJsonl } from '../../../src/core/bench/eval-retrieval';
+import { goldProgram } from '../../../src/core/bench/gold-program';
+import { HybridSearch } from '../../../src/core/memory/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
+import { fitTextStatistics } from '../../../src/core/similarity/text/text-statistics';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { writeEhrSplit } from './ehr-split';
 
@@ -18,6 +23,32 @@ describe('eval-retrieval', () => {
     assert.throws(() => parseEvalJsonl(ok + '{"question":"q3","template":"t"}\n', 'Q.jsonl'), (err) => isAgentMemoryError(err, 'INVALID_INPUT') && /Q\.jsonl:4: field 'code'/.test(err.message));
     assert.throws(() => parseEvalJsonl('{"question":1,"template":"t","code":"c"}'), /:1: field 'question'/);
     assert.throws(() => parseEvalJsonl('{"question":"x",'), /:1: not valid JSON/);
+  });
+
+  it('stores gold SQL the way the product does: as the toolbox program', () => {
+    const [fromSql, fromCode] = parseEvalJsonl('{"question":"q","template":"t","gold_sql":"select 1"}\n{"question":"q","template":"t","code":"answer = 2","gold_sql":"select 1"}');
+    assert.equal(fromSql.code, 'answer = sql("select 1")');
+    assert.equal(fromCode.code, 'answer = 2');
+  });
+
+  it('the store backend writes active records into a real store, searched in every mode', async () => {
+    const memory = parseEvalJsonl(
+      [
+        { question: 'How many patients were prescribed aspirin?', template: 'count-drug', gold_sql: "select count(*) from prescriptions where drug = 'aspirin'" },
+        { question: 'What is the cost of a glucose lab test?', template: 'cost-lab', gold_sql: "select cost from cost where lab = 'glucose'" },
+      ].map((x) => JSON.stringify(x)).join('\n'),
+    );
+    const backend = new StoreBackend();
+    await backend.add(memory);
+    try {
+      for (const mode of ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const) {
+        const hits = await backend.search('How many patients were prescribed insulin?', 2, mode);
+        assert.equal(hits[0]?.key, '0', mode);
+      }
+      await assert.rejects(backend.add(memory), /call it once/);
+    } finally {
+      await backend.close();
+    }
   });
 
   it('scores hit@1 and precision@k on a hand-made memory', async () => {
@@ -41,10 +72,13 @@ describe('eval-retrieval', () => {
       assert.equal(memory.length, 760);
       assert.equal(queries.length, 1198);
       const baseline = await evaluateRetrieval({ memory, queries, mode: 'tfidf-baseline' });
-      const hybrid = await evaluateRetrieval({ memory, queries, mode: 'hybrid' });
+      const hybrid = await evaluateRetrieval({ memory, queries, mode: 'hybrid' }); // the real store (default backend)
+      const reference = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new InProcessBackend() });
       assert.ok(baseline.hit_at_1 > 0.4 && baseline.hit_at_1 < 0.47, `baseline hit@1 ${baseline.hit_at_1}`);
       assert.ok(hybrid.hit_at_1 >= 0.5, `hybrid hit@1 ${hybrid.hit_at_1}`);
       assert.ok(hybrid.precision_at_k > baseline.precision_at_k, `precision@4 ${hybrid.precision_at_k} vs ${baseline.precision_at_k}`);
+      // The store's approximate dense search (bit codes + rescoring) loses nothing against the exact scan here.
+      assert.ok(Math.abs(hybrid.hit_at_1 - reference.hit_at_1) <= 0.01, `store ${hybrid.hit_at_1} vs in-process ${reference.hit_at_1}`);
     } finally {
       fs.rmSync(files.dir, { recursive: true, force: true });
     }
@@ -57,13 +91,14 @@ describe('eval-retrieval', () => {
     });
     after(() => fs.rmSync(files.dir, { recursive: true, force: true }));
 
-    it('prints {n, hit_at_1, precision_at_k} as JSON', async function () {
+    it('prints {n, hit_at_1, precision_at_k} as JSON, through the real store by default', async function () {
       this.timeout(30_000);
       const { stdout } = await cli(['--memory', files.memory, '--queries', files.queries, '--k', '3', '--mode', 'vector', '--json']);
-      const result = JSON.parse(stdout) as { n: number; k: number; mode: string; hit_at_1: number; precision_at_k: number };
+      const result = JSON.parse(stdout) as { n: number; k: number; mode: string; backend: string; hit_at_1: number; precision_at_k: number };
       assert.equal(result.n, 40);
       assert.equal(result.k, 3);
       assert.equal(result.mode, 'vector');
+      assert.equal(result.backend, 'store');
       assert.ok(result.hit_at_1 >= 0 && result.hit_at_1 <= 1);
       assert.ok(result.precision_at_k >= 0 && result.precision_at_k <= 1);
     });
@@ -79,6 +114,54 @@ describe('eval-retrieval', () => {
         assert.match(err.stderr, /bad\.jsonl:4: field 'template'/);
         return true;
       });
+    });
+
+    it('--backend in-process runs the brute-force reference; an unknown backend exits 2', async function () {
+      this.timeout(30_000);
+      const { stdout } = await cli(['--memory', files.memory, '--queries', files.queries, '--backend', 'in-process', '--json']);
+      const result = JSON.parse(stdout) as { n: number; backend: string };
+      assert.equal(result.n, 40);
+      assert.equal(result.backend, 'in-process');
+      await assert.rejects(cli(['--memory', files.memory, '--queries', files.queries, '--backend', 'magic']), (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--backend must be one of/);
+        return true;
+      });
+    });
+
+    it('on EHRSQL valid → test, the default hybrid run reproduces a search of the real store done by hand', async function () {
+      this.timeout(60_000);
+      const full = writeEhrSplit();
+      try {
+        const { stdout } = await cli(['--memory', full.memory, '--queries', full.queries, '--json']);
+        const result = JSON.parse(stdout) as { n: number; mode: string; backend: string; hit_at_1: number };
+        assert.equal(result.mode, 'hybrid');
+        assert.equal(result.backend, 'store');
+        // By hand: product-format records, fitted embedder, MemoryStore + HybridSearch.
+        const rows = (path: string) => fs.readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; template: string; gold_sql: string });
+        const memory = rows(full.memory);
+        const queries = rows(full.queries);
+        const texts = memory.map((r) => ({ question: r.question, code: goldProgram(r.gold_sql, 'python') }));
+        const embedder = new HashingEmbedder({ statistics: fitTextStatistics(texts) });
+        const store = MemoryStore.open(':memory:');
+        store.add(
+          texts.map((t, i) => ({ id: `m${i}`, question: t.question, execution: { code: t.code, language: 'python' as const, outcome: 'success' as const } })),
+          { trigger: 'import', embeddings: texts.map((t) => embedder.embedSync(t.question)), embedderId: embedder.id },
+        );
+        const search = HybridSearch.open(store, { file: null });
+        let hits = 0;
+        for (const q of queries) {
+          const [top] = search.search({ text: q.question, vector: embedder.embedSync(q.question) }, 4);
+          if (top && memory[Number(top.recordId.slice(1))].template === q.template) hits++;
+        }
+        search.close();
+        store.close();
+        assert.equal(result.n, queries.length);
+        assert.equal(result.hit_at_1, Math.round((hits / queries.length) * 10_000) / 10_000);
+        assert.ok(result.hit_at_1 >= 0.5, `hit@1 ${result.hit_at_1}`);
+      } finally {
+        fs.rmSync(full.dir, { recursive: true, force: true });
+      }
     });
 
     it('rejects an unknown mode with usage (exit 2)', async function () {

@@ -58,8 +58,8 @@ export interface AgentLoopDeps {
   codeSimilarity(reference: string, candidate: string, language: 'python' | 'javascript'): number;
   roles?: {
     render(role: 'coder' | 'debugger'): string | undefined;
-    /** Updates a role memory after its output; failures are logged, never fatal. */
-    update(role: 'coder' | 'debugger', task: string, output: string, signal?: AbortSignal): Promise<void>;
+    /** Updates a role memory after its output; failures are logged, never fatal. Returns the tokens the update used. */
+    update(role: 'coder' | 'debugger', task: string, output: string, signal?: AbortSignal): Promise<TokenUsage | undefined>;
   };
   logger?: Logger;
 }
@@ -72,6 +72,13 @@ export interface AgentLoopOptions {
   now?: string;
   limits?: RunRequest['limits'];
   signal?: AbortSignal;
+}
+
+/** Adds a call's tokens (role-memory updates are LLM calls of the task too). */
+function addUsage(total: TokenUsage, more: TokenUsage | undefined): void {
+  if (!more) return;
+  total.promptTokens += more.promptTokens;
+  total.completionTokens += more.completionTokens;
 }
 
 function throwIfCancelled(signal?: AbortSignal): void {
@@ -165,6 +172,11 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
       if (isInvalidOutput(error)) {
         // A reply without a runnable program is a failed attempt: tell the coder and retry.
+        const paid = (error as AgentMemoryError).details?.usage as TokenUsage | undefined;
+        if (paid) {
+          usage.promptTokens += paid.promptTokens;
+          usage.completionTokens += paid.completionTokens;
+        }
         const log: AttemptLog = { attempt, code: '', outcome: 'error', answer: null, error: errorMessage(error), stdout: '', durationMs: 0, note: 'invalid model output' };
         attempts.push(log);
         if (attempt === maxRounds) {
@@ -183,7 +195,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     }
     usage.promptTokens += gen.usage.promptTokens;
     usage.completionTokens += gen.usage.completionTokens;
-    if (deps.roles && deps.generator.isLLM) await deps.roles.update('coder', question, gen.code, options.signal);
+    if (deps.roles && deps.generator.isLLM) addUsage(usage, await deps.roles.update('coder', question, gen.code, options.signal));
 
     const r0 = performance.now();
     const result = await deps.run({ code: gen.code, language, databasePath: options.databasePath, now: options.now, limits: options.limits }, options.signal);
@@ -205,7 +217,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
       usage.completionTokens += dbg.usage.completionTokens;
       log.debugAnalysis = dbg.analysis;
       debugTurns.push({ code: gen.code, error: log.error, analysis: dbg.analysis });
-      if (deps.roles && deps.generator.isLLM) await deps.roles.update('debugger', question, dbg.analysis, options.signal);
+      if (deps.roles && deps.generator.isLLM) addUsage(usage, await deps.roles.update('debugger', question, dbg.analysis, options.signal));
     } catch (error) {
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
       debugTurns.push({ code: gen.code, error: log.error, analysis: `(debugger unavailable: ${errorMessage(error)})` });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentMemoryError } from '../../errors';
+import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import { extractCode } from '../model/extract-code';
 import { parseJsonReply } from '../model/extract-json';
 import type { ChatModel, TokenUsage } from '../model/types';
@@ -64,8 +64,16 @@ export class LlmCodeGenerator implements CodeGenerator {
   async generate(r: GenerationRequest): Promise<Generation> {
     const prompt = buildPrompt({ system: CODER_SYSTEM_PROMPT, toolboxDocs: r.toolboxDocs, roleMemory: r.roleMemory, demonstrations: r.demonstrations, question: r.question, debugTurns: r.debugTurns, language: r.language }, this.budgetTokens);
     const reply = await this.model.chat(prompt.messages, { signal: r.signal });
+    let code: string;
+    try {
+      code = extractCode(reply.text, r.language);
+    } catch (error) {
+      // The reply was paid for even when it holds no program: carry its usage to the loop.
+      if (isAgentMemoryError(error)) throw new AgentMemoryError(error.code, error.message, { ...error.details, usage: reply.usage }, { cause: error });
+      throw error;
+    }
     return {
-      code: extractCode(reply.text, r.language),
+      code,
       usage: reply.usage,
       usedDemonstrations: prompt.keptDemonstrations,
       droppedDemonstrations: prompt.droppedDemonstrations,
