@@ -26,9 +26,9 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
   const utilities = store.db.prepare("SELECT utility_sum / utility_count AS u FROM records WHERE status = 'active' AND utility_count > 0").all() as { u: number }[];
   for (const { u } of utilities) hist[Math.min(UTILITY_BINS - 1, Math.floor(u * UTILITY_BINS))]++;
   out.utilityHistogram = hist.map((count, i) => ({ bin: `${(i / UTILITY_BINS).toFixed(1)}–${((i + 1) / UTILITY_BINS).toFixed(1)}`, count }));
-  out.misaligned = (store.db.prepare(`SELECT id, question, in_sim_sum / retrieval_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
-    WHERE status = 'active' AND retrieval_count > 0 AND out_sim_count > 0 AND in_sim_sum / retrieval_count >= ? AND out_sim_sum / out_sim_count <= ?
-    ORDER BY (in_sim_sum / retrieval_count) - (out_sim_sum / out_sim_count) DESC LIMIT 50`).all(misaligned.minInputSimilarity, misaligned.maxOutputSimilarity) as { id: string; question: string; mi: number; mo: number; n: number }[]).map((r) => ({
+  out.misaligned = (store.db.prepare(`SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
+    WHERE status = 'active' AND in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= ? AND out_sim_sum / out_sim_count <= ?
+    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT 50`).all(misaligned.minInputSimilarity, misaligned.maxOutputSimilarity) as { id: string; question: string; mi: number; mo: number; n: number }[]).map((r) => ({
     recordId: r.id,
     question: r.question,
     meanInputSimilarity: r.mi,

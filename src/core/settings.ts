@@ -42,7 +42,7 @@ export const SettingsSchema = z.object({
     dataPath: z.string().trim().default(''),
     maxDebugRounds: z.number().int().min(0).max(20).default(5),
   }),
-  /** Memory database file; empty = the extension's global storage. */
+  /** Memory database file; empty = one database per workspace (the extension's workspace storage). */
   databasePath: z.string().trim().default(''),
   misaligned: z.object({
     minInputSimilarity: z.number().min(0).max(1).default(0.6),

@@ -92,15 +92,19 @@ export class Container implements vscode.Disposable {
     for (const d of registerCommands(this)) this.register(d);
   }
 
-  /** The memory database file: the setting (relative to the first workspace folder) or global storage. */
+  /**
+   * The memory database file: the setting (relative to the first workspace folder), else one
+   * database per workspace in the workspace storage (global storage with no folder open).
+   */
   databasePath(): string {
     const configured = this.settings.value.databasePath;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const defaultDir = (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
     const file = configured
       ? path.isAbsolute(configured) || configured === ':memory:'
         ? configured
-        : path.resolve(folder ?? this.context.globalStorageUri.fsPath, configured)
-      : path.join(this.context.globalStorageUri.fsPath, DEFAULT_DATABASE_FILE);
+        : path.resolve(folder ?? defaultDir, configured)
+      : path.join(defaultDir, DEFAULT_DATABASE_FILE);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     return file;
   }

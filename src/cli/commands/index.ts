@@ -19,5 +19,6 @@ export const COMMANDS: Record<string, CliCommand> = {
   similarity: lazy('code similarity of a candidate file relative to a reference file', () => require('./similarity')),
   'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
   seed: lazy('seed a memory database with the EHR demo records (gold programs)', () => require('./seed')),
+  're-embed': lazy('re-fit the built-in embedder and re-embed every record (fixes an embedder mismatch)', () => require('./re-embed')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };

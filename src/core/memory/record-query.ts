@@ -54,7 +54,7 @@ export function listRecords(db: Database, input: ListQuery): ListResult {
   }
   if (q.misalignedOnly) {
     const t = q.misaligned ?? DEFAULT_MISALIGNED;
-    where.push('retrieval_count > 0 AND out_sim_count > 0 AND in_sim_sum / retrieval_count >= @minIn AND out_sim_sum / out_sim_count <= @maxOut');
+    where.push('in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= @minIn AND out_sim_sum / out_sim_count <= @maxOut');
     params.minIn = t.minInputSimilarity;
     params.maxOut = t.maxOutputSimilarity;
   }

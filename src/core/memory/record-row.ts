@@ -26,6 +26,7 @@ export interface RecordRow {
   utility_count: number;
   last_retrieved_task: number | null;
   in_sim_sum: number;
+  in_sim_count: number;
   out_sim_sum: number;
   out_sim_count: number;
 }
@@ -34,7 +35,7 @@ export interface RecordRow {
 export const RECORD_COLUMNS = `rid, id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
   input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at,
   embedder_id, embedding_dim, metadata, retrieval_count, utility_sum, utility_count, last_retrieved_task,
-  in_sim_sum, out_sim_sum, out_sim_count`;
+  in_sim_sum, in_sim_count, out_sim_sum, out_sim_count`;
 
 export function rowToRecord(row: RecordRow): MemoryRecord {
   return {
@@ -63,7 +64,7 @@ export function rowToRecord(row: RecordRow): MemoryRecord {
       evaluatedCount: row.utility_count,
       meanUtility: row.utility_count > 0 ? row.utility_sum / row.utility_count : null,
       lastRetrievedTask: row.last_retrieved_task,
-      meanInputSimilarity: row.retrieval_count > 0 ? row.in_sim_sum / row.retrieval_count : null,
+      meanInputSimilarity: row.in_sim_count > 0 ? row.in_sim_sum / row.in_sim_count : null,
       meanOutputSimilarity: row.out_sim_count > 0 ? row.out_sim_sum / row.out_sim_count : null,
     },
   };

@@ -110,6 +110,16 @@ INSERT INTO meta(key, value) VALUES ('change_id', '0'), ('next_task_index', '1')
 CREATE INDEX records_policy ON records(status, created_task, retrieval_count, utility_count, utility_sum, last_retrieved_task, provenance, id);
 `,
   },
+  {
+    version: 3,
+    description: 'count of retrievals with a known input similarity (keyword-only hits have none)',
+    // Mean input similarity = in_sim_sum / in_sim_count: a retrieval without a cosine no longer
+    // counts as 0 and drags the mean (and the misaligned-replay flag) down.
+    sql: `
+ALTER TABLE records ADD COLUMN in_sim_count INTEGER NOT NULL DEFAULT 0;
+UPDATE records SET in_sim_count = (SELECT COUNT(*) FROM retrievals r WHERE r.rid = records.rid AND r.input_similarity IS NOT NULL);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

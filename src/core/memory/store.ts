@@ -18,6 +18,7 @@ import {
   Trigger,
   TriggerSchema,
 } from './types';
+import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 
@@ -90,9 +91,11 @@ export class MemoryStore {
   readonly onDidChange = this.changes.event;
   private readonly derived: DerivedIndexListener[] = [];
   private readonly logger: Logger;
+  private readonly commits: CommitQueue;
 
   constructor(readonly db: Database, options: { logger?: Logger } = {}) {
     this.logger = options.logger ?? nullLogger;
+    this.commits = new CommitQueue(db);
     db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
   }
@@ -425,21 +428,13 @@ export class MemoryStore {
 
   /** Fires a change event (used by the task log, which lives in its own module). */
   fireChange(event: MemoryChangeEvent): void {
-    if (this.deferred && event.kind === 'task' && event.ids.length === 0) {
-      // Inside atomically(): one 'task' event stands for all of them.
-      if (this.deferredTaskEvent !== null) return;
-      this.deferredTaskEvent = this.deferred.length;
-    }
-    this.afterCommit(() => this.changes.fire(event));
+    // Inside atomically(): one id-less 'task' event stands for all of them.
+    if (event.kind === 'task' && event.ids.length === 0) this.commits.afterCommitOnce(() => this.changes.fire(event));
+    else this.commits.afterCommit(() => this.changes.fire(event));
   }
 
-  /** Post-commit work queued while {@link atomically} runs (null outside it). */
-  private deferred: (() => void)[] | null = null;
-  private deferredTaskEvent: number | null = null;
-
   private afterCommit(action: () => void): void {
-    if (this.deferred) this.deferred.push(action);
-    else action();
+    this.commits.afterCommit(action);
   }
 
   /**
@@ -452,29 +447,7 @@ export class MemoryStore {
    * store.atomically(() => { tasks.setUtility(t, 1); store.add([rec], { trigger: 'agent' }); });
    */
   atomically<T>(fn: () => T): T {
-    const queue = this.deferred;
-    if (queue) {
-      const mark = queue.length;
-      try {
-        return this.db.transaction(fn)();
-      } catch (error) {
-        queue.length = mark;
-        if (this.deferredTaskEvent !== null && this.deferredTaskEvent >= mark) this.deferredTaskEvent = null;
-        throw error;
-      }
-    }
-    const actions: (() => void)[] = [];
-    this.deferred = actions;
-    this.deferredTaskEvent = null;
-    let result: T;
-    try {
-      result = this.db.transaction(fn).immediate();
-    } finally {
-      this.deferred = null;
-      this.deferredTaskEvent = null;
-    }
-    for (const action of actions) action();
-    return result;
+    return this.commits.atomically(fn);
   }
 
   get log(): Logger {

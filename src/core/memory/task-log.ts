@@ -15,7 +15,7 @@ const SQL = {
   get: 'SELECT * FROM tasks WHERE task_index = ?',
   list: 'SELECT * FROM tasks WHERE task_index >= ? ORDER BY task_index LIMIT ?',
   insertRetrieval: 'INSERT INTO retrievals (task_index, rid, rank, input_similarity) VALUES (?, ?, ?, ?)',
-  bumpRetrieved: 'UPDATE records SET retrieval_count = retrieval_count + 1, last_retrieved_task = MAX(COALESCE(last_retrieved_task, 0), ?), in_sim_sum = in_sim_sum + ? WHERE rid = ?',
+  bumpRetrieved: 'UPDATE records SET retrieval_count = retrieval_count + 1, last_retrieved_task = MAX(COALESCE(last_retrieved_task, 0), @task), in_sim_sum = in_sim_sum + COALESCE(@sim, 0), in_sim_count = in_sim_count + (@sim IS NOT NULL) WHERE rid = @rid',
   // One pass over the task's retrieval rows: undo a previous evaluation's Φ (if any) and apply the new one.
   utilityOnRecords: `UPDATE records SET utility_sum = utility_sum - COALESCE(r.utility, 0) + ?, utility_count = utility_count + (r.utility IS NULL)
       FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid`,
@@ -147,7 +147,7 @@ export class TaskLog {
         const rid = this.store.ridOf(e.recordId);
         if (rid === undefined) throw new AgentMemoryError('NOT_FOUND', `Cannot log a retrieval of unknown record '${e.recordId}'.`);
         insert.run(taskIndex, rid, e.rank, e.inputSimilarity);
-        bump.run(taskIndex, e.inputSimilarity ?? 0, rid);
+        bump.run({ task: taskIndex, sim: e.inputSimilarity ?? null, rid });
       }
     });
     run.immediate();

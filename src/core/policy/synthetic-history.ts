@@ -35,7 +35,7 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
   const now = new Date().toISOString();
   const insertRetrieval = db.prepare('INSERT INTO retrievals (task_index, rid, rank, input_similarity, utility) VALUES (?, ?, ?, ?, ?)');
   const insertRecord = db.prepare(`INSERT INTO records (rid, id, question, code, language, answer, outcome, status, provenance, created_task, created_at, updated_at,
-    retrieval_count, utility_sum, utility_count, last_retrieved_task, in_sim_sum) VALUES (?, ?, ?, ?, 'python', '[[1]]', 'success', 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    retrieval_count, utility_sum, utility_count, last_retrieved_task, in_sim_sum, in_sim_count) VALUES (?, ?, ?, ?, 'python', '[[1]]', 'success', 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const cap = tasks * k;
   const rTask = new Int32Array(cap);
   const rRid = new Int32Array(cap);
@@ -87,6 +87,7 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
         count[i],
         last[i] < 0 ? null : last[i],
         inSimSum[i],
+        count[i], // every synthetic retrieval has an input similarity
       );
     }
     for (let j = 0; j < retrievals; j++) insertRetrieval.run(rTask[j], rRid[j], rRank[j], rSim[j], rPhi[j]);

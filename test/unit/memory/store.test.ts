@@ -173,3 +173,17 @@ describe('openDatabase', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('mean input similarity', () => {
+  it('ignores retrievals without a cosine (keyword-only hits) instead of counting them as 0', () => {
+    const store = MemoryStore.open(':memory:');
+    const tasks = new TaskLog(store);
+    store.add([sampleRecord({ id: 'k' })], { trigger: 'user' });
+    tasks.logRetrievals(tasks.begin('q1'), [{ recordId: 'k', rank: 0, inputSimilarity: 0.8 }]);
+    tasks.logRetrievals(tasks.begin('q2'), [{ recordId: 'k', rank: 0, inputSimilarity: null }]);
+    const stats = store.require('k').stats;
+    assert.equal(stats.retrievalCount, 2);
+    assert.ok(Math.abs(stats.meanInputSimilarity! - 0.8) < 1e-9);
+    store.close();
+  });
+});
