@@ -33,13 +33,32 @@ export function readDemoTasks(file: string): DemoTask[] {
 }
 
 /**
- * The demo's initial memory: gold programs of `count` EHR questions drawn with a
- * fixed seed from the lines that are NOT in the agent's task stream (the
- * `nonempty` questions), so the stream is never answered from its own gold.
+ * The demo's initial memory: gold programs of `count` EHR questions from the lines
+ * that are NOT in the demo task stream (the `nonempty` questions), so the stream is
+ * never answered from its own gold. Drawn with a fixed seed, round-robin over
+ * question templates, templates of the stream first: the demo memory covers the
+ * kinds of question the demo asks (40 of its 52 templates have such lines), the way
+ * a user would prepare one. The benchmark (`npm run bench:paper`) instead draws its
+ * initial memory uniformly at random, like the paper.
  */
 export function demoSeedRecords(tasks: DemoTask[], count: number, language: 'python' | 'javascript', seed = DEMO_SEED): NewRecordInput[] {
-  const pool = sampleWithoutReplacement(tasks.filter((t) => t.answer_status !== 'nonempty'), count, seed);
-  return pool.map((t) => ({
+  const pool = tasks.filter((t) => t.answer_status !== 'nonempty');
+  const shuffled = sampleWithoutReplacement(pool, pool.length, seed);
+  const streamTemplates = new Set(tasks.filter((t) => t.answer_status === 'nonempty').map((t) => t.template ?? ''));
+  const byTemplate = new Map<string, DemoTask[]>();
+  for (const t of shuffled) {
+    const key = t.template ?? t.id;
+    byTemplate.set(key, [...(byTemplate.get(key) ?? []), t]);
+  }
+  const order = [...byTemplate.keys()].sort((a, b) => Number(streamTemplates.has(b)) - Number(streamTemplates.has(a)));
+  const picked: DemoTask[] = [];
+  for (let round = 0; picked.length < count && order.some((k) => byTemplate.get(k)!.length > round); round++) {
+    for (const key of order) {
+      const t = byTemplate.get(key)![round];
+      if (t && picked.length < count) picked.push(t);
+    }
+  }
+  return picked.map((t) => ({
     question: t.question,
     execution: { code: goldProgram(t.gold_sql, language), language, answer: t.answer, outcome: 'success' as const },
     provenance: 'seed' as const,
