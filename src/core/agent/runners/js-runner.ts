@@ -8,7 +8,7 @@ import { toRunResult } from './run-result';
 import { toEhrSqlDialect } from './sql-dialect';
 import { SqlService } from './sql-service';
 import { supervise } from './supervisor';
-import { ChildSqlRequestSchema, resolveRunRequest, type CodeRunner, type RunRequest, type RunResult } from './types';
+import { ChildSqlRequestSchema, resolveRunRequestFor, type CodeRunner, type RunRequest, type RunResult } from './types';
 
 /** Extra resident memory allowed above the heap limit (Node's own footprint, buffers). */
 const RSS_HEADROOM_MB = 160;
@@ -33,14 +33,8 @@ export class JavaScriptRunner implements CodeRunner {
   constructor(private readonly logger: Logger = nullLogger) {}
 
   async run(request: RunRequest, signal?: AbortSignal): Promise<RunResult> {
-    const req = resolveRunRequest(request);
-    if (req.language !== 'javascript') {
-      throw new AgentMemoryError('INVALID_INPUT', `The JavaScript runner cannot run ${req.language} code; create a runner for that language.`);
-    }
-    const databasePath = path.resolve(req.databasePath);
-    if (!fs.existsSync(databasePath)) {
-      throw new AgentMemoryError('RUNNER', `Database not found: ${databasePath}. Point the runner at an existing SQLite file.`);
-    }
+    const req = resolveRunRequestFor(request, 'javascript');
+    const databasePath = req.databasePath;
     const service = this.serviceFor(databasePath);
     const runId = this.nextRun++;
     const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-js-')));

@@ -6,7 +6,7 @@ import { nullLogger, type Logger } from '../../logger';
 import { PY_BOOTSTRAP_SOURCE, PY_USER_FILE } from './python-bootstrap-source';
 import { toRunResult } from './run-result';
 import { supervise } from './supervisor';
-import { resolveRunRequest, type CodeRunner, type RunRequest, type RunResult } from './types';
+import { resolveRunRequestFor, type CodeRunner, type RunRequest, type RunResult } from './types';
 
 /** Default interpreter, looked up on PATH. */
 export const DEFAULT_PYTHON = 'python3';
@@ -31,14 +31,8 @@ export class PythonRunner implements CodeRunner {
   ) {}
 
   async run(request: RunRequest, signal?: AbortSignal): Promise<RunResult> {
-    const req = resolveRunRequest(request);
-    if (req.language !== 'python') {
-      throw new AgentMemoryError('INVALID_INPUT', `The Python runner cannot run ${req.language} code; create a runner for that language.`);
-    }
-    const databasePath = path.resolve(req.databasePath);
-    if (!fs.existsSync(databasePath)) {
-      throw new AgentMemoryError('RUNNER', `Database not found: ${databasePath}. Point the runner at an existing SQLite file.`);
-    }
+    const req = resolveRunRequestFor(request, 'python');
+    const databasePath = req.databasePath;
     const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-py-')));
     try {
       fs.writeFileSync(path.join(workDir, PY_USER_FILE), req.code, 'utf8');

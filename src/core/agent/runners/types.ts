@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 
@@ -103,6 +105,22 @@ export function resolveRunRequest(request: RunRequest): ResolvedRunRequest {
   const r = parsed.data;
   const now = r.now === undefined ? DEFAULT_NOW : r.now.length === 10 ? `${r.now} 00:00:00` : r.now.length === 16 ? `${r.now}:00` : r.now;
   return { code: r.code, language: r.language, databasePath: r.databasePath, now, limits: { ...DEFAULT_RUN_LIMITS, ...r.limits } };
+}
+
+/**
+ * Validates a request for the runner of `language` and checks that its database
+ * exists; returns it resolved, with an absolute database path.
+ */
+export function resolveRunRequestFor(request: RunRequest, language: RunLanguage): ResolvedRunRequest {
+  const req = resolveRunRequest(request);
+  if (req.language !== language) {
+    throw new AgentMemoryError('INVALID_INPUT', `The ${language === 'python' ? 'Python' : 'JavaScript'} runner cannot run ${req.language} code; create a runner for that language.`);
+  }
+  const databasePath = path.resolve(req.databasePath);
+  if (!fs.existsSync(databasePath)) {
+    throw new AgentMemoryError('RUNNER', `Database not found: ${databasePath}. Point the runner at an existing SQLite file.`);
+  }
+  return { ...req, databasePath };
 }
 
 /** The final message a sandboxed child sends on its result channel. */
