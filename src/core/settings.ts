@@ -27,7 +27,7 @@ export const SettingsSchema = z.object({
     historyMinRetrievals: z.number().int().min(0).default(5),
     historyBetaStrict: z.number().min(0).max(1).default(0.7),
     historyBetaCoarse: z.number().min(0).max(1).default(0.3),
-    forgettingThreshold: z.number().min(0).max(1).default(0.05),
+    forgettingThreshold: z.number().gt(0).lt(1).default(0.01),
     protectSeeds: z.boolean().default(false),
   }),
   /** Maximum number of active records; 0 = unlimited. */
