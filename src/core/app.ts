@@ -199,16 +199,21 @@ class AgentMemoryCore implements AgentMemoryApp {
   }
 
   planDeletion(policy: DeletionPolicyName): DeletionPlan {
-    const plan = this.manager.plan(policy, policy === 'capacity' && this.settings.capacity === 0 ? { capacity: this.store.counts().active } : {});
+    const plan = this.manager.plan(policy, this.planParams(policy));
     const withQuestions: DeletionPlan = { ...plan, candidates: plan.candidates.map((c) => ({ ...c, question: c.question || this.store.get(c.recordId)?.question || '' })) };
     this.plans.set(withQuestions, plan);
     return withQuestions;
   }
 
+  /** A capacity plan without a configured capacity previews against the current size. */
+  private planParams(policy: DeletionPolicyName): { capacity?: number } {
+    return policy === 'capacity' && this.settings.capacity === 0 ? { capacity: this.store.counts().active } : {};
+  }
+
   applyDeletion(plan: DeletionPlan): number {
     // A plan that came back through a webview/command is matched by ids against a fresh dry run.
     const known = this.plans.get(plan);
-    const fresh = known ?? this.manager.plan(plan.policy);
+    const fresh = known ?? this.manager.plan(plan.policy, this.planParams(plan.policy));
     const wanted = new Set(plan.candidates.map((c) => c.recordId));
     const filtered: PolicyDeletionPlan = { ...fresh, candidates: fresh.candidates.filter((c) => wanted.has(c.recordId)) };
     return this.manager.apply(filtered, 'user').deleted.length;

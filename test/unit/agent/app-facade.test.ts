@@ -1,0 +1,64 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { demoStream, readDemoTasks } from '../../../src/core/app-seed';
+import { AppHandle, DATA_DIR, openApp, settingsWith } from './agent-fixture';
+
+/** The facade the editor uses, in plain Node: dashboard data, deletion plans, JSONL, audit. */
+describe('app facade (createApp) beyond single tasks', () => {
+  let h: AppHandle;
+  before(async () => {
+    h = await openApp(settingsWith({ addition: { policy: 'all' } }));
+    await h.app.seedDemoMemory(30);
+    const stream = demoStream(readDemoTasks(path.join(DATA_DIR, 'ehrsql-mimic3-tasks.jsonl'))).slice(0, 8);
+    await h.app.runStream(stream, {});
+  });
+  after(() => h.dispose());
+
+  it('dashboard data agrees with the task log it is computed from', () => {
+    const d = h.app.dashboard();
+    const tasks = h.app.tasks();
+    assert.equal(d.tasks.length, tasks.length);
+    const evaluated = tasks.filter((t) => t.utility !== null);
+    const last = d.accuracyCurve[d.accuracyCurve.length - 1];
+    assert.equal(last.accuracy, evaluated.reduce((s, t) => s + t.utility!, 0) / evaluated.length);
+    // add-all: memory grows by one per task from the 30 seeds.
+    assert.deepEqual(d.memorySizeCurve.map((p) => p.size), tasks.map((_, i) => 31 + i));
+    assert.equal(d.counts.active, 38);
+    const histogramTotal = d.utilityHistogram.reduce((s, b) => s + b.count, 0);
+    assert.equal(histogramTotal, h.app.list({ status: 'active', limit: 1000 }).items.filter((r) => r.stats.meanUtility !== null).length);
+    assert.ok(d.similarityScatter.every((p) => p.input >= -1 && p.input <= 1 && p.output >= 0 && p.output <= 1));
+  });
+
+  it('a deletion plan that comes back as plain data (webview/command round trip) applies only the ids it lists', () => {
+    const active = h.app.list({ status: 'active', limit: 1000 }).items;
+    const plan = h.app.planDeletion('capacity');
+    assert.equal(plan.policy, 'capacity');
+    // Capacity = current size: nothing to delete; a hand-made plan naming records must not delete others.
+    assert.equal(plan.candidates.length, 0);
+    const roundTripped = JSON.parse(JSON.stringify({ ...plan, candidates: [{ recordId: active[0].id, question: active[0].question, rule: 'capacity', evidence: {} }] }));
+    assert.equal(h.app.applyDeletion(roundTripped), 0, 'a record the fresh dry run does not name is never deleted');
+    assert.equal(h.app.counts().active, active.length);
+  });
+
+  it('export → import round-trips records into a fresh memory and re-embeds them', async () => {
+    const file = path.join(h.dir, 'export.jsonl');
+    const n = await h.app.exportJsonl(file, 'active');
+    assert.equal(n, h.app.counts().active);
+    assert.equal(fs.readFileSync(file, 'utf8').trim().split('\n').length, n);
+    const other = await openApp(settingsWith());
+    try {
+      assert.equal(await other.app.importJsonl(file), n);
+      assert.equal(other.app.counts().active, n);
+      const audit = other.app.audit();
+      assert.ok(audit.some((e) => e.operation === 'import' && e.trigger === 'import'));
+      assert.ok(audit.some((e) => e.operation === 're-embed'));
+      // The imported memory is retrievable: a seed question finds itself first.
+      const seed = other.app.list({ status: 'active', limit: 1 }).items[0];
+      const result = await other.app.runTask(seed.question);
+      assert.equal(result.demonstrations[0]?.question, seed.question);
+    } finally {
+      other.dispose();
+    }
+  });
+});
