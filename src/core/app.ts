@@ -227,10 +227,12 @@ class AgentMemoryCore implements AgentMemoryApp {
     const language = this.settings.runner.language;
     const started = performance.now();
     const embedder = this.embedder;
+    // Embedded once: the query vector for retrieval is also the new record's vector.
+    const vector = embedder.embedSync(question);
     const run = await runAgentLoop(
       {
         tasks: this.manager.tasks,
-        retrieve: async (q, k) => this.retrieve(q, k, language),
+        retrieve: async (q, k) => this.retrieve(q, q === question ? vector : embedder.embedSync(q), k, language),
         generator: this.generator,
         run: (request, signal) => this.runner.run(request, signal),
         toolboxDocs: (lang) => toolboxDocs(lang),
@@ -264,7 +266,7 @@ class AgentMemoryCore implements AgentMemoryApp {
       candidate,
       finalCode: run.code || null,
       language,
-      embedding: embedder.embedSync(question),
+      embedding: vector,
       embedderId: embedder.id,
     });
     const task = this.manager.tasks.get(run.taskIndex);
@@ -289,8 +291,8 @@ class AgentMemoryCore implements AgentMemoryApp {
     };
   }
 
-  private retrieve(question: string, k: number, language: 'python' | 'javascript'): RetrievedDemonstration[] {
-    const hits = this.search.search({ text: question, vector: this.embedder.embedSync(question) }, k);
+  private retrieve(question: string, vector: Float32Array, k: number, language: 'python' | 'javascript'): RetrievedDemonstration[] {
+    const hits = this.search.search({ text: question, vector }, k);
     const records = new Map(this.store.getByRids(hits.map((h) => h.rid)).map((r) => [r.id, r]));
     return hits.flatMap((h, rank) => {
       const r = records.get(h.recordId);
