@@ -38,7 +38,8 @@ if [[ ! -f "$DEMO/user-data/User/settings.json" ]]; then
   "telemetry.telemetryLevel": "off",
   "extensions.autoUpdate": false,
   "extensions.autoCheckUpdates": false,
-  "update.mode": "none"
+  "update.mode": "none",
+  "git.openRepositoryInParentFolders": "never"
 }
 JSON
 fi
