@@ -1,5 +1,6 @@
 /** Addition policy choice and deletion with a dry-run preview (QuickPick of candidates, then a modal). */
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app-types';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
@@ -17,7 +18,7 @@ const DELETION_HELP: Record<Exclude<DeletionPolicyName, 'capacity'>, string> = {
   combined: 'periodic, then history-based',
   periodic: 'records not retrieved over the last period',
   history: 'often retrieved but with low mean utility',
-  forgetting: 'retention exp(−Δt/λ) below the threshold',
+  forgetting: 'retention exp(−Δt/(40·λ)) below the threshold (VIMBank forgetting curve)',
 };
 
 /** Arguments for the deletion commands (tests use them to skip both prompts). */
@@ -25,6 +26,8 @@ export interface DeletionArgs extends NoPromptOptions {
   /** Restrict the deletion to these candidates (default: all of the plan's candidates). */
   recordIds?: string[];
 }
+
+const DeletionArgsSchema = z.object({ skipConfirm: z.boolean().optional(), recordIds: z.array(z.string()).optional() });
 
 export interface DeletionOutcome {
   plan: DeletionPlan;
@@ -34,8 +37,8 @@ export interface DeletionOutcome {
 export function registerPolicyCommands(c: Container): vscode.Disposable[] {
   const deletion = (id: string, fixed?: DeletionPolicyName) =>
     registerSafeCommand(c.logger, id, async (...args) => {
-      const policy = fixed ?? (typeof args[0] === 'string' ? (args[0] as DeletionPolicyName) : await pickDeletionPolicy());
-      const options = ((fixed ? args[0] : args[1]) ?? {}) as DeletionArgs;
+      const policy = fixed ?? (typeof args[0] === 'string' ? parseDeletionPolicy(args[0]) : await pickDeletionPolicy());
+      const options = DeletionArgsSchema.parse((fixed ? args[0] : args[1]) ?? {});
       return runDeletion(c, policy, options);
     });
 
@@ -65,6 +68,16 @@ export function registerPolicyCommands(c: Container): vscode.Disposable[] {
     deletion('agentMemory.applyHistoryDeletion', 'history'),
     deletion('agentMemory.applyForgettingDeletion', 'forgetting'),
   ];
+}
+
+const DELETION_POLICIES: readonly DeletionPolicyName[] = ['combined', 'periodic', 'history', 'forgetting', 'capacity'];
+
+/** Command arguments are a boundary: an unknown policy name gets a clear error. */
+function parseDeletionPolicy(value: string): DeletionPolicyName {
+  if (!(DELETION_POLICIES as readonly string[]).includes(value)) {
+    throw new AgentMemoryError('INVALID_INPUT', `Unknown deletion policy '${value}'. Choose one of ${DELETION_POLICIES.join(', ')}.`);
+  }
+  return value as DeletionPolicyName;
 }
 
 async function pickDeletionPolicy(): Promise<DeletionPolicyName> {
