@@ -224,7 +224,20 @@ export class Workbench {
    * Labels of the rendered child rows of a group, in display order (rows are found
    * by data-index after the group row until the next top-level row).
    */
+  /**
+   * Labels of a group's rendered children. An expanded group fetches its children
+   * asynchronously, so while the group counts records but shows none yet, wait.
+   */
   async groupChildren(name: string): Promise<string[]> {
+    const deadline = Date.now() + UI_TIMEOUT_MS;
+    for (;;) {
+      const labels = await this.renderedGroupChildren(name);
+      if (labels.length > 0 || Date.now() > deadline || (await this.groupCount(name)) === 0) return labels;
+      await this.page.waitForTimeout(200);
+    }
+  }
+
+  private async renderedGroupChildren(name: string): Promise<string[]> {
     const row = this.groupRow(name);
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     const groupIndex = Number(await row.getAttribute('data-index'));
