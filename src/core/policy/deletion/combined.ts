@@ -1,7 +1,7 @@
 import type { Database } from '../../memory/database';
 import { HISTORY_CONDITION } from './history';
 import { PERIODIC_CONDITION, WINDOW_CTE, WINDOW_FROM } from './periodic';
-import { baseEvidence, CandidateRow, CombinedOptions, CombinedOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
+import { candidatePlan, CandidateRow, CombinedOptions, CombinedOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
 
 /**
  * Combined deletion (paper §5.1, SPEC §3): periodic and history-based in one
@@ -20,7 +20,7 @@ export function planCombined(db: Database, input: CombinedOptions): PolicyDeleti
   const o = CombinedOptionsSchema.parse(input);
   const windowStart = o.taskIndex - o.period;
   const join = o.mode === 'either' ? 'OR' : 'AND';
-  const { rows, total } = runCandidateQuery<CandidateRow & { in_window: number; periodic_hit: number; history_hit: number }>(db, {
+  const found = runCandidateQuery<CandidateRow & { in_window: number; periodic_hit: number; history_hit: number }>(db, {
     cte: WINDOW_CTE,
     from: WINDOW_FROM,
     where: `r.status = 'active' AND (${PERIODIC_CONDITION} ${join} ${HISTORY_CONDITION}) ${seedFilter(o.protectSeeds)}`,
@@ -28,26 +28,9 @@ export function planCombined(db: Database, input: CombinedOptions): PolicyDeleti
     params: { t: o.taskIndex, windowStart, alpha: o.alpha, n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON },
     limit: o.limit,
   });
-  return {
-    policy: 'combined',
-    taskIndex: o.taskIndex,
-    params: { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: 'sliding' },
-    total,
-    truncated: total > rows.length,
-    candidates: rows.map((row) => ({
-      recordId: row.id,
-      question: row.question,
-      rule: row.periodic_hit && row.history_hit ? 'periodic+history' : row.periodic_hit ? 'periodic' : 'history',
-      evidence: {
-        ...baseEvidence(row, o.taskIndex),
-        retrievalsInWindow: row.in_window,
-        windowStart,
-        windowEnd: o.taskIndex,
-        period: o.period,
-        alpha: o.alpha,
-        minRetrievals: o.minRetrievals,
-        beta: o.beta,
-      },
-    })),
-  };
+  const params = { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: 'sliding' };
+  return candidatePlan('combined', o.taskIndex, params, found, (row) => ({
+    rule: row.periodic_hit && row.history_hit ? 'periodic+history' : row.periodic_hit ? 'periodic' : 'history',
+    evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta },
+  }));
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../../memory/database';
-import { baseEvidence, CandidateRow, ForgettingOptions, ForgettingOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
+import { candidatePlan, CandidateRow, ForgettingOptions, ForgettingOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
 
 /**
  * Retention of a record on the forgetting curve (VIMBank / MemoryBank):
@@ -24,32 +24,22 @@ export function retention(input: { deltaTasks: number; retrievals: number; timeS
 export function planForgetting(db: Database, input: ForgettingOptions): PolicyDeletionPlan {
   const o = ForgettingOptionsSchema.parse(input);
   const k = Math.log(1 / o.threshold);
-  const { rows, total } = runCandidateQuery<CandidateRow>(db, {
+  const found = runCandidateQuery<CandidateRow>(db, {
     where: `r.status = 'active' ${seedFilter(o.protectSeeds)} AND (@t - COALESCE(r.last_retrieved_task, r.created_task)) > @k * @s * (1 + r.retrieval_count)`,
     params: { t: o.taskIndex, k, s: o.timeScale },
     limit: o.limit,
   });
-  return {
-    policy: 'forgetting',
-    taskIndex: o.taskIndex,
-    params: { threshold: o.threshold, timeScale: o.timeScale, protectSeeds: o.protectSeeds },
-    total,
-    truncated: total > rows.length,
-    candidates: rows.map((row) => {
-      const deltaTasks = o.taskIndex - (row.last_retrieved_task ?? row.created_task);
-      return {
-        recordId: row.id,
-        question: row.question,
-        rule: 'forgetting',
-        evidence: {
-          ...baseEvidence(row, o.taskIndex),
-          deltaTasks,
-          lambda: 1 + row.retrieval_count,
-          retention: retention({ deltaTasks, retrievals: row.retrieval_count, timeScale: o.timeScale }),
-          threshold: o.threshold,
-          timeScale: o.timeScale,
-        },
-      };
-    }),
-  };
+  return candidatePlan('forgetting', o.taskIndex, { threshold: o.threshold, timeScale: o.timeScale, protectSeeds: o.protectSeeds }, found, (row) => {
+    const deltaTasks = o.taskIndex - (row.last_retrieved_task ?? row.created_task);
+    return {
+      rule: 'forgetting',
+      evidence: {
+        deltaTasks,
+        lambda: 1 + row.retrieval_count,
+        retention: retention({ deltaTasks, retrievals: row.retrieval_count, timeScale: o.timeScale }),
+        threshold: o.threshold,
+        timeScale: o.timeScale,
+      },
+    };
+  });
 }

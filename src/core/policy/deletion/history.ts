@@ -1,5 +1,5 @@
 import type { Database } from '../../memory/database';
-import { baseEvidence, CandidateRow, HistoryOptions, HistoryOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
+import { candidatePlan, CandidateRow, HistoryOptions, HistoryOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
 
 /** SQL condition of the history rule on `records r` (params @n, @beta, @eps). */
 export const HISTORY_CONDITION = '(r.utility_count > @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
@@ -22,23 +22,14 @@ export function planHistory(db: Database, input: HistoryOptions): PolicyDeletion
   // With named records, drive the query from the id list (CROSS JOIN fixes the join
   // order) so a per-task check costs a few index lookups, not an index scan.
   const only = o.recordIds ? 'AND r.id = j.value' : '';
-  const { rows, total } = runCandidateQuery<CandidateRow>(db, {
+  const found = runCandidateQuery<CandidateRow>(db, {
     ...(o.recordIds ? { from: 'json_each(@ids) j CROSS JOIN records r' } : {}),
     where: `r.status = 'active' AND ${HISTORY_CONDITION} ${seedFilter(o.protectSeeds)} ${only}`,
     params: { n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON, ...(o.recordIds ? { ids: JSON.stringify(o.recordIds) } : {}) },
     limit: o.limit,
   });
-  return {
-    policy: 'history',
-    taskIndex: o.taskIndex,
-    params: { minRetrievals: o.minRetrievals, beta: o.beta, protectSeeds: o.protectSeeds },
-    total,
-    truncated: total > rows.length,
-    candidates: rows.map((row) => ({
-      recordId: row.id,
-      question: row.question,
-      rule: 'history',
-      evidence: { ...baseEvidence(row, o.taskIndex), minRetrievals: o.minRetrievals, beta: o.beta },
-    })),
-  };
+  return candidatePlan('history', o.taskIndex, { minRetrievals: o.minRetrievals, beta: o.beta, protectSeeds: o.protectSeeds }, found, () => ({
+    rule: 'history',
+    evidence: { minRetrievals: o.minRetrievals, beta: o.beta },
+  }));
 }

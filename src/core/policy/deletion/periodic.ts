@@ -1,5 +1,5 @@
 import type { Database } from '../../memory/database';
-import { baseEvidence, CandidateRow, PeriodicOptions, PeriodicOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
+import { candidatePlan, CandidateRow, PeriodicOptions, PeriodicOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
 
 /**
  * Retrievals of each record inside the window (t − period, t], aggregated
@@ -29,7 +29,7 @@ export const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(
 export function planPeriodic(db: Database, input: PeriodicOptions): PolicyDeletionPlan {
   const o = PeriodicOptionsSchema.parse(input);
   const windowStart = o.taskIndex - o.period;
-  const { rows, total } = runCandidateQuery<CandidateRow & { in_window: number }>(db, {
+  const found = runCandidateQuery<CandidateRow & { in_window: number }>(db, {
     cte: WINDOW_CTE,
     from: WINDOW_FROM,
     where: `r.status = 'active' AND ${PERIODIC_CONDITION} ${seedFilter(o.protectSeeds)}`,
@@ -37,17 +37,8 @@ export function planPeriodic(db: Database, input: PeriodicOptions): PolicyDeleti
     params: { t: o.taskIndex, windowStart, alpha: o.alpha },
     limit: o.limit,
   });
-  return {
-    policy: 'periodic',
-    taskIndex: o.taskIndex,
-    params: { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: 'sliding' },
-    total,
-    truncated: total > rows.length,
-    candidates: rows.map((row) => ({
-      recordId: row.id,
-      question: row.question,
-      rule: 'periodic',
-      evidence: { ...baseEvidence(row, o.taskIndex), retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha },
-    })),
-  };
+  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: 'sliding' }, found, (row) => ({
+    rule: 'periodic',
+    evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha },
+  }));
 }

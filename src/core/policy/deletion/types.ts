@@ -123,6 +123,30 @@ export function seedFilter(protectSeeds: boolean): string {
  * materialized, and the question text is looked up only for those. The total is
  * counted only when the limit was reached.
  */
+/**
+ * The dry-run plan for candidate rows: one candidate per row, with the rule and
+ * evidence the planner derives from it (base evidence is added here).
+ */
+export function candidatePlan<T extends CandidateRow>(
+  policy: DeletionPolicyName,
+  taskIndex: number,
+  params: Record<string, number | string | boolean>,
+  found: { rows: T[]; total: number },
+  describe: (row: T) => { rule: string; evidence: Record<string, number | string | null> },
+): PolicyDeletionPlan {
+  return {
+    policy,
+    taskIndex,
+    params,
+    total: found.total,
+    truncated: found.total > found.rows.length,
+    candidates: found.rows.map((row) => {
+      const { rule, evidence } = describe(row);
+      return { recordId: row.id, question: row.question, rule, evidence: { ...baseEvidence(row, taskIndex), ...evidence } };
+    }),
+  };
+}
+
 export function runCandidateQuery<T extends CandidateRow>(
   db: Database,
   spec: { cte?: string; from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean },
