@@ -8,12 +8,12 @@ import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName,
 import { AgentMemoryError, errorMessage } from './errors';
 import type { Disposable } from './events';
 import { Logger, tagged } from './logger';
-import { HybridSearch } from './memory/hybrid-search';
 import { exportJsonl, importJsonl } from './memory/jsonl';
 import type { ListQuery } from './memory/record-query';
 import { MemoryStore } from './memory/store';
 import type { MemoryChangeEvent, RecordStatus } from './memory/types';
-import { runAgentLoop, RetrievedDemonstration } from './agent/loop/agent-loop';
+import { runAgentLoop } from './agent/loop/agent-loop';
+import { MemoryRetriever } from './agent/retriever';
 import { CodeGenerator, LlmCodeGenerator, ReuseCodeGenerator } from './agent/loop/generators';
 import { ModelClient } from './agent/model/model-client';
 import { judgeTask } from './policy/llm-judge';
@@ -56,7 +56,7 @@ export async function createApp(options: CreateAppOptions): Promise<AgentMemoryA
 class AgentMemoryCore implements AgentMemoryApp {
   private readonly logger: Logger;
   private readonly store: MemoryStore;
-  private search: HybridSearch;
+  private readonly retriever: MemoryRetriever;
   private embedder: SyncEmbedder;
   private manager: MemoryManager;
   private runner: CodeRunner;
@@ -74,7 +74,7 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.apiKey = options.apiKey;
     this.store = MemoryStore.open(options.databasePath, { logger: options.logger });
     this.embedder = storeEmbedder(this.store, this.logger);
-    this.search = HybridSearch.open(this.store, { logger: options.logger });
+    this.retriever = MemoryRetriever.open(this.store, { logger: options.logger });
     this.manager = this.createManager();
     this.runner = createRunner(this.settings.runner.language, { logger: options.logger });
     this.generator = this.createGenerator();
@@ -232,7 +232,7 @@ class AgentMemoryCore implements AgentMemoryApp {
     const run = await runAgentLoop(
       {
         tasks: this.manager.tasks,
-        retrieve: async (q, k) => this.retrieve(q, q === question ? vector : embedder.embedSync(q), k, language),
+        retrieve: async (q, k) => this.retriever.retrieve(q, q === question ? vector : embedder.embedSync(q), k),
         generator: this.generator,
         run: (request, signal) => this.runner.run(request, signal),
         toolboxDocs: (lang) => toolboxDocs(lang),
@@ -289,15 +289,6 @@ class AgentMemoryCore implements AgentMemoryApp {
       ...(run.gaveUp ? { error: run.gaveUp } : {}),
       durationMs: performance.now() - started,
     };
-  }
-
-  private retrieve(question: string, vector: Float32Array, k: number, language: 'python' | 'javascript'): RetrievedDemonstration[] {
-    const hits = this.search.search({ text: question, vector }, k);
-    const records = new Map(this.store.getByRids(hits.map((h) => h.rid)).map((r) => [r.id, r]));
-    return hits.flatMap((h, rank) => {
-      const r = records.get(h.recordId);
-      return r ? [{ recordId: r.id, question: r.question, code: r.execution.code, language: r.execution.language ?? language, inputSimilarity: h.inputSimilarity, rank }] : [];
-    });
   }
 
   private async evaluate(run: { question: string; code: string; answer: unknown; outcome: AgentTaskResult['outcome']; outputExcerpt: string }, options: { groundTruth?: unknown; signal?: AbortSignal }): Promise<Evaluation> {
@@ -382,7 +373,7 @@ class AgentMemoryCore implements AgentMemoryApp {
   dispose(): void {
     this.manager.dispose();
     this.runner.dispose();
-    this.search.close();
+    this.retriever.close();
     this.dataDb?.close();
     this.store.close();
   }

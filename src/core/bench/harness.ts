@@ -24,7 +24,7 @@ import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from '
 import { goldProgram } from './gold-program';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
 import { BenchPolicies, evaluateTask, PolicySettings } from './policy-adapter';
-import { StoreRetriever } from './retriever';
+import { MemoryRetriever } from '../agent/retriever';
 import { RunCache } from './run-cache';
 import type { BenchTask } from './task-file';
 import type { TaskPlan } from './task-plan';
@@ -160,7 +160,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const store = MemoryStore.open(deps.storePath ?? ':memory:');
   const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
   const cacheBefore = cache ? { ...cache.stats } : null;
-  const retriever = new StoreRetriever(store, embedder, language);
+  const retriever = MemoryRetriever.open(store, { file: null });
   let policies: BenchPolicies | null = null;
   try {
     if (seedRecords.length > 0) {
@@ -175,15 +175,23 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     const loopDeps: AgentLoopDeps = {
       roles: roles?.forModel(deps.judge),
       tasks,
-      retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, k)),
+      retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, vectorOf(question), k)),
       generator: deps.generator,
       run: (request, signal) => (cache ? cache.run(request, signal) : deps.run(request, signal)),
       toolboxDocs: (lang) => toolboxDocs(lang, { now: config.now }),
       codeSimilarity: (reference, candidate, lang) => codeSimilarity(reference, candidate, lang),
       logger,
     };
+    // Each task question is embedded once: the query vector is also the new record's vector.
+    const vectors = new Map<string, Float32Array>();
+    const vectorOf = (question: string): Float32Array => {
+      let v = vectors.get(question);
+      if (!v) vectors.set(question, (v = embedder.embedSync(question)));
+      return v;
+    };
     const rows: BenchTaskRow[] = [];
     for (const [i, task] of stream.entries()) {
+      vectors.clear();
       if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
       const result = await runAgentLoop(loopDeps, task.question, { databasePath: deps.databasePath, language, k: config.k, maxDebugRounds: config.maxDebugRounds, now: config.now, signal: deps.signal });
       const t0 = performance.now();
@@ -203,7 +211,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         },
         finalCode: result.code,
         language,
-        embedding: embedder.embedSync(task.question),
+        embedding: vectorOf(task.question),
         embedderId: embedder.id,
       });
       if (step.recordId && (config.errorFree || evaluations.strict.utility === 1)) correctIds.add(step.recordId);
@@ -279,7 +287,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     };
   } finally {
     policies?.dispose();
-    retriever.dispose();
+    retriever.close();
     store.close();
   }
 }
