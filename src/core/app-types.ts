@@ -33,6 +33,22 @@ export interface DemonstrationUse {
   code: string;
 }
 
+/**
+ * Whether an answer is right, kept apart from whether the program ran ("ran" is not "correct").
+ * - correct / wrong: checked against a gold answer (bench, or a stream item with an answer)
+ * - approved / rejected: a human's verdict (strict addition in the editor)
+ * - judged-correct / judged-wrong: the LLM judge's opinion (coarse addition)
+ * - unknown: nobody checked (yet)
+ */
+export type VerdictKind = 'correct' | 'wrong' | 'approved' | 'rejected' | 'judged-correct' | 'judged-wrong' | 'unknown';
+export type VerdictSource = 'gold' | 'human' | 'judge' | 'none';
+export interface TaskVerdict {
+  kind: VerdictKind;
+  source: VerdictSource;
+}
+/** Which kind of model produced an answer. 'simulated' is the bench's calibrated simulation, never an LLM. */
+export type ModelKind = 'reuse' | 'llm' | 'simulated';
+
 /** What the agent did for one question (shown to the user, written to the task log). */
 export interface AgentTaskResult {
   taskIndex: number;
@@ -41,7 +57,11 @@ export interface AgentTaskResult {
   language: 'python' | 'javascript';
   code: string;
   answer: unknown;
+  /** Execution outcome only: 'success' means the program ran and printed an answer, not that it is right. */
   outcome: 'success' | 'error' | 'timeout' | 'no-answer';
+  /** Correctness, separate from the execution outcome. */
+  verdict: TaskVerdict;
+  modelKind: ModelKind;
   attempts: number;
   demonstrations: DemonstrationUse[];
   utility: number | null;

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { storeEmbedder, refitAndReembed, SyncEmbedder } from './app-embedding';
 import { dashboardData } from './app-dashboard';
 import { DEFAULT_SEED_COUNT, DEMO_DATABASE_FILE, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from './app-seed';
-import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
+import type { AgentMemoryApp, AgentTaskResult, TaskVerdict, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
 import { AgentMemoryError, errorMessage } from './errors';
 import type { Disposable } from './events';
 import { Logger, tagged } from './logger';
@@ -279,6 +279,8 @@ class AgentMemoryCore implements AgentMemoryApp {
       code: run.code,
       answer: run.answer,
       outcome: run.outcome,
+      verdict: verdictOf(evaluation),
+      modelKind: this.model ? 'llm' : 'reuse',
       attempts: run.attempts.length,
       demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code })),
       utility: after.utility,
@@ -376,5 +378,17 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.retriever.close();
     this.dataDb?.close();
     this.store.close();
+  }
+}
+
+/** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */
+export function verdictOf(evaluation: Evaluation): TaskVerdict {
+  if (evaluation.utility === null) return { kind: 'unknown', source: evaluation.evaluator === 'strict:human' ? 'human' : 'none' };
+  const yes = evaluation.utility >= 0.5;
+  switch (evaluation.evaluator) {
+    case 'strict:ground-truth': return { kind: yes ? 'correct' : 'wrong', source: 'gold' };
+    case 'strict:human': return { kind: yes ? 'approved' : 'rejected', source: 'human' };
+    case 'coarse:judge': return { kind: yes ? 'judged-correct' : 'judged-wrong', source: 'judge' };
+    default: return { kind: 'unknown', source: 'none' };
   }
 }
