@@ -100,7 +100,7 @@ function main(): void {
       const start = performance.now();
       const result = manager.afterTask({
         taskIndex,
-        retrieved: live.map((r, rank) => ({ recordId: r.id, inputSimilarity: 0.9 - rank * 0.1, code: r.code })),
+        retrieved: live.map((r, rank) => ({ recordId: r.id, inputSimilarity: 0.9 - rank * 0.1, code: r.code, shown: true })),
         evaluation: { utility: correct ? 1 : 0, evaluator: 'strict:ground-truth', reason: 'bench' },
         candidate: { question, execution: { code: `answer = sql("select ${i}")`, language: 'python', outcome: 'success', answer: [[i]] }, provenance: 'agent' },
       });

@@ -114,8 +114,12 @@ class AgentMemoryCore implements AgentMemoryApp {
         beta,
         threshold: d.forgettingThreshold,
         protectSeeds: d.protectSeeds,
+        minActiveRecords: d.minActiveRecords,
         ...(this.settings.capacity > 0 ? { capacity: this.settings.capacity } : {}),
       },
+      periodicWindow: d.periodicWindow,
+      attribution: d.attribution,
+      followThreshold: d.followThreshold,
       codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
       logger: this.options.logger,
     });
@@ -257,7 +261,7 @@ class AgentMemoryCore implements AgentMemoryApp {
       code: run.code,
       answer: run.answer,
       outcome: run.outcome,
-      log: { attempts: run.attempts, demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity })), usage: run.usage, timings: run.timings, model: run.model, gaveUp: run.gaveUp ?? null },
+      log: { attempts: run.attempts, demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity, shown: d.shown })), usage: run.usage, timings: run.timings, model: run.model, gaveUp: run.gaveUp ?? null },
     });
     const after = this.manager.afterTask({
       taskIndex: run.taskIndex,
@@ -282,7 +286,7 @@ class AgentMemoryCore implements AgentMemoryApp {
       verdict: verdictOf(evaluation),
       modelKind: this.model ? 'llm' : 'reuse',
       attempts: run.attempts.length,
-      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code })),
+      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
       utility: after.utility,
       addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
       deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),

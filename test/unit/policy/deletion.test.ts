@@ -37,11 +37,13 @@ describe('history-based deletion', () => {
     assert.equal(plan.candidates[0].question, 'question for bad');
   });
 
-  it('keeps a record with exactly n retrievals (freq must exceed n)', () => {
+  it('fires at exactly n retrievals (freq ≥ n, the paper\'s text and code), not at n − 1', () => {
+    // Hand computation: n = 5, β = 0.7. After 4 retrievals at Φ 0: freq 4 < 5 → kept.
+    // After the 5th: freq 5 ≥ 5 and mean 0 ≤ 0.7 → deleted.
     h.record('five', 0);
-    h.retrieveSeries('five', 1, [0, 0, 0, 0, 0]);
+    h.retrieveSeries('five', 1, [0, 0, 0, 0]);
     assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), []);
-    h.retrieve(6, ['five'], 0);
+    h.retrieve(5, ['five'], 0);
     assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), ['five']);
   });
 
@@ -65,7 +67,8 @@ describe('history-based deletion', () => {
 
   it('counts only evaluated retrievals toward n', () => {
     h.record('r', 0);
-    h.retrieveSeries('r', 1, [0, 0, 0, 0, 0, null, null]);
+    // 7 retrievals, 4 evaluated: 4 < n = 5 → kept.
+    h.retrieveSeries('r', 1, [0, 0, 0, 0, null, null, null]);
     assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10 })), []);
   });
 
@@ -172,14 +175,22 @@ describe('capacity-limited deletion', () => {
   beforeEach(() => (h = new History()));
   afterEach(() => h.close());
 
-  it('does nothing at or under capacity', () => {
+  it('under capacity removes only what periodic deletion removes (§6.2 runs periodic after every task)', () => {
     h.record('a', 0);
     h.record('b', 0);
-    assert.equal(planCapacity(h.store.db, { taskIndex: 500, capacity: 2 }).candidates.length, 0);
+    // t = 100 < period: nothing is old enough for periodic, and 2 ≤ 2.
+    assert.equal(planCapacity(h.store.db, { taskIndex: 100, capacity: 2 }).candidates.length, 0);
+    // t = 500: both were created at 0 ≤ 300 and never retrieved in (300, 500] → periodic takes both, under the cap too.
+    assert.deepEqual(planCapacity(h.store.db, { taskIndex: 500, capacity: 2 }).candidates.map((c) => c.rule), ['periodic', 'periodic']);
   });
 
-  it('runs periodic first, then removes lowest mean utility; never-retrieved last; ties older first', () => {
-    // All retrieved inside the window (t=500, period 200) except 'stale'.
+  it('periodic first, then the SINGLE record with the least mean utility (ties: fewer retrievals, older); never-evaluated last', () => {
+    // Hand computation at t = 500, period 200 (window (300, 500]), α = 0:
+    //   stale (created 0, no retrieval in the window)      → periodic
+    //   low  Φ 0.1 ×1 | mid-old Φ 0.5 ×2 | mid-new Φ 0.5 ×1 | high Φ 0.9 ×1 | never-old, never-new (created 310/320: too young)
+    // 7 active. cap 6: 7 − 1 = 6 ≤ 6 → periodic only. cap 5 or even cap 1: periodic + ONE record, the least mean: low.
+    // Applying it and planning again (cap 1) picks, one per run: mid-new (0.5, 1 retrieval, before mid-old's 2),
+    // mid-old, high, then the never-evaluated, older first: never-old, never-new (which the floor of 1 keeps).
     h.record('stale', 0);
     h.record('low', 100);
     h.record('mid-old', 50);
@@ -190,14 +201,22 @@ describe('capacity-limited deletion', () => {
     h.retrieveSeries('low', 301, [0.1]);
     h.retrieve(302, ['mid-old', 'mid-new'], 0.5);
     h.retrieve(303, ['high'], 0.9);
+    h.retrieve(304, ['mid-old'], 0.5);
     const at = (capacity: number) => planCapacity(h.store.db, { taskIndex: 500, capacity }).candidates.map((c) => `${c.recordId}:${c.rule}`);
     assert.deepEqual(at(6), ['stale:periodic']);
     assert.deepEqual(at(5), ['stale:periodic', 'low:capacity']);
-    assert.deepEqual(at(3), ['stale:periodic', 'low:capacity', 'mid-old:capacity', 'mid-new:capacity']);
-    assert.deepEqual(at(1), ['stale:periodic', 'low:capacity', 'mid-old:capacity', 'mid-new:capacity', 'high:capacity', 'never-old:capacity']);
-    const plan = planCapacity(h.store.db, { taskIndex: 500, capacity: 3 });
-    assert.equal(plan.params.activeAfter, 3);
-    assert.equal(plan.candidates[1].evidence.rank, 1);
+    assert.deepEqual(at(1), ['stale:periodic', 'low:capacity']);
+    const first = planCapacity(h.store.db, { taskIndex: 500, capacity: 1 });
+    assert.equal(first.params.activeAfter, 5);
+    assert.equal(first.candidates[1].evidence.activeAfterPeriodic, 6);
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const plan = planDeletion(h.store.db, 'capacity', 500, { capacity: 1 });
+      order.push(...plan.candidates.filter((c) => c.rule === 'capacity').map((c) => c.recordId));
+      applyDeletionPlan(h.store, plan);
+    }
+    assert.deepEqual(order, ['low', 'mid-new', 'mid-old', 'high', 'never-old']);
+    assert.deepEqual(h.store.list({ status: 'active' }).items.map((r) => r.id), ['never-new']);
   });
 
   it('never removes protected seeds, even if the memory stays over capacity', () => {
@@ -261,7 +280,7 @@ describe('dry run, apply, restore, purge', () => {
     assert.equal(h.store.require('bad').status, 'active');
 
     const result = applyDeletionPlan(h.store, plan, 'rule:history-deletion');
-    assert.deepEqual(result, { deleted: ['bad'], skipped: [] });
+    assert.deepEqual(result, { deleted: ['bad'], skipped: [], floorKept: [] });
     assert.equal(h.store.require('bad').status, 'deleted');
     const audit = h.store.audit({ recordId: 'bad' })[0];
     assert.equal(audit.operation, 'delete');
@@ -272,7 +291,7 @@ describe('dry run, apply, restore, purge', () => {
     assert.equal(audit.evidence.from, 'active');
 
     // Applying the same plan again skips the record that is no longer active.
-    assert.deepEqual(applyDeletionPlan(h.store, plan), { deleted: [], skipped: ['bad'] });
+    assert.deepEqual(applyDeletionPlan(h.store, plan), { deleted: [], skipped: ['bad'], floorKept: [] });
 
     restoreRecords(h.store, ['bad'], { reason: 'false positive' });
     assert.equal(h.store.require('bad').status, 'active');

@@ -3,15 +3,20 @@ import { PERIODIC_CONDITION, planPeriodic, WINDOW_CTE, WINDOW_FROM } from './per
 import { baseEvidence, CandidateRow, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
 
 /**
- * Capacity-limited deletion (paper §6.2, SPEC §3): when the number of active
- * records exceeds `capacity`, first the periodic rule (sliding window), then, if
- * still over, the active records with the lowest mean utility, one at a time,
- * until size ≤ capacity.
+ * Capacity-limited deletion, as the paper's §6.2: "after each task execution, it
+ * first performs periodical-based deletion and then removes only the record with
+ * the least average utility (rather than all records below the utility threshold)
+ * if the memory still exceeds the limit after additions."
  *
- * Order of the second step: evaluated records by mean Φ ascending; records never
- * retrieved (or never evaluated, mean unknown) last; ties by age, older first
- * (created_task, then insertion order). With `protectSeeds`, seeds are never
- * removed, so the memory may stay over capacity (`params.activeAfter` says so).
+ * So one run (the rule engine runs it after every task) is:
+ * 1. the periodic plan at this task (whatever the size of the memory);
+ * 2. then, only if active − periodic > capacity, the **single** active record with
+ *    the lowest mean utility: evaluated records by mean Φ ascending, ties by fewer
+ *    retrievals, then older (created_task, then insertion order); records never
+ *    evaluated (mean unknown) last.
+ * A memory far over the cap therefore shrinks by at most one record per task
+ * beyond what periodic deletion removes. With `protectSeeds`, seeds are never
+ * removed (`params.activeAfter` says how many remain).
  *
  * @example
  * const plan = planCapacity(store.db, { taskIndex: 120, capacity: 100 });
@@ -20,30 +25,29 @@ export function planCapacity(db: Database, input: CapacityOptions): PolicyDeleti
   const o = CapacityOptionsSchema.parse(input);
   const active = (db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
   const params = { capacity: o.capacity, activeBefore: active, period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds };
-  if (active <= o.capacity) return { policy: 'capacity', taskIndex: o.taskIndex, params: { ...params, activeAfter: active }, total: 0, truncated: false, candidates: [] };
   const periodic = planPeriodic(db, o);
   const periodicCandidates = periodic.candidates.map((c) => ({ ...c, evidence: { ...c.evidence, capacity: o.capacity, activeBefore: active } }));
-  const excess = active - periodic.total - o.capacity;
   let ranked: PolicyDeletionPlan['candidates'] = [];
-  if (excess > 0) {
+  if (active - periodic.total > o.capacity) {
     const windowStart = o.taskIndex - o.period;
     const { rows } = runCandidateQuery<CandidateRow>(db, {
       cte: WINDOW_CTE,
       from: WINDOW_FROM,
       where: `r.status = 'active' ${seedFilter(o.protectSeeds)} AND NOT ${PERIODIC_CONDITION}`,
-      orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.created_task, r.rid',
+      orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.retrieval_count, r.created_task, r.rid',
       params: { t: o.taskIndex, windowStart, alpha: o.alpha },
-      limit: excess,
+      limit: 1,
       countTotal: false,
     });
-    ranked = rows.map((row, i) => ({
+    ranked = rows.map((row) => ({
       recordId: row.id,
       question: row.question,
       rule: 'capacity',
-      evidence: { ...baseEvidence(row, o.taskIndex), capacity: o.capacity, activeBefore: active, rank: i + 1 },
+      evidence: { ...baseEvidence(row, o.taskIndex), capacity: o.capacity, activeBefore: active, activeAfterPeriodic: active - periodic.total },
     }));
   }
   const total = periodic.total + ranked.length;
-  const candidates = [...periodicCandidates, ...ranked.slice(0, Math.max(0, o.limit - periodicCandidates.length))];
+  // The least-utility record is the plan's last candidate (periodic ones first, as they run first).
+  const candidates = [...periodicCandidates.slice(0, Math.max(0, o.limit - ranked.length)), ...ranked];
   return { policy: 'capacity', taskIndex: o.taskIndex, params: { ...params, activeAfter: active - total }, total, truncated: total > candidates.length, candidates };
 }

@@ -28,7 +28,7 @@ export function planCombined(db: Database, input: CombinedOptions): PolicyDeleti
     params: { t: o.taskIndex, windowStart, alpha: o.alpha, n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON },
     limit: o.limit,
   });
-  const params = { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: 'sliding' };
+  const params = { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: `(t − ${o.period}, t]` };
   return candidatePlan('combined', o.taskIndex, params, found, (row) => ({
     rule: row.periodic_hit && row.history_hit ? 'periodic+history' : row.periodic_hit ? 'periodic' : 'history',
     evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta },

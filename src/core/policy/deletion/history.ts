@@ -2,15 +2,18 @@ import type { Database } from '../../memory/database';
 import { candidatePlan, CandidateRow, HistoryOptions, HistoryOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
 
 /** SQL condition of the history rule on `records r` (params @n, @beta, @eps). */
-export const HISTORY_CONDITION = '(r.utility_count > @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
+export const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
 
 /**
  * History-based deletion (paper §5.1, SPEC §3): delete active record i when
- * freq_t(i) > n and the mean Φ over its retrievals ≤ β.
+ * freq_t(i) ≥ n and the mean Φ over its retrievals ≤ β. The paper's text ("retrieved
+ * for at least n times"), its appendix ("5 or more times") and its code use ≥ n;
+ * only its formula writes > n.
  *
- * Counting choice: freq is the number of *evaluated* retrievals (Φ known); in
- * benchmark runs every retrieval is evaluated so this equals the paper's
- * freq_t(i). In the editor, retrievals still awaiting a verdict do not count
+ * Counting choice: freq is the number of *credited* retrievals (Φ known: the
+ * record was shown in the prompt, and, under the `followed` attribution, followed);
+ * in benchmark runs with the default attribution this is the paper's freq_t(i)
+ * over the demonstrations the model actually saw. In the editor, retrievals still awaiting a verdict do not count
  * toward n, which keeps the paper's purpose for n (a minimum sample for the mean).
  * "≤ β" tolerates 1e-9 of floating-point error in the running sums.
  *

@@ -1,11 +1,12 @@
 import { AgentMemoryError } from '../../errors';
 import type { Database } from '../../memory/database';
 import { planCapacity } from './capacity';
+import { withFloor } from './floor';
 import { planCombined } from './combined';
 import { planForgetting } from './forgetting';
 import { planHistory } from './history';
 import { planPeriodic } from './periodic';
-import type { CapacityOptions, CombinedOptions, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
+import { CapacityOptions, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
 export { planPeriodic, WINDOW_CTE } from './periodic';
@@ -13,20 +14,33 @@ export { planHistory } from './history';
 export { planCombined } from './combined';
 export { planCapacity } from './capacity';
 export { planForgetting, retention } from './forgetting';
+export { withFloor } from './floor';
 export { applyDeletionPlan, restoreRecords, purgeRecords, ApplyResult } from './apply';
 
 /** Options of every policy in one bag (each planner reads what it needs). */
 export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<HistoryOptions, 'taskIndex'> & Omit<ForgettingOptions, 'taskIndex'>> & {
   capacity?: number;
+  /** The memory floor (default DEFAULT_MIN_ACTIVE_RECORDS = 1). */
+  minActiveRecords?: number;
 };
 
 /**
- * Dry run of the named deletion policy at task `taskIndex` (nothing changes).
+ * Dry run of the named deletion policy at task `taskIndex` (nothing changes),
+ * with the memory floor applied: the plan never takes the active memory below
+ * `minActiveRecords`, and `plan.floor` names what the floor kept.
  *
  * @example
  * const plan = planDeletion(store.db, 'combined', 400, { beta: 0.3 });
+ * plan.floor?.sentence; // set when the floor kept records
  */
 export function planDeletion(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
+  const plan = planPolicy(db, policy, taskIndex, params);
+  if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
+  const active = (db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
+  return withFloor(plan, active, params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+}
+
+function planPolicy(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
       return planPeriodic(db, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex } as PeriodicOptions);

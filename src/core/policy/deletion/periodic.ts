@@ -17,10 +17,13 @@ export const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(
  * most α times in the last `period` tasks (t − period, t]. Only records at least
  * one period old are candidates (created_task ≤ t − period).
  *
- * Window choice: a **sliding window** ending at the current task, as the paper's
- * code. When the rule engine fires it every `period` tasks the windows are
- * exactly the fixed period boundaries (0,200], (200,400], …; the capacity policy
- * runs it after every addition, i.e. sliding.
+ * Window: this planner evaluates the window (t − period, t] ending at the task it
+ * is run at. *When* it runs is the rule engine's choice (rules.ts, setting
+ * agentMemory.deletion.periodicWindow): `sliding` (default, the paper's code as
+ * SPEC §3 reads it) runs it after every task, so a record goes as soon as it has
+ * gone `period` tasks without more than α retrievals; `fixed` runs it every
+ * `period` tasks, i.e. over (0,200], (200,400], … The capacity policy (§6.2) runs
+ * it after every task.
  *
  * @example
  * const plan = planPeriodic(store.db, { taskIndex: 400 }); // dry run, nothing changes
@@ -37,7 +40,7 @@ export function planPeriodic(db: Database, input: PeriodicOptions): PolicyDeleti
     params: { t: o.taskIndex, windowStart, alpha: o.alpha },
     limit: o.limit,
   });
-  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: 'sliding' }, found, (row) => ({
+  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: `(t − ${o.period}, t]` }, found, (row) => ({
     rule: 'periodic',
     evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha },
   }));

@@ -1,8 +1,9 @@
 import type { Database } from '../../memory/database';
 import { z } from 'zod';
-import type { DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../app-types';
+import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app-types';
+import { CombinedModeSchema, DeletionPolicyName } from '../names';
 
-export type { DeletionCandidate, DeletionPlan, DeletionPolicyName };
+export type { DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
 
 /** The paper's EHR defaults (Appendix A.2). */
 export const DEFAULT_PERIOD = 200;
@@ -19,6 +20,14 @@ export const DEFAULT_FORGETTING_THRESHOLD = 0.01;
  * retrieval adds that much again (λ grows by 1).
  */
 export const DEFAULT_FORGETTING_TIME_SCALE = 40;
+/**
+ * The memory floor: no deletion takes the active memory below this many records
+ * (the paper's code keeps MIN_MEMORY_SIZE = 1; SPEC §3). Setting
+ * agentMemory.deletion.minActiveRecords.
+ */
+export const DEFAULT_MIN_ACTIVE_RECORDS = 1;
+/** Attribution `followed`: a shown record is credited when code similarity ≥ this. */
+export const DEFAULT_FOLLOW_THRESHOLD = 0.5;
 /** Tolerance for "mean Φ ≤ β" on floating-point sums (six retrievals at 0.7 sum to 4.2000000000000002). */
 export const UTILITY_EPSILON = 1e-9;
 
@@ -46,7 +55,7 @@ export const PeriodicOptionsSchema = CommonDeletionOptionsSchema.extend({
 export type PeriodicOptions = z.input<typeof PeriodicOptionsSchema>;
 
 export const HistoryOptionsSchema = CommonDeletionOptionsSchema.extend({
-  /** n: a record is considered only when retrieved (and evaluated) more than n times. */
+  /** n: a record is considered once retrieved (and evaluated) at least n times. */
   minRetrievals: z.number().int().min(0).default(DEFAULT_MIN_RETRIEVALS),
   beta: z.number().min(0).max(1).default(DEFAULT_BETA_STRICT),
   /** Restrict the plan to these records (e.g. the ones a utility-drop rule named). */
@@ -61,7 +70,7 @@ export const CombinedOptionsSchema = PeriodicOptionsSchema.extend({
    * `either` (default, like the paper's code: periodic then history, a record goes
    * if either rule fires) or `both` (the paper's formula φ_period × φ_history).
    */
-  mode: z.enum(['either', 'both']).default('either'),
+  mode: CombinedModeSchema.default('either'),
 });
 export type CombinedOptions = z.input<typeof CombinedOptionsSchema>;
 
@@ -83,6 +92,8 @@ export interface PolicyDeletionPlan extends DeletionPlan {
   total: number;
   /** True when `candidates` holds only the first `limit` of `total`. */
   truncated: boolean;
+  /** What the memory floor kept out of the plan (null when it kept nothing). */
+  floor?: FloorNote | null;
 }
 
 /** Columns every planner reads from the covering index records_policy (alias r). */
