@@ -168,7 +168,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
     }
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
-    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
+    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity, attribution: config.attribution, minActiveRecords: config.minActiveRecords };
     policies = new BenchPolicies(store, settings, { codeSimilarity });
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
