@@ -32,9 +32,9 @@ const OptionsSchema = z.object({
   seeds: z.coerce.number().int().min(1).max(50).default(2),
   'seed-base': z.coerce.number().int().min(0).default(1),
   jobs: z.coerce.number().int().min(1).max(16).default(2),
-  mu: list.default('0.1,0.3'),
-  s0: list.default('0.55,0.65,0.75'),
-  tau: list.default(String(SIMULATION_PARAMETERS.followTemperature)),
+  mu: list.default([0.1, 0.3]),
+  s0: list.default([0.55, 0.65, 0.75]),
+  tau: list.default([SIMULATION_PARAMETERS.followTemperature]),
   limit: z.coerce.number().int().positive().optional(),
   'dry-run': z.boolean().default(false),
 });
