@@ -102,12 +102,14 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`bench:calibrate: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`bench:calibrate: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

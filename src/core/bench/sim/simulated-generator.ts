@@ -16,7 +16,8 @@ import { adaptCode, ValueLookup } from '../../agent/reuse/adapt-code';
 import { seededRandom } from '../../random';
 import { goldProgram } from '../gold-program';
 import type { BenchTask } from '../task-file';
-import { applicableMutations, mutate, Schema, surfaceRewrite } from './mutations';
+import { answersMatch } from '../../policy/answers';
+import { applicableMutations, mutate, MutationKind, Schema, surfaceRewrite } from './mutations';
 import { SimulationParameters, SIMULATION_LABEL } from './parameters';
 
 const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -106,6 +107,8 @@ export class SimulatedCodeGenerator implements CodeGenerator {
     readonly seed: number,
     private readonly schema: Schema,
     private readonly lookup?: ValueLookup,
+    /** Answers a query on the database (the EHR dialect), to pick mutations that really change the answer. */
+    private readonly query?: (sql: string) => unknown,
   ) {
     for (const t of tasks) if (!this.byQuestion.has(t.question)) this.byQuestion.set(t.question, t);
   }
@@ -137,7 +140,7 @@ export class SimulatedCodeGenerator implements CodeGenerator {
     let sql: string | null = null;
     let choice: SimulatedChoice;
     if (!correct) {
-      const kinds = applicableMutations(task.goldSql, this.schema);
+      const kinds = this.wrongMutations(task);
       if (kinds.length > 0) {
         const kind = kinds[Math.floor(draw(this.seed, r.question, 'mutation', r.attempt) * kinds.length)];
         sql = mutate(task.goldSql, kind, this.schema, Math.floor(draw(this.seed, r.question, 'pick') * 1000));
@@ -155,6 +158,33 @@ export class SimulatedCodeGenerator implements CodeGenerator {
     this.choices.set(r.question, choice);
     const code = variant === 2 ? ownShape(sql, r.language) : goldProgram(sql, r.language);
     return { code, usage: NO_USAGE, usedDemonstrations: shown, droppedDemonstrations: [], note: `simulation: own program (${choice.kind}${choice.detail ? `: ${choice.detail}` : ''})` };
+  }
+
+  private readonly wrongKinds = new Map<string, MutationKind[]>();
+
+  /**
+   * The applicable mutation kinds whose program gives a wrong answer (or fails):
+   * the simulation means a wrong program, and some mutations leave the answer
+   * unchanged on this database (e.g. hadm_id ↔ subject_id in a semi-join).
+   * Falls back to every applicable kind when none changes the answer.
+   */
+  private wrongMutations(task: BenchTask): MutationKind[] {
+    let kinds = this.wrongKinds.get(task.id);
+    if (kinds) return kinds;
+    const applicable = applicableMutations(task.goldSql, this.schema);
+    const query = this.query;
+    const wrong = query
+      ? applicable.filter((k) => {
+          try {
+            return !answersMatch(task.answer, query(mutate(task.goldSql, k, this.schema, Math.floor(draw(this.seed, task.question, 'pick') * 1000))!));
+          } catch {
+            return true;
+          }
+        })
+      : applicable;
+    kinds = wrong.length > 0 ? wrong : applicable;
+    this.wrongKinds.set(task.id, kinds);
+    return kinds;
   }
 
   async debug(r: DebugRequest): Promise<{ analysis: string; usage: TokenUsage }> {
