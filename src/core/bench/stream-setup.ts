@@ -46,7 +46,8 @@ export function planPaperStream(all: readonly BenchTask[], options: PaperStreamO
   // Shuffle with a derived seed so that the stream order and the memory draw are independent.
   const order = shuffled(testTasks, options.seed * 2 + 1);
   const stream = options.limit !== undefined ? order.slice(0, options.limit) : order;
-  const templates = new Set(stream.map((t) => t.template).filter((t): t is string => t !== undefined));
+  // The templates of the whole test stream: a --limit run starts from the same initial memory.
+  const templates = new Set(order.map((t) => t.template).filter((t): t is string => t !== undefined));
   const pool = all.filter((t) => t.split === MEMORY_SPLIT && t.template !== undefined && templates.has(t.template));
   if (pool.length < options.initialMemory) {
     throw new AgentMemoryError('INVALID_INPUT', `The initial memory needs ${options.initialMemory} '${MEMORY_SPLIT}' lines of the stream's templates but only ${pool.length} exist; lower --initial-memory.`);
