@@ -182,6 +182,13 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
       cleanup();
       reject(error);
     });
+    // A grandchild that escaped the kill may hold the pipes open; do not wait for it.
+    child.on('exit', () => {
+      const drain = setTimeout(() => {
+        for (const stream of child.stdio) stream?.destroy();
+      }, EXIT_GRACE_MS);
+      drain.unref();
+    });
     child.on('close', (code, signal) => {
       if (spawnFailed) return;
       cleanup();
