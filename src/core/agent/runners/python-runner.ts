@@ -104,7 +104,7 @@ export class PythonRunner implements CodeRunner {
     } catch (error) {
       const message =
         this.pythonPath === DEFAULT_PYTHON
-          ? 'python3 was not found on PATH (or does not run); install Python 3 or set agentMemory.runner.language to javascript'
+          ? 'python3 was not found on PATH; install Python 3 or set agentMemory.runner.language to javascript'
           : `${this.pythonPath} was not found or does not run; install Python 3, fix the Python path, or set agentMemory.runner.language to javascript`;
       throw new AgentMemoryError('RUNNER', message, { pythonPath: this.pythonPath }, { cause: error });
     }

@@ -3,6 +3,9 @@ import { toEhrSqlDialect } from './sql-dialect';
 import type { SqlService } from './sql-service';
 import { ChildSqlRequestSchema } from './types';
 
+/** The run's own timeout fires first; the SQL cap is the backstop. */
+const SQL_GRACE_MS = 1000;
+
 /**
  * The host side of `sql()`: validates a sandbox's toolbox message, applies the
  * EHRSQL dialect and asks the read-only SQL service, with the run's remaining
@@ -19,7 +22,7 @@ export function sqlBridge(service: SqlService, runId: number, now: string, deadl
       return;
     }
     const sqlRequest = { ...parsed.data, query: toEhrSqlDialect(parsed.data.query, now) };
-    service.query(runId, sqlRequest, deadline - Date.now()).then(reply, (error: unknown) =>
+    service.query(runId, sqlRequest, deadline - Date.now() + SQL_GRACE_MS).then(reply, (error: unknown) =>
       reply({ ok: false, error: { kind: 'SqlError', message: errorMessage(error) } }),
     );
   };
