@@ -63,7 +63,8 @@ const LINKED_ROOTS = ['/bin', '/lib', '/lib64', '/sbin'];
  * its prefix; the run's working directory (read-write) at /sandbox; a private
  * /proc (only the sandbox's own processes) and a minimal /dev; a tmpfs /tmp.
  * `--die-with-parent` plus the pid namespace mean killing bwrap kills every
- * process the code started.
+ * process the code started. Spawn bwrap itself with an EMPTY environment: its
+ * init process is the sandbox's pid 1, whose /proc/1/environ the code can read.
  */
 export function bwrapArgs(python: PythonInterpreter, workDir: string, env: Record<string, string>): string[] {
   const args = ['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session', '--clearenv', '--cap-drop', 'ALL'];
