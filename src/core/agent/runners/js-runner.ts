@@ -39,6 +39,7 @@ export class JavaScriptRunner implements CodeRunner {
   async run(request: RunRequest, signal?: AbortSignal): Promise<RunResult> {
     const req = resolveRunRequestFor(request, 'javascript');
     const service = this.services.for(req.databasePath);
+    await service.ready();
     const runId = this.nextRun++;
     const proc = this.acquire(req.limits.memoryMb);
     try {

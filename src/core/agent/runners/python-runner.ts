@@ -53,6 +53,7 @@ export class PythonRunner implements CodeRunner {
     const req = resolveRunRequestFor(request, 'python');
     const { python, bwrap } = await this.prepare();
     const service = this.services.for(req.databasePath);
+    await service.ready();
     const runId = this.nextRun++;
     const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-py-')));
     try {

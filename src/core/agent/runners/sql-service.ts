@@ -65,6 +65,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
 
 /** Most rows one `sql()` call may return. */
 export const MAX_SQL_ROWS = 200_000;
+const STARTUP_TIMEOUT_MS = 30_000;
 
 const HelperMessageSchema = z.union([
   z.object({ id: z.literal(0), ready: z.literal(true) }),
@@ -99,6 +100,7 @@ export class SqlService {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private buffer = '';
+  private started: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     readonly databasePath: string,
@@ -136,6 +138,20 @@ export class SqlService {
     });
   }
 
+  /**
+   * Starts the helper if needed and resolves once it has opened the database (or
+   * failed: the next query then reports why). Runners await this before a run's
+   * clock starts, so starting the helper never eats into the program's time.
+   */
+  ready(): Promise<void> {
+    try {
+      this.ensureStarted();
+    } catch {
+      return Promise.resolve();
+    }
+    return this.started?.promise ?? Promise.resolve();
+  }
+
   /** Ends `owner`'s use; kills the helper if one of its queries is still running. */
   release(owner: number): void {
     const stuck = [...this.pending.values()].some((p) => p.owner === owner);
@@ -154,6 +170,8 @@ export class SqlService {
     const child = this.child;
     this.child = null;
     this.buffer = '';
+    this.started?.resolve();
+    this.started = undefined;
     if (child) child.kill('SIGKILL');
     for (const p of this.pending.values()) p.resolve({ ok: false, error: { kind: 'SqlError', message: reason } });
     this.pending.clear();
@@ -171,6 +189,13 @@ export class SqlService {
       windowsHide: true,
     });
     this.child = child;
+    // A ref'd timer keeps the host's event loop alive until the helper is ready (the child itself is unref'd).
+    const startup = setTimeout(() => {
+      if (this.child === child) this.stop(`the SQL helper did not start within ${STARTUP_TIMEOUT_MS} ms`);
+    }, STARTUP_TIMEOUT_MS);
+    let resolveStarted = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (resolveStarted = resolve)).finally(() => clearTimeout(startup));
+    this.started = { promise, resolve: resolveStarted };
     child.unref();
     for (const s of [child.stdin, child.stdout, child.stderr] as unknown as Array<{ unref?: () => void }>) s.unref?.();
     child.stdout.setEncoding('utf8');
@@ -218,7 +243,10 @@ export class SqlService {
       this.stop(`cannot open the database read-only: ${parsed.fatal}`);
       return;
     }
-    if ('ready' in parsed) return;
+    if ('ready' in parsed) {
+      this.started?.resolve();
+      return;
+    }
     const p = this.pending.get(parsed.id);
     if (!p) return;
     this.pending.delete(parsed.id);
