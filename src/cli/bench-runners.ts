@@ -42,7 +42,6 @@ function baselineCreateRunner(): ((language: RunLanguage) => CodeRunner) | undef
     process.stderr.write(`bench:runners: the baseline (${BASELINE_COMMIT.slice(0, 12)}) is not available from git, so only new figures are shown: ${(error as Error).message}\n`);
     return undefined;
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(path.join(dir, 'src/core/agent/runners/index.ts')) as { createRunner: (language: RunLanguage) => CodeRunner };
   return (language) => mod.createRunner(language);
 }

@@ -40,7 +40,7 @@ if os.fork() == 0:
     os.execv('/bin/sleep', ['/bin/sleep', '30', '${marker}']) if os.path.exists('/bin/sleep') else os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', '${marker}'])
 print('\\n'.join(out))
 `;
-      const child = spawn(bwrap as string, [...bwrapArgs(python, work, {}), python.executable, '-I', '-c', code], {
+      const child = spawn(bwrap, [...bwrapArgs(python, work, {}), python.executable, '-I', '-c', code], {
         // As the runner does: bwrap gets an empty environment (its init process is the sandbox's pid 1, whose environ the code can read).
         env: {},
         stdio: ['ignore', 'pipe', 'pipe'],

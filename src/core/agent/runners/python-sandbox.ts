@@ -23,7 +23,11 @@ const ProbeSchema = z.tuple([z.string().min(1), z.string().min(1), z.string().mi
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { env, timeout: 15_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(error, { stderr: String(stderr) }));
+      if (error) {
+        const failure: Error & { stderr?: string } = error;
+        failure.stderr = String(stderr);
+        reject(failure);
+      }
       else resolve(String(stdout));
     });
   });

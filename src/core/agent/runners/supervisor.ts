@@ -60,7 +60,7 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
         windowsHide: true,
       });
     } catch (error) {
-      reject(error);
+      reject(error instanceof Error ? error : new Error(String(error)));
       return;
     }
     const out: Buffer[] = [];
