@@ -71,14 +71,14 @@ function main(): void {
   try {
     const buildStart = performance.now();
     const { retrievals } = buildSyntheticHistory(store, { records: args.records, tasks: args.tasks, k: args.k });
-    store.db.exec('ANALYZE');
+    store.queries.analyze();
     const buildMs = performance.now() - buildStart;
     const t = args.tasks;
 
-    const periodic = timeRuns(7, () => planPeriodic(store.db, { taskIndex: t }));
-    const history = timeRuns(7, () => planHistory(store.db, { taskIndex: t }));
-    const combined = timeRuns(7, () => planCombined(store.db, { taskIndex: t }));
-    const full = timeRuns(1, () => planCombined(store.db, { taskIndex: t, limit: 10_000_000 }));
+    const periodic = timeRuns(7, () => planPeriodic(store.connectionForQueries(), { taskIndex: t }));
+    const history = timeRuns(7, () => planHistory(store.connectionForQueries(), { taskIndex: t }));
+    const combined = timeRuns(7, () => planCombined(store.connectionForQueries(), { taskIndex: t }));
+    const full = timeRuns(1, () => planCombined(store.connectionForQueries(), { taskIndex: t, limit: 10_000_000 }));
 
     // Per-task bookkeeping: the manager's afterTask (Φ onto retrieval rows, metrics,
     // addition, rules, rule-fired history deletions) on the 100k store. The read step
@@ -86,7 +86,7 @@ function main(): void {
     // combined rule is scheduled past the measured tasks (its cost is the dry run above).
     store.setMeta('policy.last_run_by_rule', JSON.stringify({ 'periodic-deletion': t + args.bookkeepingTasks }));
     const manager = new MemoryManager(store, { addition: 'strict', mode: 'benchmark', deletion: 'combined', codeSimilarity: () => 0.5 });
-    const active = store.db.prepare("SELECT id, code FROM records WHERE status = 'active' AND rid % 50 = 0 LIMIT 2000").all() as { id: string; code: string }[];
+    const active = store.queries.activeSample(50, 2000);
     const per: number[] = [];
     const quiet: number[] = [];
     let deletedByRules = 0;

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createApp } from '../../core/app';
-import { DEFAULT_SEED_COUNT } from '../../core/app-seed';
+import { DEFAULT_SEED_COUNT } from '../../core/data/ehr-tasks';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { SettingsSchema } from '../../core/settings';

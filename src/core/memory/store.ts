@@ -22,35 +22,9 @@ import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 
-/** What the keyword index (or any other derived index) needs to stay in sync. */
-export interface IndexedText {
-  rid: number;
-  id: string;
-  question: string;
-  code: string;
-}
-
-export interface DerivedIndexListener {
-  /** Records that became retrievable (added active, approved, restored). Called after commit. */
-  activated(records: IndexedText[]): void;
-  /** Records that stopped being retrievable (deleted, rejected, purged). Called after commit. */
-  deactivated(rids: number[]): void;
-}
-
-export interface OperationContext {
-  trigger: Trigger;
-  reason?: string;
-  /** Per-record evidence written to the audit log (e.g. the deletion rule's figures). */
-  evidence?: Record<string, Record<string, unknown>>;
-}
-
-export interface AddOptions extends OperationContext {
-  /** One vector per input (same order), all from `embedderId`. */
-  embeddings?: Float32Array[];
-  embedderId?: string;
-  /** Read back and return the stored records (default true); bulk writers pass false and get []. */
-  returnRecords?: boolean;
-}
+import type { AddOptions, DerivedIndexListener, IndexedText, OperationContext } from './store-types';
+import { StoreQueries } from './store-queries';
+export type { AddOptions, DerivedIndexListener, IndexedText, OperationContext } from './store-types';
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
 export const DEFAULT_CACHE_SIZE_KIB = 65_536;
@@ -92,12 +66,25 @@ export class MemoryStore {
   private readonly derived: DerivedIndexListener[] = [];
   private readonly logger: Logger;
   private readonly commits: CommitQueue;
+  /** Named read queries for the services above the store (seeding, re-embed, dashboard). */
+  readonly queries: StoreQueries;
 
-  constructor(readonly db: Database, options: { logger?: Logger } = {}) {
+  constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
     this.logger = options.logger ?? nullLogger;
     this.commits = new CommitQueue(db);
     db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
+    this.queries = new StoreQueries(db);
+  }
+
+  /**
+   * @internal The raw connection, for the modules of src/core/memory (task log,
+   * indexes, JSONL) and, until their set-based SQL moves into src/core/memory as
+   * named queries, the deletion planners of src/core/policy. Nothing else may
+   * call it (test/unit/architecture enforces this).
+   */
+  connectionForQueries(): Database {
+    return this.db;
   }
 
   /** Opens (creating and migrating as needed) a store at `file` (or ':memory:'). */
@@ -131,6 +118,10 @@ export class MemoryStore {
 
   getMeta(key: string): string | undefined {
     return (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  deleteMeta(key: string): void {
+    this.stmt('DELETE FROM meta WHERE key = ?').run(key);
   }
 
   setMeta(key: string, value: string): void {

@@ -164,7 +164,7 @@ export class MemoryManager implements Disposable {
     if (policy === 'capacity' && (params.capacity ?? this.options.deletionParams?.capacity) === undefined) {
       throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
     }
-    return planDeletion(this.store.db, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
+    return planDeletion(this.store.connectionForQueries(), policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
   }
 
   /** Applies a (previewed) plan as soft deletes with audit entries. */
@@ -228,7 +228,7 @@ export class MemoryManager implements Disposable {
     const deleted: string[] = [];
     const skipped: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const plan = planDeletion(this.store.db, policy, taskIndex, params);
+      const plan = planDeletion(this.store.connectionForQueries(), policy, taskIndex, params);
       const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);
@@ -256,7 +256,7 @@ export class MemoryManager implements Disposable {
   private statement(name: keyof typeof SQL): Statement {
     let statement = this.statements.get(name);
     if (!statement) {
-      statement = this.store.db.prepare(SQL[name]);
+      statement = this.store.connectionForQueries().prepare(SQL[name]);
       this.statements.set(name, statement);
     }
     return statement;

@@ -31,7 +31,7 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
   const utilSum = new Float64Array(records);
   const inSimSum = new Float64Array(records);
   const last = new Int32Array(records).fill(-1);
-  const db = store.db;
+  const db = store.connectionForQueries();
   const now = new Date().toISOString();
   const insertRetrieval = db.prepare('INSERT INTO retrievals (task_index, rid, rank, input_similarity, utility) VALUES (?, ?, ?, ?, ?)');
   const insertRecord = db.prepare(`INSERT INTO records (rid, id, question, code, language, answer, outcome, status, provenance, created_task, created_at, updated_at,

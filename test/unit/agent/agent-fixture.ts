@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createApp } from '../../../src/core/app';
-import { DEMO_TASKS_FILE, readDemoTasks, type DemoTask } from '../../../src/core/app-seed';
+import { DEMO_TASKS_FILE, readDemoTasks, type DemoTask } from '../../../src/core/data/ehr-tasks';
 import { CODER_SYSTEM_PROMPT } from '../../../src/core/agent/loop/generators';
 import { nullLogger } from '../../../src/core/logger';
 import { SettingsSchema, type Settings } from '../../../src/core/settings';

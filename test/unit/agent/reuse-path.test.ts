@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goldProgram } from '../../../src/core/bench/gold-program';
-import { demoSeedRecords } from '../../../src/core/app-seed';
+import { goldProgram } from '../../../src/core/data/gold-program';
+import { demoSeedRecords } from '../../../src/core/data/ehr-tasks';
 import { answersMatch } from '../../../src/core/policy/answers';
 import { AppHandle, ehrTask, ehrTasks, openApp, settingsWith, timingProblems } from './agent-fixture';
 

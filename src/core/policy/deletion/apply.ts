@@ -15,14 +15,14 @@ export interface ApplyResult {
  * active since the plan was computed are skipped, not failed.
  *
  * @example
- * const plan = planCombined(store.db, { taskIndex: 400 });
+ * const plan = planCombined(store.connectionForQueries(), { taskIndex: 400 });
  * applyDeletionPlan(store, plan, 'rule:periodic-deletion');
  */
 export function applyDeletionPlan(store: MemoryStore, plan: DeletionPlan, trigger: Trigger = `rule:${plan.policy}`): ApplyResult {
   if (plan.candidates.length === 0) return { deleted: [], skipped: [] };
   const ids = plan.candidates.map((c) => c.recordId);
   const active = new Set(
-    (store.db.prepare("SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[]).map((r) => r.id),
+    (store.connectionForQueries().prepare("SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[]).map((r) => r.id),
   );
   const deleted = ids.filter((id) => active.has(id));
   const skipped = ids.filter((id) => !active.has(id));

@@ -14,7 +14,7 @@ import { baseEvidence, CandidateRow, CapacityOptions, CapacityOptionsSchema, Pol
  * removed, so the memory may stay over capacity (`params.activeAfter` says so).
  *
  * @example
- * const plan = planCapacity(store.db, { taskIndex: 120, capacity: 100 });
+ * const plan = planCapacity(store.connectionForQueries(), { taskIndex: 120, capacity: 100 });
  */
 export function planCapacity(db: Database, input: CapacityOptions): PolicyDeletionPlan {
   const o = CapacityOptionsSchema.parse(input);

@@ -13,7 +13,7 @@ import { candidatePlan, CandidateRow, CombinedOptions, CombinedOptionsSchema, Po
  * `mode: 'both'` implements the paper's formula φ_period × φ_history literally.
  *
  * @example
- * const plan = planCombined(store.db, { taskIndex: 600, beta: 0.7 });
+ * const plan = planCombined(store.connectionForQueries(), { taskIndex: 600, beta: 0.7 });
  * plan.candidates.map((c) => [c.recordId, c.rule]);
  */
 export function planCombined(db: Database, input: CombinedOptions): PolicyDeletionPlan {

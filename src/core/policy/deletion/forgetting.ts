@@ -19,7 +19,7 @@ export function retention(input: { deltaTasks: number; retrievals: number; timeS
  * Set-based: R < θ ⇔ Δt > s·λ·ln(1/θ), evaluated in SQL without exp().
  *
  * @example
- * planForgetting(store.db, { taskIndex: 1000, threshold: 0.01, timeScale: 40 });
+ * planForgetting(store.connectionForQueries(), { taskIndex: 1000, threshold: 0.01, timeScale: 40 });
  */
 export function planForgetting(db: Database, input: ForgettingOptions): PolicyDeletionPlan {
   const o = ForgettingOptionsSchema.parse(input);

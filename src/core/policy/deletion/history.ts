@@ -15,7 +15,7 @@ export const HISTORY_CONDITION = '(r.utility_count > @n AND r.utility_sum / r.ut
  * "≤ β" tolerates 1e-9 of floating-point error in the running sums.
  *
  * @example
- * planHistory(store.db, { taskIndex: 300, minRetrievals: 5, beta: 0.7 }).candidates;
+ * planHistory(store.connectionForQueries(), { taskIndex: 300, minRetrievals: 5, beta: 0.7 }).candidates;
  */
 export function planHistory(db: Database, input: HistoryOptions): PolicyDeletionPlan {
   const o = HistoryOptionsSchema.parse(input);

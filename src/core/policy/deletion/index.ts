@@ -24,7 +24,7 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
  * Dry run of the named deletion policy at task `taskIndex` (nothing changes).
  *
  * @example
- * const plan = planDeletion(store.db, 'combined', 400, { beta: 0.3 });
+ * const plan = planDeletion(store.connectionForQueries(), 'combined', 400, { beta: 0.3 });
  */
 export function planDeletion(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
   switch (policy) {

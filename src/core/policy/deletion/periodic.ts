@@ -23,7 +23,7 @@ export const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(
  * runs it after every addition, i.e. sliding.
  *
  * @example
- * const plan = planPeriodic(store.db, { taskIndex: 400 }); // dry run, nothing changes
+ * const plan = planPeriodic(store.connectionForQueries(), { taskIndex: 400 }); // dry run, nothing changes
  * applyDeletionPlan(store, plan);
  */
 export function planPeriodic(db: Database, input: PeriodicOptions): PolicyDeletionPlan {

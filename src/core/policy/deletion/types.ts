@@ -1,6 +1,6 @@
 import type { Database } from '../../memory/database';
 import { z } from 'zod';
-import type { DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../app-types';
+import type { DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../app/types';
 
 export type { DeletionCandidate, DeletionPlan, DeletionPolicyName };
 

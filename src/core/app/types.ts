@@ -1,12 +1,13 @@
 /**
  * The facade the editor adapter (src/vscode) and the CLI talk to. It hides how the
- * core is wired (store, indexes, policies, agent). Implemented in src/core/app.ts.
+ * core is wired (store, indexes, policies, agent). Implemented in src/core/app/index.ts.
  * Everything here is editor-agnostic.
  */
-import type { Disposable } from './events';
-import type { ListQuery, ListResult } from './memory/record-query';
-import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from './memory/types';
-import type { TaskRow } from './memory/task-log';
+import type { Disposable } from '../events';
+import type { Settings } from '../settings';
+import type { ListQuery, ListResult } from '../memory/record-query';
+import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
+import type { TaskRow } from '../memory/task-log';
 
 export type AdditionPolicyName = 'fixed' | 'all' | 'coarse' | 'strict';
 export type DeletionPolicyName = 'periodic' | 'history' | 'combined' | 'forgetting' | 'capacity';
@@ -33,8 +34,8 @@ export interface DemonstrationUse {
   code: string;
 }
 
-import type { ModelKind, TaskVerdict } from './agent/task-evaluators';
-export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from './agent/task-evaluators';
+import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
+export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
 /** What the agent did for one question (shown to the user, written to the task log). */
 export interface AgentTaskResult {
@@ -120,6 +121,12 @@ export interface AgentMemoryApp {
   dashboard(): DashboardData;
   roleMemories(): RoleMemoryView[];
   resetRoleMemory(role: 'coder' | 'debugger'): void;
+
+  /**
+   * New settings. They apply between tasks: at once when no task runs, else when
+   * the running task (or the current task of a stream) has finished.
+   */
+  configure(settings: Settings, apiKey?: string): void;
 
   dispose(): void;
 }

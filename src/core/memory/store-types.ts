@@ -1,0 +1,31 @@
+import type { Trigger } from './types';
+
+/** What the keyword index (or any other derived index) needs to stay in sync. */
+export interface IndexedText {
+  rid: number;
+  id: string;
+  question: string;
+  code: string;
+}
+
+export interface DerivedIndexListener {
+  /** Records that became retrievable (added active, approved, restored). Called after commit. */
+  activated(records: IndexedText[]): void;
+  /** Records that stopped being retrievable (deleted, rejected, purged). Called after commit. */
+  deactivated(rids: number[]): void;
+}
+
+export interface OperationContext {
+  trigger: Trigger;
+  reason?: string;
+  /** Per-record evidence written to the audit log (e.g. the deletion rule's figures). */
+  evidence?: Record<string, Record<string, unknown>>;
+}
+
+export interface AddOptions extends OperationContext {
+  /** One vector per input (same order), all from `embedderId`. */
+  embeddings?: Float32Array[];
+  embedderId?: string;
+  /** Read back and return the stored records (default true); bulk writers pass false and get []. */
+  returnRecords?: boolean;
+}
