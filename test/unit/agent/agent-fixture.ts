@@ -33,7 +33,6 @@ export function ehrTask(id: string): DemoTask {
 export function settingsWith(overrides: { model?: Partial<Settings['model']>; addition?: Partial<Settings['addition']>; agent?: Partial<Settings['agent']> } = {}): Settings {
   return SettingsSchema.parse({
     model: { ...overrides.model },
-    embedder: {},
     retrieval: {},
     addition: { ...overrides.addition },
     deletion: {},

@@ -11,7 +11,7 @@ describe('settings apply between tasks, never mid-task', function () {
   this.timeout(60_000);
 
   it('SettingsSession: a change during a task waits for it, the newest pending change wins, then it applies once', async () => {
-    const base = SettingsSchema.parse({ model: {}, embedder: {}, retrieval: {}, addition: {}, deletion: {}, runner: {}, agent: {}, misaligned: {} });
+    const base = SettingsSchema.parse({ model: {}, retrieval: {}, addition: {}, deletion: {}, runner: {}, agent: {}, misaligned: {} });
     const session = new SettingsSession(base, undefined);
     const applied: number[] = [];
     session.onDidApply(({ settings }) => applied.push(settings.retrieval.k));
