@@ -67,9 +67,9 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   constructor(options: CreateAppOptions) {
     super();
     // Registered first, disposed last (disposal runs newest first).
-    this.store = this._register(toDisposableStore(MemoryStore.open(options.databasePath, { logger: options.logger })));
+    this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
-    const retriever = this._register(toDisposableRetriever(MemoryRetriever.open(this.store, { logger: options.logger })));
+    const retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger }));
     this.policies = this._register(new MemoryPolicies(this.store, this.session, options.logger));
     this.maintenance = this._register(new Maintenance(this.store, this.session, options.demoDataDir, options.logger));
     this.agent = this._register(new AgentService(this.session, this.policies, retriever, this.maintenance, { demoDataDir: options.demoDataDir, storageDir: path.resolve(options.storageDir), logger: options.logger }));
@@ -157,12 +157,4 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   reembed(): Promise<number> {
     return this.maintenance.reembed();
   }
-}
-
-function toDisposableStore(store: MemoryStore): MemoryStore & DisposableLike {
-  return Object.assign(store, { dispose: () => store.close() });
-}
-
-function toDisposableRetriever(retriever: MemoryRetriever): MemoryRetriever & DisposableLike {
-  return Object.assign(retriever, { dispose: () => retriever.close() });
 }

@@ -1,3 +1,4 @@
+import { AgentMemoryError } from '../errors';
 import type { Trigger } from './types';
 
 /** What the keyword index (or any other derived index) needs to stay in sync. */
@@ -28,4 +29,21 @@ export interface AddOptions extends OperationContext {
   embedderId?: string;
   /** Read back and return the stored records (default true); bulk writers pass false and get []. */
   returnRecords?: boolean;
+}
+
+export interface RetrievalLogEntry {
+  recordId: string;
+  rank: number;
+  inputSimilarity: number | null;
+}
+
+/** Throws EMBEDDER_MISMATCH when the store's vectors come from another embedder. */
+export function mismatchCheck(stored: { id: string; dimension: number }, id: string, dimension: number): void {
+  if (stored.id !== id || stored.dimension !== dimension) {
+    throw new AgentMemoryError(
+      'EMBEDDER_MISMATCH',
+      `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
+      { stored, configured: { id, dimension } },
+    );
+  }
 }

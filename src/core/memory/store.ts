@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
+import { Disposable } from '../lifecycle';
 import { Logger, nullLogger } from '../logger';
 import { Database, openDatabase, OpenDatabaseOptions } from './database';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
@@ -22,18 +23,12 @@ import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 
-import type { AddOptions, DerivedIndexListener, IndexedText, OperationContext } from './store-types';
+import { AddOptions, DerivedIndexListener, IndexedText, mismatchCheck, OperationContext } from './store-types';
 import { StoreQueries } from './store-queries';
-export type { AddOptions, DerivedIndexListener, IndexedText, OperationContext } from './store-types';
+export type { AddOptions, DerivedIndexListener, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
 export const DEFAULT_CACHE_SIZE_KIB = 65_536;
-
-export interface RetrievalLogEntry {
-  recordId: string;
-  rank: number;
-  inputSimilarity: number | null;
-}
 
 /** Column order of the positional parameters `add` binds. */
 const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
@@ -59,7 +54,7 @@ const TransitionRules: Record<'approve' | 'reject' | 'delete' | 'restore' | 'pur
  * const [rec] = store.add([{ question: 'how many patients?', execution: { code: 'answer = 1', language: 'python', outcome: 'success' } }], { trigger: 'user' });
  * store.transition([rec.id], 'delete', { trigger: 'user', reason: 'wrong answer' });
  */
-export class MemoryStore {
+export class MemoryStore extends Disposable {
   readonly vectors: VectorIndex;
   private readonly changes = new Emitter<MemoryChangeEvent>();
   readonly onDidChange = this.changes.event;
@@ -70,6 +65,9 @@ export class MemoryStore {
   readonly queries: StoreQueries;
 
   constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
+    super();
+    this._register({ dispose: () => (this.db.open ? this.db.close() : undefined) });
+    this._register(this.changes);
     this.logger = options.logger ?? nullLogger;
     this.commits = new CommitQueue(db);
     db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
@@ -92,9 +90,9 @@ export class MemoryStore {
     return new MemoryStore(openDatabase(file, options), { logger: options.logger });
   }
 
+  /** Closes the connection (same as dispose). */
   close(): void {
-    this.changes.dispose();
-    if (this.db.open) this.db.close();
+    this.dispose();
   }
 
   /** Prepared statements are cached by SQL text (preparing costs more than running a point query). */
@@ -443,15 +441,5 @@ export class MemoryStore {
 
   get log(): Logger {
     return this.logger;
-  }
-}
-
-function mismatchCheck(stored: { id: string; dimension: number }, id: string, dimension: number): void {
-  if (stored.id !== id || stored.dimension !== dimension) {
-    throw new AgentMemoryError(
-      'EMBEDDER_MISMATCH',
-      `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
-      { stored, configured: { id, dimension } },
-    );
   }
 }
