@@ -17,7 +17,6 @@ export type CreateApp = (options: CreateAppOptions) => AgentMemoryApp | Promise<
 
 /** Loads `createApp` from the core facade; the require is deferred so activation stays cheap. */
 function loadCoreCreateApp(): CreateApp {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('../core/app') as typeof import('../core/app')).createApp;
 }
 
