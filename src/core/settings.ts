@@ -4,9 +4,10 @@
  * feeds it from the workspace configuration.
  */
 import { z } from 'zod';
+import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
+import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
 
-export const ADDITION_POLICIES = ['fixed', 'all', 'coarse', 'strict'] as const;
-export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined', 'forgetting'] as const;
+export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
 /** Defaults follow the paper's EHR values (period 200, α 0, n 5, β 0.7 / 0.3). */
 export const SettingsSchema = z.object({
@@ -25,6 +26,10 @@ export const SettingsSchema = z.object({
     historyBetaCoarse: z.number().min(0).max(1).default(0.3),
     forgettingThreshold: z.number().gt(0).lt(1).default(0.01),
     protectSeeds: z.boolean().default(false),
+    minActiveRecords: z.number().int().min(0).default(DEFAULT_MIN_ACTIVE_RECORDS),
+    periodicWindow: z.enum(PERIODIC_WINDOWS).default('sliding'),
+    attribution: z.enum(ATTRIBUTIONS).default('shown'),
+    followThreshold: z.number().min(0).max(1).default(DEFAULT_FOLLOW_THRESHOLD),
   }),
   /** Maximum number of active records; 0 = unlimited. */
   capacity: z.number().int().min(0).default(0),

@@ -132,7 +132,7 @@ export class AgentService extends Disposable {
       verdict: r.verdict,
       modelKind: r.modelKind,
       attempts: run.attempts.length,
-      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code })),
+      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
       utility: after.utility,
       addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
       deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),

@@ -29,8 +29,12 @@ function createManager(store: MemoryStore, settings: Settings, logger: Logger): 
       beta,
       threshold: d.forgettingThreshold,
       protectSeeds: d.protectSeeds,
+      minActiveRecords: d.minActiveRecords,
       ...(settings.capacity > 0 ? { capacity: settings.capacity } : {}),
     },
+    periodicWindow: d.periodicWindow,
+    attribution: d.attribution,
+    followThreshold: d.followThreshold,
     codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
     logger,
   });

@@ -17,7 +17,6 @@ import { Logger, nullLogger } from '../logger';
 import { MemoryStore } from '../memory/store';
 import type { NewRecordInput } from '../memory/types';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
-import { codeSimilarity } from '../similarity/code';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
 import { goldProgram } from '../data/gold-program';
@@ -169,7 +168,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     }
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
     const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
-    policies = new BenchPolicies(store, settings, { codeSimilarity });
+    policies = new BenchPolicies(store, settings);
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
     const pipelineDeps: Omit<TaskPipelineDeps, 'evaluator'> = {

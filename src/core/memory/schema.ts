@@ -120,6 +120,18 @@ ALTER TABLE records ADD COLUMN in_sim_count INTEGER NOT NULL DEFAULT 0;
 UPDATE records SET in_sim_count = (SELECT COUNT(*) FROM retrievals r WHERE r.rid = records.rid AND r.input_similarity IS NOT NULL);
 `,
   },
+  {
+    version: 4,
+    description: 'attribution of a task\'s utility: which retrieved records were shown in the prompt, and followed',
+    // shown = 1: the record was placed in the prompt (rows logged before v4 were credited, so 1).
+    // followed: NULL = not assessed (attribution 'shown'); 1 / 0 = the generated code did / did
+    // not follow the record (attribution 'followed'). Φ is written only where shown = 1 and
+    // followed is not 0; other rows keep utility NULL and do not count toward the history mean.
+    sql: `
+ALTER TABLE retrievals ADD COLUMN shown INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE retrievals ADD COLUMN followed INTEGER;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -13,7 +13,6 @@ export interface MisalignedRow {
 const SQL = {
   seedSourceIds: "SELECT json_extract(metadata, '$.sourceId') AS s FROM records WHERE provenance = 'seed'",
   embeddingSources: 'SELECT id, question, code FROM records',
-  activeSample: "SELECT id, code FROM records WHERE status = 'active' AND rid % ? = 0 LIMIT ?",
   activeMeanUtilities: "SELECT utility_sum / utility_count AS u FROM records WHERE status = 'active' AND utility_count > 0",
   misaligned: `SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
     WHERE status = 'active' AND in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= ? AND out_sim_sum / out_sim_count <= ?
@@ -58,15 +57,5 @@ export class StoreQueries {
   misaligned(thresholds: { minInputSimilarity: number; maxOutputSimilarity: number }, limit = 50): MisalignedRow[] {
     const rows = this.stmt('misaligned').all(thresholds.minInputSimilarity, thresholds.maxOutputSimilarity, limit) as { id: string; question: string; mi: number; mo: number; n: number }[];
     return rows.map((r) => ({ recordId: r.id, question: r.question, meanInputSimilarity: r.mi, meanOutputSimilarity: r.mo, retrievals: r.n }));
-  }
-
-  /** Every `every`-th active record (by row id), at most `limit`: a fixed sample for benchmarks. */
-  activeSample(every: number, limit: number): { id: string; code: string }[] {
-    return this.stmt('activeSample').all(every, limit) as { id: string; code: string }[];
-  }
-
-  /** Refreshes the query planner's statistics (after bulk loads). */
-  analyze(): void {
-    this.db.exec('ANALYZE');
   }
 }

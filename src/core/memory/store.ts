@@ -76,10 +76,9 @@ export class MemoryStore extends Disposable {
   }
 
   /**
-   * @internal The raw connection, for the modules of src/core/memory (task log,
-   * indexes, JSONL) and, until their set-based SQL moves into src/core/memory as
-   * named queries, the deletion planners of src/core/policy. Nothing else may
-   * call it (test/unit/architecture enforces this).
+   * @internal The raw connection, for the modules of src/core/memory only (task
+   * log, indexes, JSONL, queries/). Nothing outside src/core/memory may call it
+   * (test/unit/architecture/house-rules.test.ts enforces this; tests may).
    */
   connectionForQueries(): Database {
     return this.db;

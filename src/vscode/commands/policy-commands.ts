@@ -92,9 +92,10 @@ async function pickDeletionPolicy(): Promise<DeletionPolicyName> {
 async function runDeletion(c: Container, policy: DeletionPolicyName, options: DeletionArgs): Promise<DeletionOutcome> {
   return c.host.withApp(async (app) => {
     const plan = app.planDeletion(policy);
-    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s)`);
+    const floor = plan.floor ? ` ${plan.floor.sentence}` : '';
+    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${floor}`);
     if (plan.candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.`);
+      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${floor}`);
       return { plan, deleted: 0 };
     }
     let chosen: DeletionCandidate[];
@@ -106,7 +107,7 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
     } else {
       const picks = await vscode.window.showQuickPick(
         plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: formatEvidence(cand.evidence), picked: true, candidate: cand })),
-        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
+        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
       );
       if (!picks || picks.length === 0) return cancelled();
       chosen = picks.map((p) => p.candidate);

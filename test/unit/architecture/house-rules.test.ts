@@ -20,13 +20,11 @@ function imports(source: string): string[] {
 }
 
 describe('architecture: who owns what', () => {
-  it('the store owns its connection: only src/core/memory (and, until they move there, the policy planners) reach it', () => {
+  it('the store owns its connection: only src/core/memory reaches it', () => {
     const offenders = tsFiles(path.join(root, 'src'))
-      .filter((f) => !rel(f).startsWith('src/core/memory/') && !rel(f).startsWith('src/core/policy/'))
+      .filter((f) => !rel(f).startsWith('src/core/memory/'))
       .filter((f) => /\.connectionForQueries\s*\(|\bstore\.db\b/.test(fs.readFileSync(f, 'utf8')))
-      .map(rel)
-      // The policy benchmark times the planners on the raw connection (the planners' own API).
-      .filter((f) => f !== 'src/cli/bench-policies.ts');
+      .map(rel);
     assert.deepEqual(offenders, []);
   });
 
