@@ -48,22 +48,25 @@ describe('settings apply between tasks, never mid-task', function () {
     });
 
     it('a change made while the model is thinking neither disposes the running task\'s runner nor is lost: it applies to the next task', async () => {
-      script.coder.push({ reply: jsReply(CORRECT), delayMs: 600 });
+      script.coder.push({ reply: jsReply(CORRECT), delayMs: 1500 });
       const running = h.app.runTask(TASK.question, { groundTruth: TASK.answer });
-      await new Promise((r) => setTimeout(r, 150));
+      // Wait until the model has the request (it answers 1.5 s later): the task is mid-way.
+      for (let waited = 0; script.calls('coder').length === 0 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
       assert.equal(script.calls('coder').length, 1, 'the task is waiting for the model');
       // Switch to the python runner and the offline reuse model mid-task.
-      const next = settingsWith({ agent: { maxDebugRounds: 0 } });
+      const next = settingsWith({ agent: { maxDebugRounds: 0 }, addition: { policy: 'fixed' } });
       h.app.configure({ ...next, runner: { ...next.runner, language: 'python' } });
       const first = await running;
       assert.equal(first.outcome, 'success', `the JavaScript program ran on the task's own runner (${first.error ?? ''})`);
       assert.equal(first.language, 'javascript');
       assert.equal(first.modelKind, 'llm');
       assert.deepEqual(first.verdict, { kind: 'correct', source: 'gold' });
+      assert.equal(first.addition.added, true, "the task's own addition policy (strict, correct answer: added), not the new 'fixed'");
 
       const second = await h.app.runTask(TASK.question);
       assert.equal(second.language, 'python', 'the change applied after the first task');
       assert.equal(second.modelKind, 'reuse');
+      assert.equal(second.addition.added, false, "the new addition policy 'fixed' adds nothing");
       assert.equal(script.calls('coder').length, 1, 'the reuse model made no model call');
     });
   });
