@@ -30,7 +30,7 @@ export function disposeAll(items: DisposableLike[]): void {
       first ??= error;
     }
   }
-  if (first !== undefined) throw first;
+  if (first !== undefined) throw first instanceof Error ? first : new Error(String(first));
 }
 
 export abstract class Disposable implements DisposableLike {

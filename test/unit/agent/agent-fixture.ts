@@ -123,7 +123,7 @@ export async function closedPort(): Promise<number> {
 export function timingProblems(timings: unknown): string[] {
   const t = timings as Record<string, unknown>;
   const names = ['retrieveMs', 'generateMs', 'runMs', 'overheadMs', 'totalMs'];
-  const problems = names.filter((n) => typeof t?.[n] !== 'number' || !Number.isFinite(t[n] as number) || (t[n] as number) < 0).map((n) => `${n} = ${String(t?.[n])}`);
+  const problems = names.filter((n) => typeof t?.[n] !== 'number' || !Number.isFinite(t[n]) || (t[n]) < 0).map((n) => `${n} = ${String(t?.[n])}`);
   if (problems.length > 0) return problems;
   const { retrieveMs, generateMs, runMs, overheadMs, totalMs } = t as Record<string, number>;
   const eps = 1e-6;
