@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
 import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
+import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
 
 export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
@@ -37,6 +38,8 @@ export const SettingsSchema = z.object({
     language: z.enum(['python', 'javascript']).default('python'),
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     memoryMb: z.number().int().min(16).max(16_384).default(256),
+    /** "sandbox": Python only behind an OS boundary (refused where none exists); "none": unconfined, with a persistent warning. */
+    isolation: z.enum(RUNNER_ISOLATIONS).default('sandbox'),
   }),
   agent: z.object({
     /** SQLite database the generated code queries; empty = the bundled MIMIC-III demo. */

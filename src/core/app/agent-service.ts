@@ -54,12 +54,12 @@ export class AgentService extends Disposable {
     private readonly options: AgentServiceOptions,
   ) {
     super();
-    this.runners = this._register(new RunnerHolder(session.settings.runner.language, options.logger));
+    this.runners = this._register(new RunnerHolder(session.settings.runner, options.logger));
     this.model = this.createModel(session.settings, session.apiKey);
     this._register({ dispose: () => this.dataDb?.db.close() });
     this._register(
       session.onDidApply(({ settings, apiKey }) => {
-        this.runners.use(settings.runner.language);
+        this.runners.use(settings.runner);
         this.model = this.createModel(settings, apiKey);
       }),
     );

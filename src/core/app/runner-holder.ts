@@ -1,17 +1,19 @@
-/** Owns the sandboxed code runner: one per language, swapped only between tasks. */
+/** Owns the sandboxed code runner: one per (language, isolation), swapped only between tasks. */
 import { createRunner, CodeRunner } from '../agent/runners';
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
-import type { Language } from '../memory/types';
+import type { Settings } from '../settings';
+
+type RunnerSettings = Pick<Settings['runner'], 'language' | 'isolation'>;
 
 export class RunnerHolder extends Disposable {
-  private language: Language;
+  private config: RunnerSettings;
   private current: CodeRunner;
 
-  constructor(language: Language, private readonly logger: Logger) {
+  constructor(config: RunnerSettings, private readonly logger: Logger) {
     super();
-    this.language = language;
-    this.current = createRunner(language, { logger });
+    this.config = { language: config.language, isolation: config.isolation };
+    this.current = createRunner(config.language, { logger, isolation: config.isolation });
     this._register({ dispose: () => this.current.dispose() });
   }
 
@@ -19,12 +21,12 @@ export class RunnerHolder extends Disposable {
     return this.current;
   }
 
-  /** Switches the language (disposing the old runner). Call it between tasks only (SettingsSession.onDidApply). */
-  use(language: Language): void {
-    if (language === this.language || this.isDisposed) return;
+  /** Switches language or isolation (disposing the old runner). Call it between tasks only (SettingsSession.onDidApply). */
+  use(config: RunnerSettings): void {
+    if ((config.language === this.config.language && config.isolation === this.config.isolation) || this.isDisposed) return;
     const old = this.current;
-    this.current = createRunner(language, { logger: this.logger });
-    this.language = language;
+    this.current = createRunner(config.language, { logger: this.logger, isolation: config.isolation });
+    this.config = { language: config.language, isolation: config.isolation };
     old.dispose();
   }
 }
