@@ -16,10 +16,6 @@ export const SettingsSchema = z.object({
     baseUrl: z.string().trim().default(''),
     name: z.string().trim().default(''),
   }),
-  embedder: z.object({
-    provider: z.enum(['builtin', 'endpoint']).default('builtin'),
-    model: z.string().trim().default(''),
-  }),
   retrieval: z.object({ k: z.number().int().min(1).max(32).default(4) }),
   addition: z.object({ policy: z.enum(ADDITION_POLICIES).default('strict') }),
   deletion: z.object({

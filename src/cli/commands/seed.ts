@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createApp } from '../../core/app';
-import { DEFAULT_SEED_COUNT } from '../../core/app-seed';
+import { DEFAULT_SEED_COUNT } from '../../core/data/ehr-tasks';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { SettingsSchema } from '../../core/settings';
@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   const args = parsed.data;
   // Bundled (dist/cli.js) or from source (src/cli/commands/seed.ts): find the shipped data/ehr.
   const demoDataDir = args.data ?? [path.resolve(__dirname, '..', 'data', 'ehr'), path.resolve(__dirname, '..', '..', '..', 'data', 'ehr')].find((d) => fs.existsSync(d)) ?? 'data/ehr';
-  const settings = SettingsSchema.parse({ model: {}, embedder: {}, retrieval: {}, addition: {}, deletion: {}, runner: { language: args.language }, agent: {}, misaligned: {} });
+  const settings = SettingsSchema.parse({ model: {}, retrieval: {}, addition: {}, deletion: {}, runner: { language: args.language }, agent: {}, misaligned: {} });
   const app = await createApp({ databasePath: path.resolve(args.db), settings, demoDataDir, storageDir: os.tmpdir(), logger: stderrLogger('warn') });
   try {
     const added = await app.seedDemoMemory(args.count);

@@ -20,7 +20,7 @@ import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { codeSimilarity } from '../similarity/code';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
-import { goldProgram } from './gold-program';
+import { goldProgram } from '../data/gold-program';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
 import { BenchPolicies, PolicySettings } from './policy-adapter';
 import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';

@@ -126,10 +126,10 @@ export class DenseIndex {
     }
     const cache = new BinaryCodeCache(dim);
     const codes = new Map<number, Buffer>();
-    for (const row of this.store.db.prepare('SELECT rowid AS rid, embedding FROM vec_bits').iterate() as Iterable<{ rid: number | bigint; embedding: Buffer }>) {
+    for (const row of this.store.connectionForQueries().prepare('SELECT rowid AS rid, embedding FROM vec_bits').iterate() as Iterable<{ rid: number | bigint; embedding: Buffer }>) {
       codes.set(Number(row.rid), row.embedding);
     }
-    const floats = this.store.db.prepare("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").iterate() as Iterable<{ rid: number; embedding: Buffer }>;
+    const floats = this.store.connectionForQueries().prepare("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").iterate() as Iterable<{ rid: number; embedding: Buffer }>;
     for (const row of floats) {
       const code = codes.get(row.rid);
       if (code) cache.set(row.rid, code, blobToVector(row.embedding));
@@ -156,7 +156,7 @@ export class DenseIndex {
     const dim = this.store.vectors.dimension;
     if (dim === null) return;
     if (!this.cache || this.cache.dimension !== dim) this.cache = new BinaryCodeCache(dim);
-    const rows = this.store.db
+    const rows = this.store.connectionForQueries()
       .prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active' AND embedding IS NOT NULL")
       .all(JSON.stringify(rids)) as { rid: number; embedding: Buffer }[];
     for (const row of rows) {

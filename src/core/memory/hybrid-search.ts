@@ -85,8 +85,8 @@ export class HybridSearch {
     readonly keywords: KeywordIndex,
     readonly dense: DenseIndex,
   ) {
-    this.rowStmt = store.db.prepare("SELECT rid, id, created_task FROM records WHERE rid = ? AND status = 'active'");
-    this.embeddingStmt = store.db.prepare('SELECT embedding FROM records WHERE rid = ?');
+    this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task FROM records WHERE rid = ? AND status = 'active'");
+    this.embeddingStmt = store.connectionForQueries().prepare('SELECT embedding FROM records WHERE rid = ?');
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense candidate cache. */

@@ -49,7 +49,7 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
   const statuses = z.array(StatusSchema).optional().parse(options.status);
   const withEmbeddings = options.embeddings ?? true;
   const where = statuses && statuses.length > 0 ? 'WHERE status IN (SELECT value FROM json_each(?))' : '';
-  const stmt = store.db.prepare(`SELECT ${RECORD_COLUMNS}, embedding FROM records ${where} ORDER BY rid`);
+  const stmt = store.connectionForQueries().prepare(`SELECT ${RECORD_COLUMNS}, embedding FROM records ${where} ORDER BY rid`);
   const rows = (where ? stmt.iterate(JSON.stringify(statuses)) : stmt.iterate()) as Iterable<RecordRow & { embedding: Buffer | null }>;
   let count = 0;
   for (const row of rows) {
@@ -142,7 +142,7 @@ export function importJsonl(store: MemoryStore, text: string, options: { reason?
     metadata: r.metadata,
   });
   const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false };
-  const write = store.db.transaction(() => {
+  const write = store.connectionForQueries().transaction(() => {
     if (without.length > 0) store.add(without.map(toInput), context);
     if (withVectors.length > 0) {
       store.add(withVectors.map(toInput), { ...context, embeddings: withVectors.map((r) => Float32Array.from(r.embedding!)), embedderId });

@@ -137,7 +137,7 @@ export class KeywordIndex {
 
   private constructor(private readonly store: MemoryStore, options: KeywordIndexOptions) {
     this.logger = tagged(options.logger ?? store.log ?? nullLogger, 'keywords');
-    const dbFile = store.db.memory ? null : store.db.name;
+    const dbFile = store.connectionForQueries().memory ? null : store.connectionForQueries().name;
     this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
     this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;

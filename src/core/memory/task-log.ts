@@ -77,7 +77,7 @@ export class TaskLog {
   constructor(private readonly store: MemoryStore) {}
 
   private get db() {
-    return this.store.db;
+    return this.store.connectionForQueries();
   }
 
   private stmt(name: keyof typeof SQL): Statement {

@@ -1,8 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { AgentMemoryError } from '../errors';
 import type { Disposable } from '../events';
 import { Logger, nullLogger, tagged } from '../logger';
+import { DeletionQueries, deletionQueries } from '../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../memory/store';
 import { TaskLog } from '../memory/task-log';
 import type { DemonstrationAttributionInput } from '../memory/demonstration';
@@ -91,11 +91,6 @@ export interface AfterTaskResult {
 }
 
 const LAST_RUN_META = 'policy.last_run_by_rule';
-const SQL = {
-  taskExists: 'SELECT 1 FROM tasks WHERE task_index = ?',
-  countActive: "SELECT COUNT(*) AS n FROM records WHERE status = 'active'",
-  utilityOf: "SELECT id, utility_sum, utility_count FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
-} as const;
 /** Safety bound on plan/apply batches for one firing (each batch ≤ the plan limit). */
 const MAX_BATCHES = 1000;
 
@@ -120,10 +115,11 @@ export class MemoryManager implements Disposable {
   private readonly subscription: Disposable;
   private readonly needsCount: boolean;
   private readonly needsUtility: boolean;
-  private readonly statements = new Map<keyof typeof SQL, Statement>();
+  private readonly queries: DeletionQueries;
 
   constructor(readonly store: MemoryStore, readonly options: MemoryManagerOptions) {
     this.tasks = new TaskLog(store);
+    this.queries = deletionQueries(store);
     this.logger = tagged(options.logger ?? nullLogger, 'policy');
     const p = options.deletionParams ?? {};
     this.rules = (options.rules ?? defaultRules(options.deletion ?? 'none', { ...p, periodicWindow: options.periodicWindow, forgettingEvery: options.forgettingEvery })).map((r) => RuleSpecSchema.parse(r));
@@ -147,7 +143,7 @@ export class MemoryManager implements Disposable {
 
   /** Runs the per-task bookkeeping (see the class comment). Synchronous; ≤ 1 ms without deletions. */
   afterTask(input: AfterTaskInput): AfterTaskResult {
-    if (!this.statement('taskExists').get(input.taskIndex)) {
+    if (!this.queries.taskExists(input.taskIndex)) {
       throw new AgentMemoryError('NOT_FOUND', `No task ${input.taskIndex}: begin it with TaskLog.begin before calling afterTask.`);
     }
     // One transaction for the whole step (one commit instead of four or more); the
@@ -217,7 +213,7 @@ export class MemoryManager implements Disposable {
     if (policy === 'capacity' && (params.capacity ?? this.options.deletionParams?.capacity) === undefined) {
       throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
     }
-    return planDeletion(this.store.db, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
+    return planDeletion(this.store, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
   }
 
   /** Applies a (previewed) plan as soft deletes with audit entries; the memory floor holds. */
@@ -286,7 +282,7 @@ export class MemoryManager implements Disposable {
     const skipped: string[] = [];
     const floorKept: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const plan = planDeletion(this.store.db, policy, taskIndex, params);
+      const plan = planDeletion(this.store, policy, taskIndex, params);
       const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger, { minActiveRecords: this.minActiveRecords }));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);
@@ -302,24 +298,13 @@ export class MemoryManager implements Disposable {
 
   private countActive(): number {
     if (this.activeCount === null) {
-      this.activeCount = (this.statement('countActive').get() as { n: number }).n;
+      this.activeCount = this.queries.countActive();
     }
     return this.activeCount;
   }
 
   private utilityOf(recordIds: string[]): UtilityUpdate[] {
-    if (recordIds.length === 0) return [];
-    const rows = this.statement('utilityOf').all(JSON.stringify(recordIds)) as { id: string; utility_sum: number; utility_count: number }[];
-    return rows.map((r) => ({ recordId: r.id, evaluatedCount: r.utility_count, meanUtility: r.utility_count > 0 ? r.utility_sum / r.utility_count : null }));
-  }
-
-  private statement(name: keyof typeof SQL): Statement {
-    let statement = this.statements.get(name);
-    if (!statement) {
-      statement = this.store.db.prepare(SQL[name]);
-      this.statements.set(name, statement);
-    }
-    return statement;
+    return this.queries.utilityOf(recordIds);
   }
 
   /** Runs a store change of our own without invalidating the cached active count. */

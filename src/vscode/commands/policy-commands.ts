@@ -1,7 +1,7 @@
 /** Addition policy choice and deletion with a dry-run preview (QuickPick of candidates, then a modal). */
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app-types';
+import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { ADDITION_POLICIES } from '../settings-schema';

@@ -1,6 +1,6 @@
 /** Approve / reject / restore / purge / delete records, open a record, diff a task against its demonstration. */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import type { RecordStatus } from '../../core/memory/types';
 import type { Container } from '../container';

@@ -4,7 +4,7 @@
  * core records to tree items and refreshes on core change events (debounced).
  */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { DEFAULT_PAGE_SIZE, ListQuery } from '../../core/memory/record-query';

@@ -1,6 +1,6 @@
 /** Maps core records to tree items: label, description, icon, contextValue, tooltip. */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import type { Settings } from '../settings-schema';
 

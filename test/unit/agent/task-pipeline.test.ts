@@ -90,17 +90,18 @@ describe('task pipeline: retrieve → prompt (budget) → loop → evaluate → 
     const r = await runTaskPipeline(deps(budgetFor(2), seen), QUESTION, { databasePath: DB, language: 'javascript', k: 4, maxDebugRounds: 0 });
 
     assert.equal(r.run.demonstrations.length, 4, 'K = 4 retrieved');
-    assert.equal(r.run.shown.length, 2, 'the budget holds two of them');
+    const shownIds = r.run.demonstrations.filter((d) => d.shown).map((d) => d.recordId);
+    assert.equal(shownIds.length, 2, 'the budget holds two of them');
     const bySimilarity = [...r.run.demonstrations].sort((a, b) => (b.inputSimilarity ?? 0) - (a.inputSimilarity ?? 0));
-    assert.deepEqual(new Set(r.run.shown), new Set(bySimilarity.slice(0, 2).map((d) => d.recordId)), 'the two most similar are kept');
+    assert.deepEqual(new Set(shownIds), new Set(bySimilarity.slice(0, 2).map((d) => d.recordId)), 'the two most similar are kept');
     // What the model actually received is what `shown` says.
     const prompt = JSON.stringify(fake.requests[0].body.messages);
-    for (const d of r.run.demonstrations) assert.equal(prompt.includes(`Question: ${d.question}`), r.run.shown.includes(d.recordId), d.question);
+    for (const d of r.run.demonstrations) assert.equal(prompt.includes(`Question: ${d.question}`), shownIds.includes(d.recordId), d.question);
 
     assert.equal(seen.length, 1);
-    assert.deepEqual(seen[0].retrieved.map((d) => [d.recordId, d.shown]), r.run.demonstrations.map((d) => [d.recordId, r.run.shown.includes(d.recordId)]));
+    assert.deepEqual(seen[0].retrieved.map((d) => [d.recordId, d.shown]), r.run.demonstrations.map((d) => [d.recordId, shownIds.includes(d.recordId)]));
     const log = manager.tasks.get(r.run.taskIndex)!.log as { retrieved: { recordId: string; shown: boolean }[]; memorySize: number; correct: number };
-    assert.deepEqual(log.retrieved.filter((d) => d.shown).map((d) => d.recordId).sort(), [...r.run.shown].sort());
+    assert.deepEqual(log.retrieved.filter((d) => d.shown).map((d) => d.recordId).sort(), [...shownIds].sort());
     assert.equal(log.memorySize, MEMORIES.length + 1, "'all' added the task");
     assert.equal(log.correct, 1);
     assert.deepEqual(r.verdict, { kind: 'correct', source: 'gold' });
@@ -111,7 +112,7 @@ describe('task pipeline: retrieve → prompt (budget) → loop → evaluate → 
     fake.enqueue({ reply: jsReply(CORRECT) });
     const seen: AfterTaskInput[] = [];
     const r = await runTaskPipeline(deps(1e9, seen), QUESTION, { databasePath: DB, language: 'javascript', k: 4, maxDebugRounds: 0 });
-    assert.equal(r.run.shown.length, 4);
+    assert.equal(r.run.demonstrations.filter((d) => d.shown).length, 4);
     assert.ok(seen[0].retrieved.every((d) => d.shown === true));
   });
 

@@ -6,7 +6,7 @@ import { run } from '../../../src/cli/commands/bench';
 import { runBench } from '../../../src/core/bench/harness';
 import type { BenchMetrics } from '../../../src/core/bench/metrics';
 import { createBenchSession } from '../../../src/core/bench/session';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { readTaskFile } from '../../../src/core/bench/task-file';
 import { planTasks } from '../../../src/core/bench/task-plan';
 import { MemoryStore } from '../../../src/core/memory/store';

@@ -20,19 +20,19 @@ describe('memory floor (agentMemory.deletion.minActiveRecords)', () => {
     h.record('a', 0);
     h.record('b', 0);
     h.record('c', 0);
-    assert.equal(planPeriodic(h.store.db, { taskIndex: 400 }).total, 3);
-    const plan = planDeletion(h.store.db, 'periodic', 400);
+    assert.equal(planPeriodic(h.store, { taskIndex: 400 }).total, 3);
+    const plan = planDeletion(h.store, 'periodic', 400);
     assert.deepEqual(plan.candidates.map((c) => c.recordId), ['a', 'b']);
     assert.equal(plan.total, 2);
     assert.equal(plan.floor?.minActiveRecords, 1);
     assert.equal(plan.floor?.keptCount, 1);
     assert.deepEqual(plan.floor?.kept.map((c) => c.recordId), ['c']);
     assert.match(plan.floor?.sentence ?? '', /minActiveRecords = 1\) kept 1 of the 3 record\(s\) the periodic rule selected, so that 1 active record\(s\) remain: 'question for c'/);
-    const two = planDeletion(h.store.db, 'periodic', 400, { minActiveRecords: 2 });
+    const two = planDeletion(h.store, 'periodic', 400, { minActiveRecords: 2 });
     assert.deepEqual(two.candidates.map((c) => c.recordId), ['a']);
     assert.deepEqual(two.floor?.kept.map((c) => c.recordId), ['b', 'c']);
     // No floor note when the floor keeps nothing.
-    assert.equal(planDeletion(h.store.db, 'periodic', 400, { minActiveRecords: 0 }).floor, null);
+    assert.equal(planDeletion(h.store, 'periodic', 400, { minActiveRecords: 0 }).floor, null);
   });
 
   it('apply enforces the floor even for a plan made without it (the memory may have shrunk since)', () => {
@@ -40,7 +40,7 @@ describe('memory floor (agentMemory.deletion.minActiveRecords)', () => {
     h.record('a', 0);
     h.record('b', 0);
     h.record('c', 0);
-    const result = applyDeletionPlan(h.store, planPeriodic(h.store.db, { taskIndex: 400 }));
+    const result = applyDeletionPlan(h.store, planPeriodic(h.store, { taskIndex: 400 }));
     assert.deepEqual(result, { deleted: ['a', 'b'], skipped: [], floorKept: ['c'] });
     assert.deepEqual(active(h), ['c']);
   });

@@ -41,12 +41,6 @@ export interface AgentRunResult {
   demonstrations: ShownDemonstration[];
   /** The demonstration the final code followed (highest input similarity used). */
   followedRecordId: string | null;
-  /**
-   * Ids of the retrieved demonstrations the coder was actually shown (placed in
-   * at least one attempt's prompt; the prompt builder drops some for the token
-   * budget). Subset of `demonstrations`, in retrieval order.
-   */
-  shown: string[];
   usage: TokenUsage;
   timings: { retrieveMs: number; generateMs: number; runMs: number; overheadMs: number; totalMs: number };
   gaveUp?: string;
@@ -178,7 +172,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
       if (isInvalidOutput(error)) {
         // A reply without a runnable program is a failed attempt: tell the coder and retry.
-        const paid = (error as AgentMemoryError).details?.usage as TokenUsage | undefined;
+        const paid = error.details?.usage as TokenUsage | undefined;
         if (paid) {
           usage.promptTokens += paid.promptTokens;
           usage.completionTokens += paid.completionTokens;
@@ -201,7 +195,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     }
     usage.promptTokens += gen.usage.promptTokens;
     usage.completionTokens += gen.usage.completionTokens;
-    for (const id of gen.shownDemonstrations ?? demonstrations.map((d) => d.recordId)) shown.add(id);
+    for (const id of gen.usedDemonstrations) shown.add(id);
     if (deps.roles && deps.generator.isLLM) addUsage(usage, await deps.roles.update('coder', question, gen.code, options.signal));
 
     const r0 = performance.now();
@@ -248,7 +242,6 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     attempts,
     demonstrations: demonstrations.map((d) => ({ ...d, shown: shown.has(d.recordId) })),
     followedRecordId: last?.gen.usedDemonstrations[0] ?? null,
-    shown: demonstrations.map((d) => d.recordId).filter((id) => shown.has(id)),
     usage,
     timings: { retrieveMs, generateMs, runMs, overheadMs: Math.max(0, totalMs - generateMs - runMs), totalMs },
     gaveUp,

@@ -14,7 +14,7 @@ import type { CodeGenerator, DebugRequest, Generation, GenerationRequest } from 
 import type { TokenUsage } from '../../agent/model/types';
 import { adaptCode, ValueLookup } from '../../agent/reuse/adapt-code';
 import { seededRandom } from '../../random';
-import { goldProgram } from '../gold-program';
+import { goldProgram } from '../../data/gold-program';
 import type { BenchTask } from '../task-file';
 import { answersMatch } from '../../policy/answers';
 import { applicableMutations, mutate, MutationKind, Schema, surfaceRewrite } from './mutations';

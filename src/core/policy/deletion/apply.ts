@@ -1,3 +1,4 @@
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../../memory/store';
 import type { MemoryRecord, Trigger } from '../../memory/types';
 import { DEFAULT_MIN_ACTIVE_RECORDS, DeletionPlan } from './types';
@@ -19,20 +20,19 @@ export interface ApplyResult {
  * plan's `minActiveRecords`, else `options.minActiveRecords`, else 1.
  *
  * @example
- * const plan = planCombined(store.db, { taskIndex: 400 });
+ * const plan = planCombined(store, { taskIndex: 400 });
  * applyDeletionPlan(store, plan, 'rule:periodic-deletion');
  */
 export function applyDeletionPlan(store: MemoryStore, plan: DeletionPlan & { params?: Record<string, unknown> }, trigger: Trigger = `rule:${plan.policy}`, options: { minActiveRecords?: number } = {}): ApplyResult {
   if (plan.candidates.length === 0) return { deleted: [], skipped: [], floorKept: [] };
   const ids = plan.candidates.map((c) => c.recordId);
-  const active = new Set(
-    (store.db.prepare("SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[]).map((r) => r.id),
-  );
+  const queries = deletionQueries(store);
+  const active = queries.activeAmong(ids);
   const live = ids.filter((id) => active.has(id));
   const skipped = ids.filter((id) => !active.has(id));
   const planFloor = plan.floor?.minActiveRecords ?? plan.params?.minActiveRecords;
   const floor = typeof planFloor === 'number' ? planFloor : (options.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
-  const allowed = live.length === 0 ? 0 : Math.max(0, store.counts().active - floor);
+  const allowed = live.length === 0 ? 0 : Math.max(0, queries.countActive() - floor);
   const deleted = live.slice(0, allowed);
   const floorKept = live.slice(allowed);
   if (deleted.length > 0) {

@@ -1,6 +1,7 @@
-import type { Database } from '../../memory/database';
-import { PERIODIC_CONDITION, planPeriodic, WINDOW_CTE, WINDOW_FROM } from './periodic';
-import { baseEvidence, CandidateRow, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
+import { planPeriodic } from './periodic';
+import { baseEvidence, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan } from './types';
 
 /**
  * Capacity-limited deletion, as the paper's §6.2: "after each task execution, it
@@ -19,27 +20,19 @@ import { baseEvidence, CandidateRow, CapacityOptions, CapacityOptionsSchema, Pol
  * removed (`params.activeAfter` says how many remain).
  *
  * @example
- * const plan = planCapacity(store.db, { taskIndex: 120, capacity: 100 });
+ * const plan = planCapacity(store, { taskIndex: 120, capacity: 100 });
  */
-export function planCapacity(db: Database, input: CapacityOptions): PolicyDeletionPlan {
+export function planCapacity(store: MemoryStore, input: CapacityOptions): PolicyDeletionPlan {
   const o = CapacityOptionsSchema.parse(input);
-  const active = (db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
+  const queries = deletionQueries(store);
+  const active = queries.countActive();
   const params = { capacity: o.capacity, activeBefore: active, period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds };
-  const periodic = planPeriodic(db, o);
+  const periodic = planPeriodic(store, o);
   const periodicCandidates = periodic.candidates.map((c) => ({ ...c, evidence: { ...c.evidence, capacity: o.capacity, activeBefore: active } }));
   let ranked: PolicyDeletionPlan['candidates'] = [];
   if (active - periodic.total > o.capacity) {
-    const windowStart = o.taskIndex - o.period;
-    const { rows } = runCandidateQuery<CandidateRow>(db, {
-      cte: WINDOW_CTE,
-      from: WINDOW_FROM,
-      where: `r.status = 'active' ${seedFilter(o.protectSeeds)} AND NOT ${PERIODIC_CONDITION}`,
-      orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.retrieval_count, r.created_task, r.rid',
-      params: { t: o.taskIndex, windowStart, alpha: o.alpha },
-      limit: 1,
-      countTotal: false,
-    });
-    ranked = rows.map((row) => ({
+    const least = queries.leastUtilityRecord(o);
+    ranked = (least ? [least] : []).map((row) => ({
       recordId: row.id,
       question: row.question,
       rule: 'capacity',

@@ -1,5 +1,6 @@
 import { AgentMemoryError } from '../../errors';
-import type { Database } from '../../memory/database';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
 import { planCapacity } from './capacity';
 import { withFloor } from './floor';
 import { planCombined } from './combined';
@@ -9,7 +10,7 @@ import { planPeriodic } from './periodic';
 import { CapacityOptions, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
-export { planPeriodic, WINDOW_CTE } from './periodic';
+export { planPeriodic } from './periodic';
 export { planHistory } from './history';
 export { planCombined } from './combined';
 export { planCapacity } from './capacity';
@@ -30,29 +31,28 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
  * `minActiveRecords`, and `plan.floor` names what the floor kept.
  *
  * @example
- * const plan = planDeletion(store.db, 'combined', 400, { beta: 0.3 });
+ * const plan = planDeletion(store, 'combined', 400, { beta: 0.3 });
  * plan.floor?.sentence; // set when the floor kept records
  */
-export function planDeletion(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
-  const plan = planPolicy(db, policy, taskIndex, params);
+export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
+  const plan = planPolicy(store, policy, taskIndex, params);
   if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
-  const active = (db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
-  return withFloor(plan, active, params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+  return withFloor(plan, deletionQueries(store).countActive(), params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
 }
 
-function planPolicy(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
+function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
-      return planPeriodic(db, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex } as PeriodicOptions);
+      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex } as PeriodicOptions);
     case 'history':
-      return planHistory(db, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex } as HistoryOptions);
+      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex } as HistoryOptions);
     case 'combined':
-      return planCombined(db, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex } as CombinedOptions);
+      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex } as CombinedOptions);
     case 'capacity':
       if (params.capacity === undefined) throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
-      return planCapacity(db, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
+      return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
     case 'forgetting':
-      return planForgetting(db, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex } as ForgettingOptions);
+      return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex } as ForgettingOptions);
   }
 }
 

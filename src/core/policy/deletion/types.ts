@@ -1,9 +1,9 @@
-import type { Database } from '../../memory/database';
 import { z } from 'zod';
-import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app-types';
+import type { CandidateRow } from '../../memory/queries/deletion-candidates';
+import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app/types';
 import { CombinedModeSchema, DeletionPolicyName } from '../names';
 
-export type { DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
+export type { CandidateRow, DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
 
 /** The paper's EHR defaults (Appendix A.2). */
 export const DEFAULT_PERIOD = 200;
@@ -96,21 +96,6 @@ export interface PolicyDeletionPlan extends DeletionPlan {
   floor?: FloorNote | null;
 }
 
-/** Columns every planner reads from the covering index records_policy (alias r). */
-export const CANDIDATE_COLUMNS = 'r.rid, r.id, r.provenance, r.created_task, r.retrieval_count, r.utility_sum, r.utility_count, r.last_retrieved_task';
-
-export interface CandidateRow {
-  rid: number;
-  id: string;
-  question: string;
-  provenance: string;
-  created_task: number;
-  retrieval_count: number;
-  utility_sum: number;
-  utility_count: number;
-  last_retrieved_task: number | null;
-}
-
 /** Evidence common to every rule: counts, mean utility, age. */
 export function baseEvidence(row: CandidateRow, taskIndex: number): Record<string, number | string | null> {
   return {
@@ -124,16 +109,6 @@ export function baseEvidence(row: CandidateRow, taskIndex: number): Record<strin
   };
 }
 
-export function seedFilter(protectSeeds: boolean): string {
-  return protectSeeds ? "AND r.provenance <> 'seed'" : '';
-}
-
-/**
- * Runs a candidate query set-based: the filter runs over the covering index, at
- * most `limit` rows (ordered oldest first unless `orderBy` is given) are
- * materialized, and the question text is looked up only for those. The total is
- * counted only when the limit was reached.
- */
 /**
  * The dry-run plan for candidate rows: one candidate per row, with the rule and
  * evidence the planner derives from it (base evidence is added here).
@@ -156,25 +131,4 @@ export function candidatePlan<T extends CandidateRow>(
       return { recordId: row.id, question: row.question, rule, evidence: { ...baseEvidence(row, taskIndex), ...evidence } };
     }),
   };
-}
-
-export function runCandidateQuery<T extends CandidateRow>(
-  db: Database,
-  spec: { cte?: string; from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean },
-): { rows: T[]; total: number } {
-  const withClause = spec.cte ? `${spec.cte},` : '';
-  const from = spec.from ?? 'records r';
-  const extra = spec.extraColumns ? `, ${spec.extraColumns}` : '';
-  const rows = db
-    .prepare(
-      `WITH ${withClause} cand AS (SELECT ${CANDIDATE_COLUMNS}${extra} FROM ${from} WHERE ${spec.where} ORDER BY ${spec.orderBy ?? 'r.created_task, r.rid'} LIMIT @limit)
-       SELECT cand.*, (SELECT question FROM records q WHERE q.rid = cand.rid) AS question FROM cand`,
-    )
-    .all({ ...spec.params, limit: spec.limit }) as T[];
-  let total = rows.length;
-  if (rows.length === spec.limit && spec.countTotal !== false) {
-    const withCount = spec.cte ? `WITH ${spec.cte}` : '';
-    total = (db.prepare(`${withCount} SELECT COUNT(*) AS n FROM ${from} WHERE ${spec.where}`).get(spec.params) as { n: number }).n;
-  }
-  return { rows, total };
 }

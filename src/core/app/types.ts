@@ -1,15 +1,16 @@
 /**
  * The facade the editor adapter (src/vscode) and the CLI talk to. It hides how the
- * core is wired (store, indexes, policies, agent). Implemented in src/core/app.ts.
+ * core is wired (store, indexes, policies, agent). Implemented in src/core/app/index.ts.
  * Everything here is editor-agnostic.
  */
-import type { Disposable } from './events';
-import type { ListQuery, ListResult } from './memory/record-query';
-import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from './memory/types';
-import type { TaskRow } from './memory/task-log';
+import type { Disposable } from '../events';
+import type { Settings } from '../settings';
+import type { ListQuery, ListResult } from '../memory/record-query';
+import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
+import type { TaskRow } from '../memory/task-log';
 
-import type { AdditionPolicyName, DeletionPolicyName } from './policy/names';
-import type { RetrievedDemonstration } from './memory/demonstration';
+import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
+import type { RetrievedDemonstration } from '../memory/demonstration';
 
 export type { AdditionPolicyName, DeletionPolicyName };
 
@@ -46,8 +47,8 @@ export interface DeletionPlan {
 /** A retrieved demonstration as a task result shows it (`shown`: the prompt included it). */
 export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'inputSimilarity' | 'code'> & { shown: boolean };
 
-import type { ModelKind, TaskVerdict } from './agent/task-evaluators';
-export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from './agent/task-evaluators';
+import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
+export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
 /** What the agent did for one question (shown to the user, written to the task log). */
 export interface AgentTaskResult {
@@ -133,6 +134,12 @@ export interface AgentMemoryApp {
   dashboard(): DashboardData;
   roleMemories(): RoleMemoryView[];
   resetRoleMemory(role: 'coder' | 'debugger'): void;
+
+  /**
+   * New settings. They apply between tasks: at once when no task runs, else when
+   * the running task (or the current task of a stream) has finished.
+   */
+  configure(settings: Settings, apiKey?: string): void;
 
   dispose(): void;
 }
