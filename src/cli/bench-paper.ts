@@ -26,6 +26,7 @@ import { planTasks } from '../core/bench/task-plan';
 import { configLabel, writeResults } from '../core/bench/write-results';
 import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../core/errors';
 import { nullLogger } from '../core/logger';
+import { AdditionPolicyNameSchema, AutoDeletionPolicySchema } from '../core/policy/names';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const USAGE = 'usage: npm run bench:paper -- [--json] [--language python|javascript] [--workers 1|2] [--seed S] [--period N] [--out DIR]';
@@ -42,7 +43,7 @@ const OptionsSchema = z.object({
 });
 type Options = z.infer<typeof OptionsSchema>;
 
-const JobSchema = z.object({ options: OptionsSchema, cells: z.array(z.object({ addition: z.enum(['fixed', 'all', 'coarse', 'strict']), deletion: z.enum(['none', 'periodic', 'history', 'combined', 'forgetting']) })) });
+const JobSchema = z.object({ options: OptionsSchema, cells: z.array(z.object({ addition: AdditionPolicyNameSchema, deletion: AutoDeletionPolicySchema })) });
 const WorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('result'), cell: z.object({ addition: z.string(), deletion: z.string() }), dir: z.string(), cacheHits: z.number(), cacheMisses: z.number() }),
   z.object({ type: z.literal('error'), message: z.string() }),

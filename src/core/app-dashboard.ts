@@ -1,7 +1,7 @@
 import type { DashboardData } from './app-types';
 import type { MemoryStore } from './memory/store';
 import type { TaskLog } from './memory/task-log';
-import { DEFAULT_MISALIGNED } from './memory/record-query';
+import { DEFAULT_MISALIGNED, MISALIGNED_CONDITION, misalignedParams } from './memory/misaligned';
 
 export const UTILITY_BINS = 5;
 
@@ -27,8 +27,8 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
   for (const { u } of utilities) hist[Math.min(UTILITY_BINS - 1, Math.floor(u * UTILITY_BINS))]++;
   out.utilityHistogram = hist.map((count, i) => ({ bin: `${(i / UTILITY_BINS).toFixed(1)}–${((i + 1) / UTILITY_BINS).toFixed(1)}`, count }));
   out.misaligned = (store.db.prepare(`SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
-    WHERE status = 'active' AND in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= ? AND out_sim_sum / out_sim_count <= ?
-    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT 50`).all(misaligned.minInputSimilarity, misaligned.maxOutputSimilarity) as { id: string; question: string; mi: number; mo: number; n: number }[]).map((r) => ({
+    WHERE status = 'active' AND ${MISALIGNED_CONDITION}
+    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT 50`).all(misalignedParams(misaligned)) as { id: string; question: string; mi: number; mo: number; n: number }[]).map((r) => ({
     recordId: r.id,
     question: r.question,
     meanInputSimilarity: r.mi,

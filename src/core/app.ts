@@ -129,7 +129,7 @@ class AgentMemoryCore implements AgentMemoryApp {
     const { baseUrl, name } = this.settings.model;
     if (baseUrl && name) {
       this.model = new ModelClient({ baseURL: baseUrl, model: name, apiKey: this.apiKey }, this.options.logger);
-      return new LlmCodeGenerator(this.model);
+      return new LlmCodeGenerator(this.model, this.settings.agent.promptBudgetTokens);
     }
     this.model = null;
     return new ReuseCodeGenerator(fs.existsSync(this.dataPath) ? new DatabaseValueLookup(this.openData()) : undefined);

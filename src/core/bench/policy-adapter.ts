@@ -26,12 +26,13 @@ import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
 import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
 import { capacityRule, defaultRules, RuleSpec } from '../policy/rules';
-import type { Attribution, PeriodicWindow } from '../policy/names';
+import { Attribution, AutoDeletionPolicySchema, PeriodicWindow } from '../policy/names';
 import { codeSimilarity } from '../similarity/code';
 import { judgeTask } from '../policy/llm-judge';
 import { Evaluation, evaluateGroundTruth, evaluateTermination } from '../policy/utility';
 
-export const BenchDeletionSchema = z.enum(['none', 'periodic', 'history', 'combined', 'forgetting']);
+/** The bench runs the automatic deletion settings (capacity is the separate `--capacity`). */
+export const BenchDeletionSchema = AutoDeletionPolicySchema;
 export type BenchDeletion = z.infer<typeof BenchDeletionSchema>;
 
 export interface PolicySettings {

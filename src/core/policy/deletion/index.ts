@@ -1,4 +1,3 @@
-import { AgentMemoryError } from '../../errors';
 import { deletionQueries } from '../../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../../memory/store';
 import { planCapacity } from './capacity';
@@ -7,7 +6,7 @@ import { planCombined } from './combined';
 import { planForgetting } from './forgetting';
 import { planHistory } from './history';
 import { planPeriodic } from './periodic';
-import { CapacityOptions, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
+import { CapacityOptions, capacityRequiredError, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
 export { planPeriodic } from './periodic';
@@ -49,7 +48,7 @@ function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: n
     case 'combined':
       return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex } as CombinedOptions);
     case 'capacity':
-      if (params.capacity === undefined) throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      if (params.capacity === undefined) throw capacityRequiredError();
       return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
     case 'forgetting':
       return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex } as ForgettingOptions);
