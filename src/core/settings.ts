@@ -118,7 +118,7 @@ export function parseSettings(read: (key: string) => unknown): ParsedSettings {
     const path = issue.path.map(String);
     problems.push(`agentMemory.${path.join('.')}: ${issue.message} (using the default)`);
     // Drop the offending value so its default applies, then parse again.
-    let target = raw as Record<string, unknown>;
+    let target = raw;
     for (const part of path.slice(0, -1)) target = (target[part] ?? {}) as Record<string, unknown>;
     const last = path[path.length - 1];
     if (last === undefined || !(last in target)) return { settings: SettingsSchema.parse({ ...emptyGroups() }), problems };

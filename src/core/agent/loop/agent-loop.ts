@@ -174,7 +174,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
       if (isInvalidOutput(error)) {
         // A reply without a runnable program is a failed attempt: tell the coder and retry.
-        const paid = (error as AgentMemoryError).details?.usage as TokenUsage | undefined;
+        const paid = (error).details?.usage as TokenUsage | undefined;
         if (paid) {
           usage.promptTokens += paid.promptTokens;
           usage.completionTokens += paid.completionTokens;
