@@ -77,7 +77,7 @@ export class AgentService extends Disposable {
     const { baseUrl, name } = settings.model;
     if (baseUrl && name) {
       const chat = new ModelClient({ baseURL: baseUrl, model: name, apiKey }, this.options.logger);
-      return { generator: new LlmCodeGenerator(chat), chat };
+      return { generator: new LlmCodeGenerator(chat, settings.agent.promptBudgetTokens), chat };
     }
     const file = this.dataPath(settings);
     return { generator: new ReuseCodeGenerator(fs.existsSync(file) ? new DatabaseValueLookup(this.openData(file)) : undefined), chat: null };

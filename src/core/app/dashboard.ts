@@ -1,7 +1,7 @@
 import type { DashboardData } from './types';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog } from '../memory/task-log';
-import { DEFAULT_MISALIGNED } from '../memory/record-query';
+import { DEFAULT_MISALIGNED } from '../memory/misaligned';
 
 export const UTILITY_BINS = 5;
 

@@ -25,11 +25,12 @@ import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
 import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
 import { capacityRule, defaultRules, RuleSpec } from '../policy/rules';
-import type { Attribution, PeriodicWindow } from '../policy/names';
-import { codeSimilarity } from '../similarity/code';
 import type { CodeSimilarityFn } from '../policy/metrics';
+import { Attribution, AutoDeletionPolicySchema, PeriodicWindow } from '../policy/names';
+import { codeSimilarity } from '../similarity/code';
 
-export const BenchDeletionSchema = z.enum(['none', 'periodic', 'history', 'combined', 'forgetting']);
+/** The bench runs the automatic deletion settings (capacity is the separate `--capacity`). */
+export const BenchDeletionSchema = AutoDeletionPolicySchema;
 export type BenchDeletion = z.infer<typeof BenchDeletionSchema>;
 
 export interface PolicySettings {

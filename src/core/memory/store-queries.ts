@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Database } from './database';
+import { MISALIGNED_CONDITION, misalignedParams, type MisalignedThresholds } from './misaligned';
 
 /** A record the misaligned-replay view lists (mean similarities over its retrievals). */
 export interface MisalignedRow {
@@ -15,8 +16,8 @@ const SQL = {
   embeddingSources: 'SELECT id, question, code FROM records',
   activeMeanUtilities: "SELECT utility_sum / utility_count AS u FROM records WHERE status = 'active' AND utility_count > 0",
   misaligned: `SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
-    WHERE status = 'active' AND in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= ? AND out_sim_sum / out_sim_count <= ?
-    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT ?`,
+    WHERE status = 'active' AND ${MISALIGNED_CONDITION}
+    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT @limit`,
 } as const;
 
 /**
@@ -54,8 +55,8 @@ export class StoreQueries {
   }
 
   /** Active records replayed with high input and low output similarity, most misaligned first. */
-  misaligned(thresholds: { minInputSimilarity: number; maxOutputSimilarity: number }, limit = 50): MisalignedRow[] {
-    const rows = this.stmt('misaligned').all(thresholds.minInputSimilarity, thresholds.maxOutputSimilarity, limit) as { id: string; question: string; mi: number; mo: number; n: number }[];
+  misaligned(thresholds: MisalignedThresholds, limit = 50): MisalignedRow[] {
+    const rows = this.stmt('misaligned').all({ ...misalignedParams(thresholds), limit }) as { id: string; question: string; mi: number; mo: number; n: number }[];
     return rows.map((r) => ({ recordId: r.id, question: r.question, meanInputSimilarity: r.mi, meanOutputSimilarity: r.mo, retrievals: r.n }));
   }
 }

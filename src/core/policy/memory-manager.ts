@@ -9,7 +9,7 @@ import type { DemonstrationAttributionInput } from '../memory/demonstration';
 import type { Language, NewRecordInput, Trigger } from '../memory/types';
 import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, DeletionParams, planDeletion, purgeRecords, restoreRecords } from './deletion';
-import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
+import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
 import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
 import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
@@ -124,7 +124,7 @@ export class MemoryManager implements Disposable {
     const p = options.deletionParams ?? {};
     this.rules = (options.rules ?? defaultRules(options.deletion ?? 'none', { ...p, periodicWindow: options.periodicWindow, forgettingEvery: options.forgettingEvery })).map((r) => RuleSpecSchema.parse(r));
     if (this.rules.some((r) => r.operation === 'delete:capacity') && p.capacity === undefined) {
-      throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      throw capacityRequiredError();
     }
     if (options.attribution === 'followed' && !options.codeSimilarity) {
       throw new AgentMemoryError('CONFIG', "The 'followed' attribution needs a code similarity function: pass codeSimilarity, or set agentMemory.deletion.attribution to 'shown'.");
@@ -211,7 +211,7 @@ export class MemoryManager implements Disposable {
   /** Dry run of a deletion policy at the current task (nothing changes). */
   plan(policy: DeletionPolicyName, params: DeletionParams = {}): PolicyDeletionPlan {
     if (policy === 'capacity' && (params.capacity ?? this.options.deletionParams?.capacity) === undefined) {
-      throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      throw capacityRequiredError();
     }
     return planDeletion(this.store, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
   }

@@ -10,8 +10,8 @@ export const ADDITION_POLICIES = ['fixed', 'all', 'coarse', 'strict'] as const;
 export const AdditionPolicyNameSchema = z.enum(ADDITION_POLICIES);
 export type AdditionPolicyName = z.infer<typeof AdditionPolicyNameSchema>;
 
-/** Deletion policies a plan can be made for (SPEC §3, paper §5, §6.2). */
-export const DELETION_POLICIES = ['periodic', 'history', 'combined', 'forgetting', 'capacity'] as const;
+/** Deletion policies a plan can be made for (SPEC §3, paper §5, §6.2), in the order the editor offers them. */
+export const DELETION_POLICIES = ['combined', 'periodic', 'history', 'forgetting', 'capacity'] as const;
 export const DeletionPolicyNameSchema = z.enum(DELETION_POLICIES);
 export type DeletionPolicyName = z.infer<typeof DeletionPolicyNameSchema>;
 
@@ -19,6 +19,9 @@ export type DeletionPolicyName = z.infer<typeof DeletionPolicyNameSchema>;
 export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined', 'forgetting'] as const;
 export const AutoDeletionPolicySchema = z.enum(AUTO_DELETION_POLICIES);
 export type AutoDeletionPolicy = z.infer<typeof AutoDeletionPolicySchema>;
+
+/** The deletion settings of the paper's Table 2 (its grid has no forgetting curve). */
+export const PAPER_DELETION_SETTINGS = ['none', 'periodic', 'history', 'combined'] as const satisfies readonly AutoDeletionPolicy[];
 
 /** A deletion setting of the rule engine: an automatic policy or capacity. */
 export const DELETION_SETTINGS = [...AUTO_DELETION_POLICIES, 'capacity'] as const;
@@ -38,8 +41,10 @@ export function policyOf(operation: PolicyOperation): DeletionPolicyName {
   return DeletionPolicyNameSchema.parse(operation.slice('delete:'.length));
 }
 
-/** Ids of the default rules (user-command rules are `user-<policy>`). */
-export const RULE_IDS = ['periodic-deletion', 'utility-drop', 'capacity', 'forgetting-curve'] as const;
+/** Ids of the default rules (user-command rules are `user-<policy>`); audit triggers read `rule:<id>`. */
+export const RULE_ID = { periodic: 'periodic-deletion', utilityDrop: 'utility-drop', capacity: 'capacity', forgetting: 'forgetting-curve' } as const;
+export const RULE_IDS = Object.values(RULE_ID) as [DefaultRuleIdValue, ...DefaultRuleIdValue[]];
+type DefaultRuleIdValue = (typeof RULE_ID)[keyof typeof RULE_ID];
 export const RuleIdSchema = z.enum(RULE_IDS);
 export type DefaultRuleId = z.infer<typeof RuleIdSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Trigger } from '../memory/types';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PERIOD, UTILITY_EPSILON } from './deletion/types';
-import { DeletionPolicyName, DeletionSetting, operationOf, PeriodicWindow, PolicyOperation, PolicyOperationSchema } from './names';
+import { DeletionPolicyName, DeletionSetting, operationOf, PeriodicWindow, PolicyOperation, PolicyOperationSchema, RULE_ID } from './names';
 
 export type { DeletionSetting, PolicyOperation };
 export { PolicyOperationSchema };
@@ -125,26 +125,26 @@ export function defaultRules(setting: DeletionSetting, params: DefaultRuleParams
   const everyTasks = (params.periodicWindow ?? 'sliding') === 'sliding' ? 1 : period;
   const n = params.minRetrievals ?? DEFAULT_MIN_RETRIEVALS;
   const beta = params.beta ?? DEFAULT_BETA_STRICT;
-  const drop: RuleSpec = { id: 'utility-drop', kind: 'utility-drop', minRetrievals: n, beta, operation: 'delete:history' };
+  const drop: RuleSpec = { id: RULE_ID.utilityDrop, kind: 'utility-drop', minRetrievals: n, beta, operation: 'delete:history' };
   switch (setting) {
     case 'none':
       return [];
     case 'periodic':
-      return [{ id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks, operation: 'delete:periodic' }, userRule('periodic')];
+      return [{ id: RULE_ID.periodic, kind: 'every-n-tasks', everyTasks, operation: 'delete:periodic' }, userRule('periodic')];
     case 'history':
       return [drop, userRule('history')];
     case 'combined':
-      return [{ id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks, operation: 'delete:combined' }, drop, userRule('combined')];
+      return [{ id: RULE_ID.periodic, kind: 'every-n-tasks', everyTasks, operation: 'delete:combined' }, drop, userRule('combined')];
     case 'capacity':
       return [capacityRule(), userRule('capacity')];
     case 'forgetting':
-      return [{ id: 'forgetting-curve', kind: 'every-n-tasks', everyTasks: params.forgettingEvery ?? 20, operation: 'delete:forgetting' }, userRule('forgetting')];
+      return [{ id: RULE_ID.forgetting, kind: 'every-n-tasks', everyTasks: params.forgettingEvery ?? 20, operation: 'delete:forgetting' }, userRule('forgetting')];
   }
 }
 
 /** The capacity rule of §6.2: the capacity plan after every task (the cap itself is a deletion parameter). */
 export function capacityRule(): RuleSpec {
-  return { id: 'capacity', kind: 'every-n-tasks', everyTasks: 1, operation: 'delete:capacity' };
+  return { id: RULE_ID.capacity, kind: 'every-n-tasks', everyTasks: 1, operation: 'delete:capacity' };
 }
 
 function userRule(policy: DeletionPolicyName): RuleSpec {

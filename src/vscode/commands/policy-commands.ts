@@ -5,6 +5,7 @@ import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolic
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { ADDITION_POLICIES } from '../settings-schema';
+import { DELETION_POLICIES } from '../../core/policy/names';
 import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
 
 const ADDITION_HELP: Record<AdditionPolicyName, string> = {
@@ -70,7 +71,6 @@ export function registerPolicyCommands(c: Container): vscode.Disposable[] {
   ];
 }
 
-const DELETION_POLICIES: readonly DeletionPolicyName[] = ['combined', 'periodic', 'history', 'forgetting', 'capacity'];
 
 /** Command arguments are a boundary: an unknown policy name gets a clear error. */
 function parseDeletionPolicy(value: string): DeletionPolicyName {

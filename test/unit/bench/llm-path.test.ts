@@ -131,7 +131,7 @@ describe('bench: LLM path against a fake OpenAI-compatible endpoint', function (
     const key = process.env.AGENT_MEMORY_API_KEY;
     process.env.AGENT_MEMORY_API_KEY = API_KEY;
     let printed = '';
-    process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => ((printed += chunk), true));
     let code: number;
     try {
       code = await run(['--tasks', tasksFile, '--db', DB, '--model', fake.baseURL, '--model-name', 'fake-coder', '--initial-memory', '6', '--language', 'javascript', '--quiet', '--out', out, ...extra]);

@@ -1,4 +1,3 @@
-import { AgentMemoryError } from '../../errors';
 import { deletionQueries } from '../../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../../memory/store';
 import { planCapacity } from './capacity';
@@ -7,7 +6,7 @@ import { planCombined } from './combined';
 import { planForgetting } from './forgetting';
 import { planHistory } from './history';
 import { planPeriodic } from './periodic';
-import { CapacityOptions, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
+import { CapacityOptions, capacityRequiredError, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
 export { planPeriodic } from './periodic';
@@ -43,16 +42,16 @@ export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, tas
 function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
-      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex } as PeriodicOptions);
+      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex });
     case 'history':
-      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex } as HistoryOptions);
+      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex });
     case 'combined':
-      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex } as CombinedOptions);
+      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex });
     case 'capacity':
-      if (params.capacity === undefined) throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      if (params.capacity === undefined) throw capacityRequiredError();
       return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
     case 'forgetting':
-      return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex } as ForgettingOptions);
+      return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex });
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentMemoryError } from '../../errors';
 import type { CandidateRow } from '../../memory/queries/deletion-candidates';
 import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app/types';
 import { CombinedModeSchema, DeletionPolicyName } from '../names';
@@ -28,6 +29,10 @@ export const DEFAULT_FORGETTING_TIME_SCALE = 40;
 export const DEFAULT_MIN_ACTIVE_RECORDS = 1;
 /** Attribution `followed`: a shown record is credited when code similarity ≥ this. */
 export const DEFAULT_FOLLOW_THRESHOLD = 0.5;
+/** The error when a capacity plan has no capacity (the setting is checked against package.json by a unit test). */
+export function capacityRequiredError(): AgentMemoryError {
+  return new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.capacity (a number of active records; 0 = unlimited).');
+}
 /** Tolerance for "mean Φ ≤ β" on floating-point sums (six retrievals at 0.7 sum to 4.2000000000000002). */
 export const UTILITY_EPSILON = 1e-9;
 
