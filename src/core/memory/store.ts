@@ -21,6 +21,8 @@ import {
 import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
+import type { RedactionTally } from '../security/redact';
+import { redactNewRecords } from '../security/record-redaction';
 
 /** What the keyword index (or any other derived index) needs to stay in sync. */
 export interface IndexedText {
@@ -50,6 +52,8 @@ export interface AddOptions extends OperationContext {
   embedderId?: string;
   /** Read back and return the stored records (default true); bulk writers pass false and get []. */
   returnRecords?: boolean;
+  /** Receives the counts of secrets redacted from the records' text (each record's audit entry has its own). */
+  redactions?: RedactionTally;
 }
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
@@ -178,6 +182,8 @@ export class MemoryStore {
       }
       return result.data;
     });
+    // Secrets never reach disk: every text field is redacted before the write (counts go to the audit entry).
+    const redacted = redactNewRecords(parsed, options.redactions);
     const embeddings = options.embeddings;
     if (embeddings && embeddings.length !== parsed.length) {
       throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
@@ -249,13 +255,15 @@ export class MemoryStore {
           if (vector) this.vectors.upsert(rid, vector);
           activated.push({ rid, id, question: rec.question, code: x.code });
         }
-        const extra = evidence?.[id];
-        audit.run(now, operation, id, trigger, reason, JSON.stringify(extra ? { status: rec.status, provenance: rec.provenance, ...extra } : { status: rec.status, provenance: rec.provenance }));
+        const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
+        audit.run(now, operation, id, trigger, reason, JSON.stringify({ status: rec.status, provenance: rec.provenance, ...extra }));
         ids[i] = id;
       }
       this.bumpChange();
     });
     write.immediate();
+    const secrets = redacted.reduce((n, t) => n + t.count, 0);
+    if (secrets > 0) this.logger.warn(`[store] redacted ${secrets} secret(s) from ${redacted.filter((t) => t.count > 0).length} record(s) before storing them (see their audit entries)`);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: 'added', ids }));
     return options.returnRecords === false ? [] : this.getMany(ids);

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
+import { RedactionTally, redactText } from '../security/redact';
 import type { MemoryStore, RetrievalLogEntry } from './store';
 
 /** Φ and output similarities are in [0, 1] (schemas built once: building one costs more than parsing). */
@@ -100,7 +101,7 @@ export class TaskLog {
   begin(question: string): number {
     const run = this.db.transaction(() => {
       const index = this.nextIndex;
-      this.stmt('insertTask').run(index, question, new Date().toISOString());
+      this.stmt('insertTask').run(index, redactText(question), new Date().toISOString());
       this.store.setMeta('next_task_index', String(index + 1));
       return index;
     });
@@ -108,7 +109,9 @@ export class TaskLog {
   }
 
   finish(taskIndex: number, input: TaskFinish): void {
-    const f = TaskFinishSchema.parse(input);
+    // The task log is stored: its code, answer and log (prompts, outputs, errors) are redacted first.
+    const clean = new RedactionTally();
+    const f = clean.json(TaskFinishSchema.parse(input));
     const info = this.stmt('finish').run(
       f.language ?? null,
       f.code ?? null,
