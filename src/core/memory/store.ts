@@ -5,6 +5,7 @@ import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
 import { Logger, nullLogger } from '../logger';
 import { Database, openDatabase, OpenDatabaseOptions } from './database';
+import { databaseError } from './database-errors';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import {
   AuditEntry,
@@ -261,7 +262,7 @@ export class MemoryStore {
       }
       this.bumpChange();
     });
-    write.immediate();
+    this.guard(() => write.immediate());
     const secrets = redacted.reduce((n, t) => n + t.count, 0);
     if (secrets > 0) this.logger.warn(`[store] redacted ${secrets} secret(s) from ${redacted.filter((t) => t.count > 0).length} record(s) before storing them (see their audit entries)`);
     this.notifyActivated(activated);
@@ -372,7 +373,7 @@ export class MemoryStore {
       }
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.notifyDeactivated(deactivated);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
@@ -399,7 +400,7 @@ export class MemoryStore {
       this.writeAudit('re-embed', null, trigger, context.reason ?? '', { embedderId, dimension: dim ?? null, records: vectors.size });
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.afterCommit(() => this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] }));
   }
 
@@ -455,7 +456,16 @@ export class MemoryStore {
    * store.atomically(() => { tasks.setUtility(t, 1); store.add([rec], { trigger: 'agent' }); });
    */
   atomically<T>(fn: () => T): T {
-    return this.commits.atomically(fn);
+    return this.guard(() => this.commits.atomically(fn));
+  }
+
+  /** Runs a write, turning raw SQLite errors (locked, disk full, read-only, damaged) into typed ones naming the file. */
+  guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      throw databaseError(error, this.db.name, 'write to', this.db.open ? (this.db.pragma('busy_timeout', { simple: true }) as number) : undefined);
+    }
   }
 
   get log(): Logger {

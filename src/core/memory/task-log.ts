@@ -105,7 +105,7 @@ export class TaskLog {
       this.store.setMeta('next_task_index', String(index + 1));
       return index;
     });
-    return run.immediate();
+    return this.store.guard(() => run.immediate());
   }
 
   finish(taskIndex: number, input: TaskFinish): void {
@@ -153,7 +153,7 @@ export class TaskLog {
         bump.run({ task: taskIndex, sim: e.inputSimilarity ?? null, rid });
       }
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
     this.store.fireChange({ kind: 'retrieval', ids: entries.map((e) => e.recordId) });
   }
 
@@ -165,7 +165,7 @@ export class TaskLog {
       this.stmt('utilityOnRetrievals').run(phi, taskIndex);
       this.stmt('utilityOnTask').run(phi, evaluator ?? null, taskIndex);
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
     this.store.fireChange({ kind: 'task', ids: [] });
   }
 
@@ -181,7 +181,7 @@ export class TaskLog {
       this.stmt('outputOnRetrieval').run(value, taskIndex, prev.rid);
       this.stmt('outputOnRecord').run(prev.output_similarity, value, prev.output_similarity, prev.rid);
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
   }
 
   /** Retrieval rows of one record, newest first. */
