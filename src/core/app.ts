@@ -327,8 +327,9 @@ class AgentMemoryCore implements AgentMemoryApp {
   // ------------------------------------------------------------ data
 
   async importJsonl(file: string): Promise<number> {
-    const text = await fs.promises.readFile(file, 'utf8');
-    const { imported } = importJsonl(this.store, text, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+    // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
+    const bytes = await fs.promises.readFile(file);
+    const { imported } = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
     await this.reembed();
     return imported;
   }

@@ -77,7 +77,12 @@ export interface ImportOptions {
  * const { imported, redacted } = importJsonl(store, fs.readFileSync('memory.jsonl'), { reason: 'restore backup' });
  */
 export function importJsonl(store: MemoryStore, input: string | Uint8Array, options: ImportOptions = {}): { imported: number; redacted: number } {
-  const records = parseJsonl(input).map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
+  return importRecords(store, parseJsonl(input), options);
+}
+
+/** importJsonl for lines already parsed by parseJsonl (callers that validate before opening a store). */
+export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options: ImportOptions = {}): { imported: number; redacted: number } {
+  const records = parsed.map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
   const seen = new Map<string, number>();
   records.forEach((r, i) => {
     if (r.id === undefined) return;
