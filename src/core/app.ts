@@ -329,8 +329,11 @@ class AgentMemoryCore implements AgentMemoryApp {
   async importJsonl(file: string): Promise<number> {
     // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
     const bytes = await fs.promises.readFile(file);
-    const { imported } = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
-    await this.reembed();
+    const imported = this.store.atomically(() => {
+      const result = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      this.embedder = refitAndReembed(this.store, 'user').embedder;
+      return result.imported;
+    });
     return imported;
   }
 
@@ -349,8 +352,11 @@ class AgentMemoryCore implements AgentMemoryApp {
     const records = demoSeedRecords(tasks, count, this.settings.runner.language);
     const existing = new Set((this.store.db.prepare("SELECT json_extract(metadata, '$.sourceId') AS s FROM records WHERE provenance = 'seed'").all() as { s: string | null }[]).map((r) => r.s));
     const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
-    if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
-    await this.reembed();
+    // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
+    this.embedder = this.store.atomically(() => {
+      if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
+      return refitAndReembed(this.store, 'user').embedder;
+    });
     return fresh.length;
   }
 
@@ -373,12 +379,22 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.roles.reset(role);
   }
 
+  /** Releases everything; a failing step is logged, never thrown (it would mask the error that led here). */
   dispose(): void {
-    this.manager.dispose();
-    this.runner.dispose();
-    this.retriever.close();
-    this.dataDb?.close();
-    this.store.close();
+    const steps: [string, () => void][] = [
+      ['memory manager', () => this.manager.dispose()],
+      ['runner', () => this.runner.dispose()],
+      ['retriever', () => this.retriever.close()],
+      ['EHR database', () => this.dataDb?.close()],
+      ['memory store', () => this.store.close()],
+    ];
+    for (const [what, step] of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.logger.warn(`closing the ${what} failed: ${errorMessage(error)}`);
+      }
+    }
   }
 }
 
