@@ -59,7 +59,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
-    if (!inMemory && options.integrityCheck !== false) checkIntegrity(db, file);
+    if (!inMemory && options.integrityCheck !== false) checkIntegrityUnlessKnownClean(db, file, !options.readonly);
     if (!inMemory && !options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
@@ -80,6 +80,58 @@ export function checkIntegrity(db: Database, file: string): void {
   const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
   if (problems.length === 1 && problems[0] === 'ok') return;
   throw new AgentMemoryError('DATABASE_DAMAGED', `The memory database ${file} is damaged: it fails SQLite's integrity check (${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; ${problems.length - 3} more` : ''}). It was not opened for writing and nothing was written to it. ${restoreAdvice(file)}`, { file, problems: problems.slice(0, 20) });
+}
+
+/** Beside the database: size and mtime of the file when it was last known clean (checked, or closed by us). */
+export const CLEAN_STATE_SUFFIX = '.clean.json';
+
+interface CleanState {
+  size: number;
+  mtimeMs: number;
+}
+
+function currentState(file: string): CleanState | undefined {
+  const main = statOf(file);
+  // A WAL with frames means an unclean shutdown or another open connection: never "known clean".
+  const wal = statOf(`${file}-wal`);
+  if (!main || (wal && wal.size > 0)) return undefined;
+  return { size: main.size, mtimeMs: main.mtimeMs };
+}
+
+/**
+ * `quick_check` reads every page (≈ 7 s for a 250 MB / 100k-record memory on a
+ * 2-core machine), so it is skipped when the file is exactly as this program
+ * left it: same size and modification time as recorded at the last successful
+ * check or clean close, and no WAL frames pending. Anything else (a crash, a
+ * copy, a change by another tool, damage) gets the full check.
+ */
+function checkIntegrityUnlessKnownClean(db: Database, file: string, writable: boolean): void {
+  const now = currentState(file);
+  let known: CleanState | undefined;
+  try {
+    known = JSON.parse(fs.readFileSync(file + CLEAN_STATE_SUFFIX, 'utf8')) as CleanState;
+  } catch {
+    known = undefined;
+  }
+  if (now && known && known.size === now.size && known.mtimeMs === now.mtimeMs) return;
+  checkIntegrity(db, file);
+  if (writable && now) writeCleanState(file, now);
+}
+
+/** Records that `file` is clean as it is now (call after closing it cleanly). */
+export function markClean(file: string): void {
+  if (file === ':memory:' || file === '') return;
+  const now = currentState(file);
+  if (now) writeCleanState(file, now);
+  else fs.rmSync(file + CLEAN_STATE_SUFFIX, { force: true });
+}
+
+function writeCleanState(file: string, state: CleanState): void {
+  try {
+    fs.writeFileSync(file + CLEAN_STATE_SUFFIX, JSON.stringify(state));
+  } catch {
+    // Only an optimisation: without it the next open runs the full check.
+  }
 }
 
 function statOf(file: string): fs.Stats | undefined {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
 import { Logger, nullLogger } from '../logger';
-import { Database, openDatabase, OpenDatabaseOptions } from './database';
+import { Database, markClean, openDatabase, OpenDatabaseOptions } from './database';
 import { databaseError } from './database-errors';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import {
@@ -112,7 +112,10 @@ export class MemoryStore {
 
   close(): void {
     this.changes.dispose();
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    const file = this.db.memory || this.db.readonly ? null : this.db.name;
+    this.db.close();
+    if (file) markClean(file);
   }
 
   /** Prepared statements are cached by SQL text (preparing costs more than running a point query). */
