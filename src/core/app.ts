@@ -5,7 +5,7 @@ import { storeEmbedder, refitAndReembed, SyncEmbedder } from './app-embedding';
 import { dashboardData } from './app-dashboard';
 import { DEFAULT_SEED_COUNT, DEMO_DATABASE_FILE, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from './app-seed';
 import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
-import { AgentMemoryError } from './errors';
+import { AgentMemoryError, errorMessage } from './errors';
 import type { Disposable } from './events';
 import { Logger, tagged } from './logger';
 import { exportJsonl, importJsonl } from './memory/jsonl';
