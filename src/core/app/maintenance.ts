@@ -33,10 +33,14 @@ export class Maintenance extends Disposable {
   }
 
   async importJsonl(file: string): Promise<number> {
-    const text = await fs.promises.readFile(file, 'utf8');
-    const { imported } = importJsonl(this.store, text, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
-    await this.reembed();
-    return imported;
+    // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
+    const bytes = await fs.promises.readFile(file);
+    // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
+    return this.store.atomically(() => {
+      const result = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      this.current = refitAndReembed(this.store, 'user').embedder;
+      return result.imported;
+    });
   }
 
   async exportJsonl(file: string, status?: RecordStatus): Promise<number> {
@@ -55,8 +59,11 @@ export class Maintenance extends Disposable {
     const records = demoSeedRecords(tasks, count, this.session.settings.runner.language);
     const existing = this.store.queries.seedSourceIds();
     const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
-    if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
-    await this.reembed();
+    // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
+    this.current = this.store.atomically(() => {
+      if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
+      return refitAndReembed(this.store, 'user').embedder;
+    });
     return fresh.length;
   }
 }

@@ -1,3 +1,4 @@
+import type { RedactionTally } from '../security/redact';
 import { AgentMemoryError } from '../errors';
 import type { Trigger } from './types';
 
@@ -29,6 +30,8 @@ export interface AddOptions extends OperationContext {
   embedderId?: string;
   /** Read back and return the stored records (default true); bulk writers pass false and get []. */
   returnRecords?: boolean;
+  /** Receives the counts of secrets redacted from the records' text (each record's audit entry has its own). */
+  redactions?: RedactionTally;
 }
 
 export interface RetrievalLogEntry {

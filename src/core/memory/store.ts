@@ -5,7 +5,8 @@ import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
 import { Disposable } from '../lifecycle';
 import { Logger, nullLogger } from '../logger';
-import { Database, openDatabase, OpenDatabaseOptions } from './database';
+import { Database, markClean, openDatabase, OpenDatabaseOptions } from './database';
+import { databaseError } from './database-errors';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import {
   AuditEntry,
@@ -22,6 +23,7 @@ import {
 import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
+import { redactNewRecords } from '../security/record-redaction';
 
 import { AddOptions, DerivedIndexListener, IndexedText, mismatchCheck, OperationContext } from './store-types';
 import { StoreQueries } from './store-queries';
@@ -66,7 +68,15 @@ export class MemoryStore extends Disposable {
 
   constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
     super();
-    this._register({ dispose: () => (this.db.open ? this.db.close() : undefined) });
+    this._register({
+      dispose: () => {
+        if (!this.db.open) return;
+        const file = this.db.memory || this.db.readonly ? null : this.db.name;
+        this.db.close();
+        // Recorded as cleanly closed: the next open may skip the full integrity check (database.ts).
+        if (file) markClean(file);
+      },
+    });
     this._register(this.changes);
     this.logger = options.logger ?? nullLogger;
     this.commits = new CommitQueue(db);
@@ -166,6 +176,8 @@ export class MemoryStore extends Disposable {
       }
       return result.data;
     });
+    // Secrets never reach disk: every text field is redacted before the write (counts go to the audit entry).
+    const redacted = redactNewRecords(parsed, options.redactions);
     const embeddings = options.embeddings;
     if (embeddings && embeddings.length !== parsed.length) {
       throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
@@ -237,13 +249,15 @@ export class MemoryStore extends Disposable {
           if (vector) this.vectors.upsert(rid, vector);
           activated.push({ rid, id, question: rec.question, code: x.code });
         }
-        const extra = evidence?.[id];
-        audit.run(now, operation, id, trigger, reason, JSON.stringify(extra ? { status: rec.status, provenance: rec.provenance, ...extra } : { status: rec.status, provenance: rec.provenance }));
+        const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
+        audit.run(now, operation, id, trigger, reason, JSON.stringify({ status: rec.status, provenance: rec.provenance, ...extra }));
         ids[i] = id;
       }
       this.bumpChange();
     });
-    write.immediate();
+    this.guard(() => write.immediate());
+    const secrets = redacted.reduce((n, t) => n + t.count, 0);
+    if (secrets > 0) this.logger.warn(`[store] redacted ${secrets} secret(s) from ${redacted.filter((t) => t.count > 0).length} record(s) before storing them (see their audit entries)`);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: 'added', ids }));
     return options.returnRecords === false ? [] : this.getMany(ids);
@@ -352,7 +366,7 @@ export class MemoryStore extends Disposable {
       }
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.notifyDeactivated(deactivated);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
@@ -379,7 +393,7 @@ export class MemoryStore extends Disposable {
       this.writeAudit('re-embed', null, trigger, context.reason ?? '', { embedderId, dimension: dim ?? null, records: vectors.size });
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.afterCommit(() => this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] }));
   }
 
@@ -435,7 +449,16 @@ export class MemoryStore extends Disposable {
    * store.atomically(() => { tasks.setUtility(t, 1); store.add([rec], { trigger: 'agent' }); });
    */
   atomically<T>(fn: () => T): T {
-    return this.commits.atomically(fn);
+    return this.guard(() => this.commits.atomically(fn));
+  }
+
+  /** Runs a write, turning raw SQLite errors (locked, disk full, read-only, damaged) into typed ones naming the file. */
+  guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      throw databaseError(error, this.db.name, 'write to', this.db.open ? (this.db.pragma('busy_timeout', { simple: true }) as number) : undefined);
+    }
   }
 
   get log(): Logger {
