@@ -92,7 +92,10 @@ describe('cross-process freshness (record_changes log)', function () {
     assert.equal(first.hits[0].recordId, 'r1');
     assert.ok(first.sides.includes('dense'));
     await search.ready;
-    assert.deepEqual(search.answer({ text: q, vector: embedder.embedSync(q) }, 2).sides, ['dense', 'keyword']);
+    // A query waits KEYWORD_ANSWER_TIMEOUT_MS for the worker; on a heavily loaded machine one may miss it.
+    let sides: string[] = [];
+    for (let attempt = 0; attempt < 5 && sides.length < 2; attempt++) sides = search.answer({ text: q, vector: embedder.embedSync(q) }, 2).sides;
+    assert.deepEqual(sides, ['dense', 'keyword']);
     search.close();
     store.close();
   });
