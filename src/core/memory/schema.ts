@@ -132,6 +132,21 @@ ALTER TABLE retrievals ADD COLUMN shown INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE retrievals ADD COLUMN followed INTEGER;
 `,
   },
+  {
+    version: 7,
+    description: 'record change log for cross-process freshness of the derived indexes',
+    // Every insert, status/text/vector change and purge of a record appends its rid here
+    // (triggers, so every writer — any process, any code path — is covered). The dense and
+    // keyword indexes remember the last seq they applied and catch up on the rids after it
+    // before a query. Old entries are pruned (a reader that fell behind the prune rebuilds).
+    sql: `
+CREATE TABLE record_changes (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL);
+CREATE TRIGGER record_changes_insert AFTER INSERT ON records BEGIN INSERT INTO record_changes(rid) VALUES (NEW.rid); END;
+CREATE TRIGGER record_changes_update AFTER UPDATE OF status, question, code, embedding ON records BEGIN INSERT INTO record_changes(rid) VALUES (NEW.rid); END;
+CREATE TRIGGER record_changes_delete AFTER DELETE ON records BEGIN INSERT INTO record_changes(rid) VALUES (OLD.rid); END;
+CREATE TRIGGER record_changes_prune AFTER INSERT ON record_changes WHEN NEW.seq % 10000 = 0 BEGIN DELETE FROM record_changes WHERE seq <= NEW.seq - 200000; END;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
