@@ -80,7 +80,7 @@ interface ProbeSearch {
 async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void> {
   const t0 = performance.now();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
-  const mods = { store: load('memory/store'), embedding: load('app-embedding'), logger: load('logger'), hybrid: load('memory/hybrid-search') } as ProbeModules;
+  const mods = { store: load('memory/store'), embedding: load(kind === 'new' ? 'app/embedding' : 'app-embedding'), logger: load('logger'), hybrid: load('memory/hybrid-search') } as ProbeModules;
   const tImports = performance.now();
   let maxGap = 0;
   let last = performance.now();

@@ -7,21 +7,22 @@
  */
 import { z } from 'zod';
 import type { BenchConfigInput } from './config';
+import { ADDITION_POLICIES, ATTRIBUTIONS, PAPER_DELETIONS } from '../policy/names';
 
 export const VARIANTS = ['standard', 'error-free', 'shift', 'capacity'] as const;
 export const PaperCellSchema = z.object({
-  addition: z.enum(['fixed', 'all', 'coarse', 'strict']),
-  deletion: z.enum(['none', 'periodic', 'history', 'combined']),
+  addition: z.enum(ADDITION_POLICIES),
+  deletion: z.enum(PAPER_DELETIONS),
   variant: z.enum(VARIANTS),
-  attribution: z.enum(['shown', 'followed']),
+  attribution: z.enum(ATTRIBUTIONS),
 });
 export type PaperCell = z.infer<typeof PaperCellSchema>;
 
 /** The paper's §6.2 capacity: the initial memory size of EHRAgent. */
 export const PAPER_CAPACITY = 100;
 
-const ADDITIONS = ['fixed', 'all', 'coarse', 'strict'] as const;
-const DELETIONS = ['none', 'periodic', 'history', 'combined'] as const;
+const ADDITIONS = ADDITION_POLICIES;
+const DELETIONS = PAPER_DELETIONS;
 
 /** Every cell of the grid, in report order. */
 export function paperCells(): PaperCell[] {

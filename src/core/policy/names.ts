@@ -24,6 +24,9 @@ export type AutoDeletionPolicy = z.infer<typeof AutoDeletionPolicySchema>;
 export const PAPER_DELETION_SETTINGS = ['none', 'periodic', 'history', 'combined'] as const satisfies readonly AutoDeletionPolicy[];
 
 /** A deletion setting of the rule engine: an automatic policy or capacity. */
+/** The deletions of the paper's Table 2 grid (the automatic ones without the forgetting curve). */
+export const PAPER_DELETIONS = ['none', 'periodic', 'history', 'combined'] as const satisfies readonly AutoDeletionPolicy[];
+
 export const DELETION_SETTINGS = [...AUTO_DELETION_POLICIES, 'capacity'] as const;
 export const DeletionSettingSchema = z.enum(DELETION_SETTINGS);
 export type DeletionSetting = z.infer<typeof DeletionSettingSchema>;

@@ -90,8 +90,9 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     h.app.approve([recordId]);
     assert.equal(h.app.get(recordId)?.status, 'active');
     assert.equal(h.app.task(result.taskIndex)?.utility, 1);
-    // Φ goes only to the demonstrations the agent was shown; the reuse model (no prompt budget) is shown all.
-    assert.ok(result.demonstrations.length > 0 && result.demonstrations.every((d) => d.shown));
+    // Φ goes only to the demonstrations the agent was shown; the reuse model's "prompt" is the one record it adapted.
+    assert.ok(result.demonstrations.length > 1, 'several records were retrieved');
+    assert.deepEqual(result.demonstrations.filter((d) => d.shown).map((d) => d.recordId), [result.demonstrations.find((d) => d.shown)?.recordId], 'exactly one record is marked shown');
     for (const d of result.demonstrations) {
       const rows = h.app.retrievalsOf(d.recordId).filter((r) => r.taskIndex === result.taskIndex);
       assert.equal(rows[0].utility, d.shown ? 1 : null, `Φ on the retrieval row of ${d.recordId} (shown: ${d.shown})`);

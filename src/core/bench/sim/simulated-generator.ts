@@ -91,7 +91,7 @@ export interface SimulatedChoice {
 /**
  * @example
  * const gen = new SimulatedCodeGenerator(tasks, SIMULATION_PARAMETERS, 7, readSchema(db), new DatabaseValueLookup(db));
- * // runAgentLoop({ …, generator: gen }, question, { maxDebugRounds: SIMULATION_PARAMETERS.maxDebugRounds, … })
+ * // runTaskPipeline({ …, generator: gen }, question, { maxDebugRounds: SIMULATION_PARAMETERS.maxDebugRounds, … })
  */
 export class SimulatedCodeGenerator implements CodeGenerator {
   readonly id = `simulated agent — ${SIMULATION_LABEL}`;
