@@ -114,6 +114,8 @@ export interface AgentMemoryApp {
   task(taskIndex: number): TaskRow | undefined;
 
   approve(ids: string[]): void;
+  /** Undo of an approval: active → pending again. */
+  unapprove(ids: string[]): void;
   reject(ids: string[]): void;
   restore(ids: string[]): void;
   purge(ids: string[]): void;

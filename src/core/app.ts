@@ -173,6 +173,9 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.manager.approve(ids);
     this.recordHumanVerdict(ids, 'approve');
   }
+  unapprove(ids: string[]): void {
+    this.store.transition(ids, 'unapprove', { trigger: 'user', reason: 'approval undone' });
+  }
   reject(ids: string[]): void {
     this.manager.reject(ids);
     this.recordHumanVerdict(ids, 'reject');

@@ -18,6 +18,7 @@ import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
 import { MemoryStatusBar } from './status-bar';
 import { MemoryTreeProvider } from './tree/memory-tree';
+import { UndoHistory } from './undo';
 import type { MemoryNode } from './tree/tree-items';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
@@ -35,6 +36,8 @@ export class Container implements vscode.Disposable {
   readonly dashboard: DashboardController;
   readonly statusBar: MemoryStatusBar;
   readonly demoDataDir: string;
+  /** The last approval / rejection / deletion / restore, for Undo. */
+  readonly undo = new UndoHistory();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(

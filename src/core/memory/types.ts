@@ -95,6 +95,7 @@ export interface AuditEntry {
 export const AuditOperationSchema = z.enum([
   'add',
   'approve',
+  'unapprove',
   'reject',
   'delete',
   'restore',

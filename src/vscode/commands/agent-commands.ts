@@ -5,6 +5,7 @@ import type { AgentTaskResult, TaskStreamItem } from '../../core/app-types';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
+import { additionText, outcomeText, resultSummary, streamSummary, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
@@ -40,6 +41,18 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
       return result;
     }),
 
+    registerSafeCommand(c.logger, 'agentMemory.pickQuestion', async (arg) => {
+      requireTrust();
+      const file = typeof arg === 'string' ? arg : path.join(c.demoDataDir, DEMO_TASK_FILE);
+      const items = readTaskFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
+      const chosen = await vscode.window.showQuickPick(
+        items.map((item) => ({ label: item.question, description: item.answer === undefined ? undefined : `gold answer ${JSON.stringify(item.answer).slice(0, 60)}`, item })),
+        { title: `Pick a question (${items.length} in ${path.basename(file)}); type to search`, matchOnDescription: true, ignoreFocusOut: true },
+      );
+      if (!chosen) return cancelled();
+      return vscode.commands.executeCommand('agentMemory.runAgent', chosen.item.question);
+    }),
+
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
       requireTrust();
       const items = await streamItems(c, (arg ?? {}) as TaskStreamArgs);
@@ -51,15 +64,19 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
               signal: abortSignal(token),
               onProgress: (p) => {
                 if (p.last) c.documents.remember(p.last);
-                const correct = p.last ? ` · last: ${p.last.outcome}` : '';
-                progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${correct}` });
+                const last = p.last ? ` · last: ${outcomeText(p.last.outcome)}, ${verdictText(p.last.verdict)}` : '';
+                progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${last}` });
               },
             }),
           ),
       );
-      const ok = results.filter((r) => r.outcome === 'success').length;
-      c.logger.info(`[stream] ${results.length} tasks, ${ok} succeeded`);
-      void vscode.window.showInformationMessage(`Agent Memory: ran ${results.length} tasks, ${ok} succeeded.`);
+      const summary = streamSummary(results);
+      c.logger.info(`[stream] ${summary}`);
+      const pending = results.some((r) => r.addition.status === 'pending');
+      void vscode.window.showInformationMessage(`Agent Memory: ${summary}.`, ...(pending ? ['Show Pending'] : [])).then(
+        (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+        () => undefined,
+      );
       return results;
     }),
   ];
@@ -106,9 +123,10 @@ async function showResult(c: Container, result: AgentTaskResult, quiet: boolean)
   const doc = await vscode.workspace.openTextDocument(resultUri(result.taskIndex, result.language));
   await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: quiet });
   const pendingId = result.addition.status === 'pending' ? result.addition.recordId : null;
-  const summary = `Task ${result.taskIndex}: ${result.outcome}, answer ${truncate(JSON.stringify(result.answer) ?? 'none', 80)}.`;
+  const summary = `${resultSummary(result)}.`;
+  c.logger.info(`[agent] ${summary} ${additionText(result)}`);
   const actions = pendingId ? ['Approve', 'Reject', 'Diff with Demonstration'] : ['Diff with Demonstration'];
-  const message = pendingId ? `${summary} Keep it in memory?` : `${summary} ${result.addition.reason}`;
+  const message = pendingId ? `${summary} Keep it in memory?` : `${summary} ${additionText(result)}.`;
   // Not awaited: the command finishes while the notification waits for the user.
   vscode.window.showInformationMessage(`Agent Memory: ${message}`, ...actions).then(
     async (choice) => {
@@ -124,8 +142,4 @@ async function showResult(c: Container, result: AgentTaskResult, quiet: boolean)
     },
     (error: unknown) => c.logger.error(`[agent] notification failed: ${String(error)}`),
   );
-}
-
-function truncate(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }

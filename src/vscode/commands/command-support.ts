@@ -105,3 +105,12 @@ export async function confirm(message: string, action: string, options: NoPrompt
   if (options.skipConfirm) return true;
   return (await vscode.window.showWarningMessage(message, { modal: true }, action)) === action;
 }
+
+/**
+ * QuickPick items with the current choice first and marked "$(check) … (current)", so the
+ * picker opens on it (VS Code highlights the first item; `picked` only applies to multi-select).
+ */
+export function markCurrent<T extends { key: string; label: string; description?: string }>(items: readonly T[], current: string): (T & vscode.QuickPickItem)[] {
+  const sorted = [...items].sort((a, b) => Number(b.key === current) - Number(a.key === current));
+  return sorted.map((item) => (item.key === current ? { ...item, label: `$(check) ${item.label}`, description: `${item.description ? `${item.description} · ` : ''}current` } : item));
+}

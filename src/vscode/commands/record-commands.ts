@@ -4,7 +4,8 @@ import type { AgentMemoryApp } from '../../core/app-types';
 import { AgentMemoryError } from '../../core/errors';
 import type { RecordStatus } from '../../core/memory/types';
 import type { Container } from '../container';
-import { recordUri, taskUri } from '../documents';
+import { readableUri, recordUri } from '../documents';
+import { undoLabel } from '../undo';
 import { cancelled, confirm, idsFromArgs, NoPromptOptions, optionsFromArgs, pickRecords, registerSafeCommand } from './command-support';
 
 type Transition = 'approve' | 'reject' | 'restore' | 'purge' | 'delete';
@@ -34,7 +35,12 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
         apply(app, op, ids);
         c.logger.info(`[records] ${PAST[op]} ${ids.length}: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`);
-        vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${ids.length} record(s)`, 3000);
+        if (op === 'purge') {
+          vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${ids.length} record(s)`, 3000);
+        } else {
+          c.undo.record({ op, ids });
+          offerUndo(c, `${PAST[op]} ${ids.length} record(s)`);
+        }
         return ids;
       }),
     );
@@ -67,8 +73,19 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const demo = app.get(demoId);
         if (!demo) throw new AgentMemoryError('NOT_FOUND', `The demonstration ${demoId} of task ${taskIndex} was purged.`);
         const language = task.language === 'javascript' ? 'javascript' : 'python';
-        await vscode.commands.executeCommand('vscode.diff', recordUri(demoId, demo.execution.language), taskUri(taskIndex, language), `Demonstration ↔ task ${taskIndex}`);
+        // Code only (no header comment), SQL one clause per line on both sides: the real difference shows.
+        await vscode.commands.executeCommand('vscode.diff', readableUri('record', demoId, demo.execution.language), readableUri('task', taskIndex, language), `Demonstration ↔ task ${taskIndex} (SQL laid out)`);
         return { taskIndex, demonstrationId: demoId };
+      }),
+    ),
+
+    registerSafeCommand(c.logger, 'agentMemory.undo', () =>
+      c.host.withApp((app) => {
+        const entry = c.undo.undo(app);
+        const text = `undid the ${undoLabel(entry)}`;
+        c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
+        vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
+        return entry;
       }),
     ),
 
@@ -76,6 +93,14 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
       if (status === 'pending' || status === 'active' || status === 'deleted') c.tree.loadMore(status);
     }),
   ];
+}
+
+/** A notification with an Undo action (not awaited: the command finishes at once). */
+export function offerUndo(c: Container, what: string): void {
+  vscode.window.showInformationMessage(`Agent Memory: ${what}.`, 'Undo').then(
+    (choice) => (choice === 'Undo' ? vscode.commands.executeCommand('agentMemory.undo') : undefined),
+    (error: unknown) => c.logger.error(`[records] undo notification failed: ${String(error)}`),
+  );
 }
 
 /** The demonstration with the highest input similarity (the one output similarity is measured against). */
