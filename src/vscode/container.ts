@@ -16,6 +16,7 @@ import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
 import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
+import { ModelStatus } from './model-status';
 import { MemoryStatusBar } from './status-bar';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
@@ -35,6 +36,7 @@ export class Container implements vscode.Disposable {
   readonly documents: MemoryDocumentProvider;
   readonly dashboard: DashboardController;
   readonly statusBar: MemoryStatusBar;
+  readonly modelStatus: ModelStatus;
   readonly demoDataDir: string;
   /** The last approval / rejection / deletion / restore, for Undo. */
   readonly undo = new UndoHistory();
@@ -72,12 +74,14 @@ export class Container implements vscode.Disposable {
 
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
     this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+    this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
 
     let lastDatabasePath = this.databasePath();
     this.register(
       this.settings.onDidChange((settings) => {
         const databasePath = this.databasePath();
         const pathChanged = databasePath !== lastDatabasePath;
+        this.modelStatus.reset();
         lastDatabasePath = databasePath;
         this.host.settingsChanged(settings, pathChanged).then(
           () => this.tree.refresh(pathChanged),

@@ -12,10 +12,26 @@ type Transition = 'approve' | 'reject' | 'restore' | 'purge' | 'delete';
 const SOURCE: Record<Transition, RecordStatus> = { approve: 'pending', reject: 'pending', restore: 'deleted', purge: 'deleted', delete: 'active' };
 const PAST: Record<Transition, string> = { approve: 'approved', reject: 'rejected', restore: 'restored', purge: 'purged', delete: 'deleted' };
 
-/** Ids from the args, or asked for through a QuickPick of the records the operation applies to. */
-async function targetIds(app: AgentMemoryApp, op: Transition, args: unknown[]): Promise<string[]> {
+/**
+ * Ids from the args; from the explorer's selection for a keybinding (`{ fromSelection: true }`:
+ * the selected records the operation applies to); else asked for through a QuickPick.
+ */
+async function targetIds(c: Container, app: AgentMemoryApp, op: Transition, args: unknown[]): Promise<string[]> {
+  if (isFromSelection(args[0])) {
+    const allowed = op === 'delete' ? ['active', 'pending'] : [SOURCE[op]];
+    const selected = c.treeView.selection.flatMap((n) => (n.kind === 'record' && allowed.includes(n.record.status) ? [n.record.id] : []));
+    if (selected.length === 0) {
+      void vscode.window.showInformationMessage(`Agent Memory: select ${allowed.join(' or ')} records in the explorer first.`);
+      return cancelled();
+    }
+    return selected;
+  }
   const ids = idsFromArgs(args[0], args[1]);
   return ids.length > 0 ? ids : pickRecords(app, SOURCE[op], `${op[0].toUpperCase()}${op.slice(1)} which records?`);
+}
+
+function isFromSelection(arg: unknown): boolean {
+  return Boolean(arg) && typeof arg === 'object' && (arg as { fromSelection?: unknown }).fromSelection === true;
 }
 
 function apply(app: AgentMemoryApp, op: Transition, ids: string[]): void {
@@ -30,7 +46,7 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
   const transition = (op: Transition) =>
     registerSafeCommand(c.logger, `agentMemory.${op === 'delete' ? 'deleteRecords' : op}`, (...args) =>
       c.host.withApp(async (app) => {
-        const ids = await targetIds(app, op, args);
+        const ids = await targetIds(c, app, op, args);
         const options = optionsFromArgs<NoPromptOptions>(args);
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
         apply(app, op, ids);

@@ -6,6 +6,8 @@ import type { Container } from '../container';
 import type { SortKey, TreeFilter } from '../tree/memory-tree';
 import { cancelled, markCurrent, registerSafeCommand } from './command-support';
 
+export const WALKTHROUGH_ID = 'firstFiveMinutes';
+
 const SORTS: { key: SortKey; label: string }[] = [
   { key: 'utility', label: 'Utility (mean Φ, highest first)' },
   { key: 'retrievals', label: 'Retrievals (most first)' },
@@ -23,6 +25,10 @@ export function registerViewCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.showLogs', () => c.channel.show(true)),
     registerSafeCommand(c.logger, 'agentMemory.refreshExplorer', () => c.tree.refresh()),
+    registerSafeCommand(c.logger, 'agentMemory.openWalkthrough', async () => {
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${c.context.extension.id}#${WALKTHROUGH_ID}`, false);
+      return true;
+    }),
     registerSafeCommand(c.logger, 'agentMemory.openDashboard', async () => {
       await c.dashboard.open();
       return true;
