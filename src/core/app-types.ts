@@ -124,8 +124,13 @@ export interface AgentMemoryApp {
   planDeletion(policy: DeletionPolicyName): DeletionPlan;
   applyDeletion(plan: DeletionPlan): number;
 
-  runTask(question: string, options?: { signal?: AbortSignal; groundTruth?: unknown }): Promise<AgentTaskResult>;
-  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void }): Promise<AgentTaskResult[]>;
+  /**
+   * `humanReview`: under strict addition the record stays pending for the human even when a
+   * gold answer checked the task (the verdict still says correct/wrong). Without it the gold
+   * answer stands in for the human (bench mode: "approved by gold answer").
+   */
+  runTask(question: string, options?: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult>;
+  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean }): Promise<AgentTaskResult[]>;
 
   importJsonl(file: string): Promise<number>;
   exportJsonl(file: string, status?: RecordStatus): Promise<number>;

@@ -224,7 +224,7 @@ class AgentMemoryCore implements AgentMemoryApp {
 
   // ------------------------------------------------------------ the agent
 
-  async runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown } = {}): Promise<AgentTaskResult> {
+  async runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean } = {}): Promise<AgentTaskResult> {
     if (!question.trim()) throw new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.');
     if (!fs.existsSync(this.dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${this.dataPath}. Set agentMemory.agent.dataPath.`);
     const language = this.settings.runner.language;
@@ -266,6 +266,7 @@ class AgentMemoryCore implements AgentMemoryApp {
       taskIndex: run.taskIndex,
       retrieved: run.demonstrations,
       evaluation: evaluation.utility === null ? null : evaluation,
+      ...(options.humanReview && this.settings.addition.policy === 'strict' ? { additionEvaluation: null } : {}),
       candidate,
       finalCode: run.code || null,
       language,
@@ -312,12 +313,12 @@ class AgentMemoryCore implements AgentMemoryApp {
     return evaluateTermination(input);
   }
 
-  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
+  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean } = {}): Promise<AgentTaskResult[]> {
     const results: AgentTaskResult[] = [];
     for (const item of items) {
       if (options.signal?.aborted) break;
       try {
-        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer }));
+        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer, humanReview: options.humanReview }));
       } catch (error) {
         if (options.signal?.aborted) break;
         throw error;

@@ -16,6 +16,11 @@ export interface TaskStreamArgs {
   file?: string;
   items?: TaskStreamItem[];
   limit?: number;
+  /**
+   * Under strict addition, who approves: `human` (default; records stay pending, the gold
+   * answer only checks) or `gold` (bench mode: the gold answer approves in your place).
+   */
+  approveBy?: 'human' | 'gold';
 }
 
 export function registerAgentCommands(c: Container): vscode.Disposable[] {
@@ -55,13 +60,16 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
       requireTrust();
-      const items = await streamItems(c, (arg ?? {}) as TaskStreamArgs);
+      const args = (arg ?? {}) as TaskStreamArgs;
+      const items = await streamItems(c, args);
+      const approveBy = await whoApproves(c, items, args);
       const results = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Agent Memory: task stream (${items.length} tasks)`, cancellable: true },
         (progress, token) =>
           c.host.withApp((app) =>
             app.runStream(items, {
               signal: abortSignal(token),
+              humanReview: approveBy === 'human',
               onProgress: (p) => {
                 if (p.last) c.documents.remember(p.last);
                 const last = p.last ? ` · last: ${outcomeText(p.last.outcome)}, ${verdictText(p.last.verdict)}` : '';
@@ -115,6 +123,24 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
     limit = Number(answer);
   }
   return readTaskFile(file, { limit, nonEmptyOnly: file === demo });
+}
+
+/**
+ * Strict addition with gold answers: ask once whether the gold answer may approve in the user's
+ * place (bench mode) or whether records stay pending (the default, and the answer without a prompt).
+ */
+async function whoApproves(c: Container, items: TaskStreamItem[], args: TaskStreamArgs): Promise<'human' | 'gold'> {
+  if (args.approveBy) return args.approveBy;
+  const strict = c.settings.value.addition.policy === 'strict';
+  if (!strict || !items.some((i) => i.answer !== undefined) || args.items || args.file) return 'human';
+  const choice = await vscode.window.showQuickPick(
+    [
+      { label: '$(person) I approve', description: 'records stay pending; the gold answer only marks each correct or wrong', value: 'human' as const },
+      { label: '$(beaker) The gold answer approves', description: 'bench mode: correct answers are added as "approved by gold answer", wrong ones are not added', value: 'gold' as const },
+    ],
+    { title: 'Strict addition: who approves the new records of this stream?' },
+  );
+  return choice?.value ?? cancelled();
 }
 
 /** Opens the result document and shows a notification with Approve / Reject when the record is pending. */

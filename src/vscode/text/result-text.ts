@@ -51,10 +51,15 @@ export function modelTag(kind: ModelKind): string {
  */
 export function additionText(result: Pick<AgentTaskResult, 'addition' | 'verdict'>): string {
   const a = result.addition;
-  const byGold = result.verdict.source === 'gold' && a.reason.startsWith('strict:');
+  const byGold = decidedByGold(result);
   if (byGold) return a.added ? 'added to memory: approved by gold answer (stands in for you in a stream)' : 'not added: rejected by gold answer (stands in for you in a stream)';
   if (a.added && a.status === 'pending') return 'added as pending: approve or reject it';
   return a.added ? `added to memory (${a.reason})` : `not added (${a.reason})`;
+}
+
+/** True when strict addition took the gold answer's verdict in place of the human's. */
+export function decidedByGold(result: Pick<AgentTaskResult, 'addition' | 'verdict'>): boolean {
+  return result.verdict.source === 'gold' && result.addition.reason.includes('per strict:ground-truth');
 }
 
 /** `Task 5: ran · correct (gold answer) · answer [[47]] · reuse model`. */
@@ -93,7 +98,7 @@ export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts 
     judgedWrong: n((r) => r.verdict.kind === 'judged-wrong'),
     unchecked: n((r) => r.verdict.kind === 'unknown'),
     pending: n((r) => r.addition.status === 'pending'),
-    addedByGold: n((r) => r.addition.added && r.verdict.source === 'gold' && r.addition.reason.startsWith('strict:')),
+    addedByGold: n((r) => r.addition.added && decidedByGold(r)),
   };
 }
 
