@@ -86,7 +86,8 @@ export interface TaskProgress {
 }
 
 export interface DashboardData {
-  tasks: { taskIndex: number; correct: number | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /** `outcome` = execution (ran or not); `correct` = Φ and `evaluator` = who judged it (ran is not correct). */
+  tasks: { taskIndex: number; correct: number | null; evaluator: string | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
   accuracyCurve: { taskIndex: number; accuracy: number }[];
   memorySizeCurve: { taskIndex: number; size: number }[];
   similarityScatter: { taskIndex: number; input: number; output: number }[];
