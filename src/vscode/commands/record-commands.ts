@@ -68,13 +68,14 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
     transition('purge'),
     transition('delete'),
 
-    registerSafeCommand(c.logger, 'agentMemory.openRecord', (arg, items) =>
+    registerSafeCommand(c.logger, 'agentMemory.openRecord', (arg, items, opts) =>
       c.host.withApp(async (app) => {
         const [id] = idsFromArgs(arg, items).length ? idsFromArgs(arg, items) : await pickAnyRecord(app);
         const record = app.get(id);
         if (!record) throw new AgentMemoryError('NOT_FOUND', `No memory record with id '${id}'. It may have been purged; refresh the explorer.`);
         const doc = await vscode.workspace.openTextDocument(recordUri(id, record.execution.language));
-        await vscode.window.showTextDocument(doc, { preview: true });
+        const preserveFocus = Boolean(opts && typeof opts === 'object' && (opts as { preserveFocus?: unknown }).preserveFocus === true);
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus });
         return doc.uri.toString();
       }),
     ),

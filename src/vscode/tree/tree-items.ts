@@ -99,7 +99,8 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   item.description = recordDescription(record);
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
-  item.command = { command: 'agentMemory.openRecord', title: 'Open Record', arguments: [record.id] };
+  // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).
+  item.command = { command: 'agentMemory.openRecord', title: 'Open Record', arguments: [record.id, undefined, { preserveFocus: true }] };
   return item;
 }
 

@@ -107,7 +107,7 @@ function draw(/** @type {DashboardData} */ data) {
   const t = theme();
   const ctx = (/** @type {string} */ id) => /** @type {HTMLCanvasElement} */ (document.getElementById(id));
   const counts = data.counts;
-  /** @type {HTMLElement} */ (document.getElementById('counts')).textContent = `${counts.active ?? 0} active · ${counts.pending ?? 0} pending · ${counts.deleted ?? 0} deleted`;
+  /** @type {HTMLElement} */ (document.getElementById('counts')).textContent = `${counts.active ?? 0} active · ${counts.pending ?? 0} pending · ${counts.deleted ?? 0} deleted · ${data.tasks.length} tasks`;
   /** @type {HTMLElement} */ (document.getElementById('summary')).textContent = summaryText(data.tasks);
 
   const line = (/** @type {string} */ label, /** @type {string} */ color, /** @type {{x:number,y:number}[]} */ points) => ({ label, data: points, borderColor: color, backgroundColor: color, pointRadius: points.length > 60 ? 0 : 2, borderWidth: 2, tension: 0 });
