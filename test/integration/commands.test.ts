@@ -149,7 +149,29 @@ describe('commands', function () {
 
   it('openDashboard draws its charts', async () => {
     assert.equal(await cmd<boolean>('agentMemory.openDashboard'), true);
-    assert.equal(api.container.dashboard.lastRendered?.charts, 4);
+    assert.equal(api.container.dashboard.lastRendered?.charts, 5);
+  });
+
+  it('pickQuestion runs a question of the task file; undo reverts a deletion; testConnection reports a refused port; openWalkthrough opens', async () => {
+    const file = path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
+    const question = (JSON.parse(fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes('"nonempty"'))!) as { question: string }).question;
+    const picked = await cmd<AgentTaskResult>('agentMemory.pickQuestion', { file, question });
+    assert.equal(picked.question, question);
+    assert.equal(await vscode.commands.executeCommand('agentMemory.pickQuestion', { file, question: 'not in the file?' }), undefined, 'a question outside the file is refused');
+
+    const id = app.list({ status: 'active', limit: 1 }).items[0].id;
+    await cmd('agentMemory.deleteRecords', [id]);
+    assert.equal(app.get(id)?.status, 'deleted');
+    await cmd('agentMemory.undo');
+    assert.equal(app.get(id)?.status, 'active');
+
+    await cmd('agentMemory.configureModel', { baseUrl: 'http://127.0.0.1:9/v1', model: 'test-model', apiKey: '' });
+    const result = await cmd<{ ok: boolean; problem?: string }>('agentMemory.testConnection');
+    assert.deepEqual([result.ok, result.problem], [false, 'refused']);
+    await cmd('agentMemory.configureModel', { baseUrl: '', model: '', apiKey: '' });
+
+    assert.equal(await cmd<boolean>('agentMemory.openWalkthrough'), true);
+    await closeAllEditors();
   });
 
   it('sortBy, filter, clearFilter, refreshExplorer, loadMore, showLogs run', async () => {

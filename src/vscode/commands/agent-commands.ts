@@ -1,7 +1,9 @@
 /** Run the agent on one question, or on a task stream with progress and cancel. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { AgentTaskResult, TaskStreamItem } from '../../core/app-types';
+import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
@@ -10,6 +12,9 @@ import { cancelled, registerSafeCommand, requireTrust } from './command-support'
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
 const DEFAULT_STREAM_LENGTH = 20;
+
+/** Arguments of `agentMemory.pickQuestion` (tests pass `question` to skip the QuickPick). */
+const PickQuestionArgsSchema = z.object({ file: z.string().min(1).optional(), question: z.string().min(1).optional() });
 
 /** Arguments tests (and other extensions) pass to `agentMemory.runTaskStream` to skip the prompts. */
 export interface TaskStreamArgs {
@@ -48,8 +53,13 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.pickQuestion', async (arg) => {
       requireTrust();
-      const file = typeof arg === 'string' ? arg : path.join(c.demoDataDir, DEMO_TASK_FILE);
+      const given = PickQuestionArgsSchema.parse(typeof arg === 'string' ? { file: arg } : arg && typeof arg === 'object' && !('kind' in arg) ? arg : {});
+      const file = given.file ?? path.join(c.demoDataDir, DEMO_TASK_FILE);
       const items = readTaskFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
+      if (given.question !== undefined) {
+        if (!items.some((i) => i.question === given.question)) throw new AgentMemoryError('INVALID_INPUT', `"${given.question}" is not a question of ${path.basename(file)}.`);
+        return vscode.commands.executeCommand('agentMemory.runAgent', given.question);
+      }
       const chosen = await vscode.window.showQuickPick(
         items.map((item) => ({ label: item.question, description: item.answer === undefined ? undefined : `gold answer ${JSON.stringify(item.answer).slice(0, 60)}`, item })),
         { title: `Pick a question (${items.length} in ${path.basename(file)}); type to search`, matchOnDescription: true, ignoreFocusOut: true },
