@@ -106,6 +106,7 @@ class AgentMemoryCore implements AgentMemoryApp {
     return new MemoryManager(this.store, {
       addition: this.settings.addition.policy,
       mode: 'editor',
+      mergeIdentical: true,
       deletion: this.settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
       deletionParams: {
         period: d.period,

@@ -120,6 +120,17 @@ ALTER TABLE records ADD COLUMN in_sim_count INTEGER NOT NULL DEFAULT 0;
 UPDATE records SET in_sim_count = (SELECT COUNT(*) FROM retrievals r WHERE r.rid = records.rid AND r.input_similarity IS NOT NULL);
 `,
   },
+  {
+    version: 5,
+    description: 'identical records merged on addition: a count and a key (normalised question + code)',
+    // dedup_key is filled in JS (src/core/memory/dedup.ts normalises the text); rows written
+    // before v5 or by other paths get theirs the first time an addition looks for a twin.
+    sql: `
+ALTER TABLE records ADD COLUMN merged_count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE records ADD COLUMN dedup_key TEXT;
+CREATE INDEX records_dedup ON records(dedup_key);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

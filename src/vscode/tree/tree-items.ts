@@ -52,7 +52,8 @@ export function recordContextValue(node: RecordNode): string {
  */
 export function recordDescription(record: MemoryRecord): string {
   const u = record.stats.meanUtility;
-  return `Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×`;
+  const merged = (record.mergedCount ?? 1) > 1 ? `⧉${record.mergedCount} ` : '';
+  return `${merged}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×`;
 }
 
 const EMPTY_HINT: Record<RecordStatus, string> = {
@@ -124,6 +125,7 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   md.appendMarkdown(`**${escape(record.question)}**\n\n`);
   const model = typeof record.metadata?.model === 'string' ? ` · model ${escape(String(record.metadata.model))}` : '';
   md.appendMarkdown(`${record.status} · ${record.provenance} · task ${record.createdTask} · execution **${outcomeText(e.outcome)}**${model}\n\n`);
+  if ((record.mergedCount ?? 1) > 1) md.appendMarkdown(`Added ${record.mergedCount} times with the same question and code: merged into this one record.\n\n`);
   const verdict = recordVerdict(app, record);
   if (verdict) md.appendMarkdown(`Verdict: **${verdict}**\n\n`);
   if (record.status === 'deleted') {
