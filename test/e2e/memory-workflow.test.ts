@@ -186,8 +186,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.answerInputBox('How many tasks?', String(STREAM_TASKS));
     // Strict addition: the user keeps the approval (records stay pending; gold only checks).
     await wb.answerQuickPick(/who approves/, /I approve/);
-    const summary = await wb.waitForNotification(new RegExp(`${STREAM_TASKS} ran`), 90_000);
-    const m = /(\d+) ran(?: \([^)]*\))? · (\d+) correct · (\d+) wrong \(checked against gold answers\)/.exec(summary);
+    const summary = await wb.waitForNotification(new RegExp(`${STREAM_TASKS} (ran|tasks:)`), 90_000);
+    const m = /(\d+) (?:ran|tasks: \d+ ran[^·]*) · (\d+) correct · (\d+) wrong \(checked against gold answers\)/.exec(summary);
     assert.ok(m, `the summary counts ran and correct apart: ${summary}`);
     assert.equal(Number(m[1]), STREAM_TASKS);
     assert.equal(Number(m[2]) + Number(m[3]), STREAM_TASKS, `every demo answer is checked against its gold answer: ${summary}`);

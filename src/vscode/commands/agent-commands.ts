@@ -160,7 +160,16 @@ async function showResult(c: Container, result: AgentTaskResult, quiet: boolean)
   await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: quiet });
   const pendingId = result.addition.status === 'pending' ? result.addition.recordId : null;
   const summary = `${resultSummary(result)}.`;
-  c.logger.info(`[agent] ${summary} ${additionText(result)}`);
+  c.logger.info(`[agent] ${summary} ${additionText(result)}${result.error ? ` Error: ${result.error}` : ''}`);
+  if (result.error && !result.code) {
+    // Nothing ran: say why (an unreachable or misconfigured endpoint, usually) instead of "no candidate record".
+    const fix = result.modelKind === 'llm' ? ['Test Model Connection', 'Show Logs'] : ['Show Logs'];
+    vscode.window.showWarningMessage(`Agent Memory: task ${result.taskIndex} produced no program: ${result.error}`, ...fix).then(
+      (choice) => (choice === 'Test Model Connection' ? vscode.commands.executeCommand('agentMemory.testConnection') : choice ? vscode.commands.executeCommand('agentMemory.showLogs') : undefined),
+      () => undefined,
+    );
+    return;
+  }
   const actions = pendingId ? ['Approve', 'Reject', 'Diff with Demonstration'] : ['Diff with Demonstration'];
   const message = pendingId ? `${summary} Keep it in memory?` : `${summary} ${additionText(result)}.`;
   // Not awaited: the command finishes while the notification waits for the user.

@@ -103,13 +103,13 @@ export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts 
 }
 
 /**
- * `30 ran · 21 correct · 9 wrong (checked against gold answers)`; failures are counted in
- * brackets after "ran", unchecked answers are named, pending records are pointed at.
+ * `30 ran · 21 correct · 9 wrong (checked against gold answers)`; with failures
+ * `30 tasks: 27 ran, 2 errors, 1 timeout · …`; unchecked answers are named, pending records pointed at.
  */
 export function streamSummary(results: readonly AgentTaskResult[]): string {
   const c = streamCounts(results);
   const failures = [plural(c.errors, 'error'), plural(c.timeouts, 'timeout'), c.noAnswer ? `${c.noAnswer} without an answer` : ''].filter(Boolean);
-  const parts = [`${c.total} ran${failures.length ? ` (${failures.join(', ')})` : ''}`];
+  const parts = [failures.length ? `${c.total} tasks: ${c.ran} ran, ${failures.join(', ')}` : `${c.total} ran`];
   if (c.correct + c.wrong > 0) parts.push(`${c.correct} correct · ${c.wrong} wrong (checked against gold answers)`);
   if (c.judgedCorrect + c.judgedWrong > 0) parts.push(`${c.judgedCorrect} judged correct · ${c.judgedWrong} judged wrong (LLM judge)`);
   if (c.unchecked > 0) parts.push(`${c.unchecked} not checked (no gold answer)`);

@@ -32,13 +32,13 @@ describe('result text: ran is not correct', () => {
     assert.equal(streamSummary(results), '30 ran · 21 correct · 9 wrong (checked against gold answers)');
   });
 
-  it('failures are counted next to "ran", unchecked answers are named, pending records pointed at', () => {
+  it('failures are counted apart from "ran", unchecked answers are named, pending records pointed at', () => {
     const results = [
       result({ verdict: gold(true) }),
       result({ outcome: 'error', verdict: gold(false) }),
       result({ outcome: 'timeout', verdict: { kind: 'unknown', source: 'human' }, addition: { added: true, recordId: 'r', status: 'pending', reason: 'strict: stored as pending until the user approves it' } }),
     ];
-    assert.equal(streamSummary(results), '3 ran (1 error, 1 timeout) · 1 correct · 1 wrong (checked against gold answers) · 1 not checked (no gold answer). 1 record(s) pending: approve or reject them in the explorer');
+    assert.equal(streamSummary(results), '3 tasks: 1 ran, 1 error, 1 timeout · 1 correct · 1 wrong (checked against gold answers) · 1 not checked (no gold answer). 1 record(s) pending: approve or reject them in the explorer');
   });
 
   it('the one-task summary shows the outcome, the verdict and the model', () => {
