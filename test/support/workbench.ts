@@ -138,6 +138,8 @@ export class Workbench {
   /** Opens a view container from the activity bar by its title (e.g. "Agent Memory"). */
   async openViewContainer(title: string): Promise<void> {
     const item = this.page.locator(`.part.activitybar .action-item a[aria-label^="${title}"]`).first();
+    // The container appears once the extension host has started (slow on a loaded machine).
+    await item.waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
     await item.click({ timeout: UI_TIMEOUT_MS });
     await this.page.locator('.part.sidebar').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   }
