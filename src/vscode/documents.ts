@@ -116,7 +116,7 @@ function renderRecord(app: AgentMemoryApp, id: string): string {
     header(e.language, [
       `Question: ${record.question}`,
       `Record ${record.id} · ${record.status} · ${record.provenance} · created at task ${record.createdTask}`,
-      `Outcome: ${e.outcome} · answer: ${JSON.stringify(e.answer)}`,
+      `Execution: ${outcomeText(e.outcome)} · answer: ${JSON.stringify(e.answer)}`,
       `Utility ${s.meanUtility?.toFixed(2) ?? '–'} over ${s.evaluatedCount} evaluations · retrieved ${s.retrievalCount}x`,
     ]) + e.code + '\n'
   );
@@ -134,7 +134,8 @@ function renderResult(app: AgentMemoryApp, taskIndex: number, result: AgentTaskR
     const task = app.task(taskIndex);
     if (!task) return `# No task ${taskIndex}\n`;
     const lang: Lang = task.language === 'javascript' ? 'javascript' : 'python';
-    return header(lang, [`Task ${taskIndex}: ${task.question}`, `Outcome: ${task.outcome ?? '–'} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
+    const executed = task.outcome === 'success' || task.outcome === 'error' || task.outcome === 'timeout' || task.outcome === 'no-answer' ? outcomeText(task.outcome) : '–';
+    return header(lang, [`Task ${taskIndex}: ${task.question}`, `Execution: ${executed} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
   }
   const status = result.addition.recordId ? app.get(result.addition.recordId)?.status ?? 'purged' : null;
   const lines = [

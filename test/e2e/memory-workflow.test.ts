@@ -145,7 +145,7 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     copyReadmeShot(shot, 'explorer.png');
   });
 
-  it('4. runs combined deletion from the palette, previews, confirms, and shows the records under Deleted', async () => {
+  it('4. runs combined deletion from the palette, previews, confirms, shows the records under Deleted, then undoes it', async () => {
     await wb.runCommand('Agent Memory: Apply Combined Deletion (Preview First)');
     const preview = await wb.answerQuickPick(/^Preview: combined deletion would remove \d+ record/, undefined, 'e2e-4a-preview');
     const planned = Number(/remove (\d+) record/.exec(preview.title)![1]);
@@ -169,6 +169,10 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.page.mouse.move(700, 850);
     await wb.clearNotifications();
     await wb.screenshot('e2e-4-explorer-deleted');
+    // Undo brings the whole deletion back (and keeps the memory healthy for the next shots).
+    await wb.runCommand('Agent Memory: Undo Last Approval / Rejection / Deletion / Restore');
+    assert.equal(await wb.waitForGroupCount('Deleted', (n) => n === 0), 0, 'Undo restored the deleted records');
+    assert.equal(await wb.waitForGroupCount('Active', (n) => n === activeBeforeDeletion), activeBeforeDeletion);
   });
 
   it('5. opens the dashboard from the palette, draws its charts and updates them live while a task stream runs', async () => {
@@ -221,7 +225,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
   });
 
   it('6. the Filter button works after a row click (the selected row is not taken for a filter)', async () => {
-    await wb.openMemoryExplorer();
+    // The explorer is still open beside the dashboard: clicking its activity-bar icon would close it.
+    if (!(await wb.groupRow('Active').isVisible().catch(() => false))) await wb.openMemoryExplorer();
     await wb.setGroupExpanded('Active', true);
     const first = (await wb.groupChildren('Active'))[0];
     await wb.treeRow(first).click();

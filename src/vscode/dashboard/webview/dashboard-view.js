@@ -41,7 +41,7 @@ export function round(/** @type {number} */ v, digits = 2) {
 }
 
 /** Common options: responsive, axis titles, hover values, theme colours. */
-function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMax?: number, percent?: boolean, xCategory?: boolean }} */ o = {}) {
+function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMax?: number, percent?: boolean, xCategory?: boolean, xFraction?: boolean }} */ o = {}) {
   const tick = { color: t.fg };
   const title = (/** @type {string} */ text) => ({ display: true, text, color: t.fg });
   return {
@@ -62,13 +62,14 @@ function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} *
       },
     },
     scales: {
-      x: { type: o.xCategory ? 'category' : 'linear', title: title(xTitle), ticks: tick, grid: { color: t.grid } },
+      // Task numbers and record counts are whole numbers: no 1.5 ticks.
+      x: { type: o.xCategory ? 'category' : 'linear', title: title(xTitle), ticks: o.xFraction ? tick : { ...tick, precision: 0 }, grid: { color: t.grid } },
       y: {
         type: 'linear',
         beginAtZero: true,
         ...(o.yMax !== undefined ? { max: o.yMax } : {}),
         title: title(yTitle),
-        ticks: { ...tick, callback: (/** @type {number|string} */ v) => (o.percent ? `${Math.round(Number(v) * 100)} %` : round(Number(v))) },
+        ticks: { ...tick, ...(o.yMax === 1 ? {} : { precision: 0 }), callback: (/** @type {number|string} */ v) => (o.percent ? `${Math.round(Number(v) * 100)} %` : round(Number(v))) },
         grid: { color: t.grid },
       },
     },
@@ -145,7 +146,7 @@ function draw(/** @type {DashboardData} */ data) {
       type: 'scatter',
       data: { datasets: [{ label: 'task', data: data.similarityScatter.map((p) => ({ x: p.input, y: p.output, task: p.taskIndex })), backgroundColor: t.purple, pointRadius: 3 }] },
       options: /** @type {any} */ ({
-        ...options(t, 'input similarity (question ↔ best demonstration)', 'output similarity (code ↔ demonstration code)', { yMax: 1 }),
+        ...options(t, 'input similarity (question ↔ best demonstration)', 'output similarity (code ↔ demonstration code)', { yMax: 1, xFraction: true }),
         plugins: {
           legend: { display: false },
           tooltip: { callbacks: { label: (/** @type {any} */ c) => `task ${c.raw.task}: input ${round(c.parsed.x)}, output ${round(c.parsed.y)}` } },
