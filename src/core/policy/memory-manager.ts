@@ -40,11 +40,6 @@ export interface AfterTaskInput {
   retrieved: readonly RetrievedDemonstration[];
   /** Φ of the task (null when not evaluated, e.g. awaiting a human verdict). */
   evaluation: Evaluation | null;
-  /**
-   * The evaluation the addition policy sees (default: `evaluation`). Null keeps a strict
-   * addition pending for the human even when a gold answer checked the task (editor streams).
-   */
-  additionEvaluation?: Evaluation | null;
   /** The (q, e) that may become a record; status, createdTask and similarities are set here. */
   candidate: NewRecordInput | null;
   /** Final code of the task (for output similarity); default candidate.execution.code. */
@@ -202,8 +197,7 @@ export class MemoryManager implements Disposable {
 
   private add(input: AfterTaskInput, similarity: TaskSimilarity): AdditionDecision & { recordId: string | null } {
     const outcome = input.candidate?.execution.outcome ?? 'no-answer';
-    const seen = input.additionEvaluation === undefined ? input.evaluation : input.additionEvaluation;
-    const decision = decideAddition(this.options.addition, { outcome }, seen, this.options.mode ?? 'editor');
+    const decision = decideAddition(this.options.addition, { outcome }, input.evaluation, this.options.mode ?? 'editor');
     if (!decision.add || !input.candidate || !decision.status) {
       return { ...decision, add: false, status: null, recordId: null, reason: input.candidate ? decision.reason : 'no candidate record' };
     }
