@@ -141,7 +141,7 @@ describe('commands', function () {
     await cmd('agentMemory.showRoleMemories');
     const doc = vscode.window.activeTextEditor?.document;
     assert.equal(doc?.languageId, 'json');
-    const roles = JSON.parse(doc!.getText()) as { role: string }[];
+    const roles = JSON.parse(doc.getText()) as { role: string }[];
     assert.deepEqual(roles.map((r) => r.role).sort(), ['coder', 'debugger']);
     assert.equal(await cmd<string>('agentMemory.resetRoleMemory', 'coder', { skipConfirm: true }), 'coder');
     assert.equal(app.roleMemories().find((r) => r.role === 'coder')?.updates, 0);

@@ -17,7 +17,7 @@ describe('issue 12: honest outcomes, undo, filter, connection test', function ()
   this.timeout(180_000);
   let api: AgentMemoryExtensionApi;
   let app: AgentMemoryApp;
-  const group = async (status: 'pending' | 'active' | 'deleted') => (await api.container.tree.getChildren({ kind: 'group', status })) as MemoryNode[];
+  const group = async (status: 'pending' | 'active' | 'deleted') => (await api.container.tree.getChildren({ kind: 'group', status }));
   const records = (nodes: MemoryNode[]) => nodes.filter((n): n is RecordNode => n.kind === 'record');
   const demoFile = () => path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
 

@@ -65,7 +65,7 @@ export function idsFromArgs(arg: unknown, items: unknown): string[] {
 /** The last argument when it is an options object (not a tree node or id list). */
 export function optionsFromArgs<T extends object>(args: unknown[]): Partial<T> {
   const last = args[args.length - 1];
-  if (last && typeof last === 'object' && !Array.isArray(last) && !('kind' in last)) return last as Partial<T>;
+  if (last && typeof last === 'object' && !Array.isArray(last) && !('kind' in last)) return last;
   return {};
 }
 

@@ -5,7 +5,7 @@ import type { ConnectionProblem, ConnectionResult } from '../../core/agent/model
 import { StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { ROLES_URI } from '../documents';
-import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
+import { cancelled, confirm, registerSafeCommand } from './command-support';
 
 export const DEFAULT_SEED_COUNT = 100;
 
@@ -97,7 +97,7 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
     registerSafeCommand(c.logger, 'agentMemory.resetRoleMemory', async (arg, opts) => {
       const role = arg === 'coder' || arg === 'debugger' ? arg : (await vscode.window.showQuickPick(['coder', 'debugger'], { title: 'Reset which role memory?' }));
       if (role !== 'coder' && role !== 'debugger') return cancelled();
-      if (!(await confirm(`Reset the ${role}'s role memory? Its lessons and patterns are cleared.`, 'Reset', (opts ?? {}) as NoPromptOptions))) return cancelled();
+      if (!(await confirm(`Reset the ${role}'s role memory? Its lessons and patterns are cleared.`, 'Reset', (opts ?? {})))) return cancelled();
       await c.host.withApp((app) => app.resetRoleMemory(role));
       c.logger.info(`[roles] reset ${role}`);
       return role;
