@@ -171,8 +171,11 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.screenshot('e2e-4-explorer-deleted');
     // Undo brings the whole deletion back (and keeps the memory healthy for the next shots).
     await wb.runCommand('Agent Memory: Undo Last Approval / Rejection / Deletion / Restore');
-    assert.equal(await wb.waitForGroupCount('Deleted', (n) => n === 0), 0, 'Undo restored the deleted records');
-    assert.equal(await wb.waitForGroupCount('Active', (n) => n === activeBeforeDeletion), activeBeforeDeletion);
+    assert.equal(await wb.waitForGroupCount('Active', (n) => n === activeBeforeDeletion), activeBeforeDeletion, 'Undo restored the deleted records');
+    // Active is long again: collapse it so the Deleted group row is on screen.
+    await wb.setGroupExpanded('Active', false);
+    assert.equal(await wb.waitForGroupCount('Deleted', (n) => n === 0), 0);
+    await wb.setGroupExpanded('Active', true);
   });
 
   it('5. opens the dashboard from the palette, draws its charts and updates them live while a task stream runs', async () => {

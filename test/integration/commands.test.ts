@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -165,7 +166,12 @@ describe('commands', function () {
     await cmd('agentMemory.undo');
     assert.equal(app.get(id)?.status, 'active');
 
-    await cmd('agentMemory.configureModel', { baseUrl: 'http://127.0.0.1:9/v1', model: 'test-model', apiKey: '' });
+    // A port nothing listens on (port 9 would not do: fetch refuses it as a "bad port").
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await cmd('agentMemory.configureModel', { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'test-model', apiKey: '' });
     const result = await cmd<{ ok: boolean; problem?: string }>('agentMemory.testConnection');
     assert.deepEqual([result.ok, result.problem], [false, 'refused']);
     await cmd('agentMemory.configureModel', { baseUrl: '', model: '', apiKey: '' });
