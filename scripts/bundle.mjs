@@ -4,7 +4,7 @@
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
 // Native / loadable modules stay external and ship in node_modules beside the bundle
 // (see .vscodeignore): better-sqlite3 (+ bindings, file-uri-to-path), sqlite-vec (+ its
-// platform package). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
+// platform package), QuickJS (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
 //
 // Usage: node scripts/bundle.mjs [--minify] [--quiet]
 import { build } from 'esbuild';
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const minify = process.argv.includes('--minify');
 const quiet = process.argv.includes('--quiet');
-const EXTERNAL = ['vscode', 'better-sqlite3', 'sqlite-vec'];
+const EXTERNAL = ['vscode', 'better-sqlite3', 'sqlite-vec', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 
 const common = {
   bundle: true,

@@ -76,7 +76,7 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.embedder = storeEmbedder(this.store, this.logger);
     this.retriever = MemoryRetriever.open(this.store, { logger: options.logger });
     this.manager = this.createManager();
-    this.runner = createRunner(this.settings.runner.language, { logger: options.logger });
+    this.runner = createRunner(this.settings.runner.language, { logger: options.logger, isolation: this.settings.runner.isolation });
     this.generator = this.createGenerator();
   }
 
@@ -84,14 +84,14 @@ class AgentMemoryCore implements AgentMemoryApp {
 
   /** Applies new settings in place (model, runner, policies). */
   configure(settings: Settings, apiKey?: string): void {
-    const runnerChanged = settings.runner.language !== this.settings.runner.language;
+    const runnerChanged = settings.runner.language !== this.settings.runner.language || settings.runner.isolation !== this.settings.runner.isolation;
     this.settings = settings;
     this.apiKey = apiKey;
     this.manager.dispose();
     this.manager = this.createManager();
     if (runnerChanged) {
       this.runner.dispose();
-      this.runner = createRunner(settings.runner.language, { logger: this.options.logger });
+      this.runner = createRunner(settings.runner.language, { logger: this.options.logger, isolation: settings.runner.isolation });
     }
     this.generator = this.createGenerator();
   }

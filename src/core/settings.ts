@@ -4,6 +4,7 @@
  * feeds it from the workspace configuration.
  */
 import { z } from 'zod';
+import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
 
 export const ADDITION_POLICIES = ['fixed', 'all', 'coarse', 'strict'] as const;
 export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined', 'forgetting'] as const;
@@ -36,6 +37,8 @@ export const SettingsSchema = z.object({
     language: z.enum(['python', 'javascript']).default('python'),
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     memoryMb: z.number().int().min(16).max(16_384).default(256),
+    /** "sandbox": Python only behind an OS boundary (refused where none exists); "none": unconfined, with a persistent warning. */
+    isolation: z.enum(RUNNER_ISOLATIONS).default('sandbox'),
   }),
   agent: z.object({
     /** SQLite database the generated code queries; empty = the bundled MIMIC-III demo. */

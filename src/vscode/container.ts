@@ -18,6 +18,7 @@ import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
 import { ModelStatus } from './model-status';
 import { MemoryStatusBar } from './status-bar';
+import { IsolationWarning } from './isolation-warning';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
 import type { MemoryNode } from './tree/tree-items';
@@ -75,6 +76,7 @@ export class Container implements vscode.Disposable {
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
     this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
     this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
+    this.register(new IsolationWarning(this.settings));
 
     let lastDatabasePath = this.databasePath();
     this.register(
