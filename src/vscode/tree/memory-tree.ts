@@ -176,7 +176,9 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     if (!this.view) return;
     this.view.description = this.describe();
     // The message is left unset while the memory is empty so the welcome content shows.
-    this.view.message = this.nonEmpty ? this.message() : undefined;
+    const counts = this.host.current?.counts();
+    const nonEmpty = counts ? counts.pending + counts.active + counts.deleted > 0 : this.nonEmpty;
+    this.view.message = nonEmpty ? this.message() : undefined;
   }
 
   dispose(): void {
