@@ -2,6 +2,7 @@
 // Bundles the extension and the CLI with esbuild (the type-check is `tsc -p .`, run before).
 //   src/extension.ts -> dist/extension.js   (loaded by VS Code)
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
+//   src/core/memory/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
 // Native / loadable modules stay external and ship in node_modules beside the bundle
 // (see .vscodeignore): better-sqlite3 (+ bindings, file-uri-to-path), sqlite-vec (+ its
 // platform package), QuickJS (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
@@ -34,6 +35,8 @@ const common = {
 const targets = [
   { entry: 'src/extension.ts', out: 'dist/extension.js', required: true },
   { entry: 'src/cli/main.ts', out: 'dist/cli.js', required: false, cli: true },
+  // The keyword index's worker thread (found beside the bundle by keyword-service.ts).
+  { entry: 'src/core/memory/keyword-worker.ts', out: 'dist/keyword-worker.js', required: true },
 ];
 
 const t0 = Date.now();

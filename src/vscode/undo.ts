@@ -2,7 +2,7 @@
  * Undo for the last approval, rejection, deletion or restore. Each is undone by its inverse
  * status change (the store keeps the audit trail of both). Purges cannot be undone.
  */
-import type { AgentMemoryApp } from '../core/app-types';
+import type { AgentMemoryApp } from '../core/app/types';
 import { AgentMemoryError } from '../core/errors';
 
 export type UndoableOp = 'approve' | 'reject' | 'delete' | 'restore';

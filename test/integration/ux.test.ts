@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConnectionResult } from '../../src/core/agent/model/connection-test';
-import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app-types';
+import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { MemoryNode, RecordNode } from '../../src/vscode/tree/tree-items';
 import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
@@ -6,7 +7,8 @@ import { exportJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
 import { StatusSchema } from '../../core/memory/types';
 
-export const summary = 'export records as JSONL to stdout: export --db DB [--status active,pending,deleted] [--no-embeddings]';
+export const summary = `export records as JSONL to stdout: export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]`;
+const USAGE = `Usage: agent-memory export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]`;
 
 const ArgsSchema = z.object({
   db: z.string().min(1, 'give the memory database with --db'),
@@ -16,9 +18,10 @@ const ArgsSchema = z.object({
 
 const CHUNK = 1 << 20;
 
-/** `agent-memory export --db DB > out.jsonl`: one record per line, every field. */
+/** `agent-memory export --db DB > out.jsonl`: one record per line, every field (status history and timestamps included). */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parse(argv);
+  if (!args) return 0;
   if (!fs.existsSync(args.db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${args.db}.`);
   const store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
   let buffer = '';
@@ -42,21 +45,22 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-function parseArgs(argv: string[]): z.infer<typeof ArgsSchema> {
-  let db = '';
-  let status: string[] | undefined;
-  let embeddings = true;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--db') db = argv[++i] ?? '';
-    else if (a === '--status') status = (argv[++i] ?? '').split(',').filter(Boolean);
-    else if (a === '--no-embeddings') embeddings = false;
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown argument ${a}. Usage: agent-memory ${summary.split(': ')[1]}`);
+function parse(argv: string[]): z.infer<typeof ArgsSchema> | undefined {
+  let values: { db?: string; status?: string; 'no-embeddings'?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { db: { type: 'string' }, status: { type: 'string' }, 'no-embeddings': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new AgentMemoryError('INVALID_INPUT', `${(error as Error).message}. ${USAGE}`);
   }
-  const parsed = ArgsSchema.safeParse({ db, status, embeddings });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n\nWrites every record (or those with the given statuses, comma-separated) as one JSON line to\nstdout. Re-importing the file keeps each record's status, the status a restore returns a deleted\nrecord to, its timestamps and provenance.\n`);
+    return undefined;
+  }
+  const status = values.status === undefined ? undefined : values.status.split(',').map((s) => s.trim()).filter(Boolean);
+  const parsed = ArgsSchema.safeParse({ db: values.db ?? '', status, embeddings: !values['no-embeddings'] });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentMemoryError('INVALID_INPUT', `${issue.path.length ? `--${String(issue.path[0])}: ` : ''}${issue.message}. Usage: agent-memory ${summary.split(': ')[1]}`);
+    throw new AgentMemoryError('INVALID_INPUT', `${issue.path.length ? `--${String(issue.path[0])}: ` : ''}${issue.message}. ${USAGE}`);
   }
   return parsed.data;
 }

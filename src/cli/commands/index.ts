@@ -12,10 +12,11 @@ function lazy(summary: string, load: () => { run(argv: string[]): Promise<number
 }
 
 export const COMMANDS: Record<string, CliCommand> = {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   version: lazy('print the Agent Memory version', () => require('./version')),
   import: lazy('import records from a JSONL file (all or nothing)', () => require('./import')),
   export: lazy('export records as JSONL to stdout', () => require('./export')),
+  backup: lazy('copy a memory database consistently, even while in use (SQLite online backup)', () => require('./backup')),
+  restore: lazy('replace a memory database by a checked backup (the old one is kept as .bak)', () => require('./restore')),
   similarity: lazy('code similarity of a candidate file relative to a reference file', () => require('./similarity')),
   'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
   seed: lazy('seed a memory database with the EHR demo records (gold programs)', () => require('./seed')),

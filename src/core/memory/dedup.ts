@@ -30,10 +30,11 @@ export function dedupKey(question: string, code: string): string {
 
 /** Fills the key of rows that have none (a no-op once every row has one). */
 function backfillKeys(store: MemoryStore): void {
-  const rows = store.db.prepare('SELECT rid, question, code FROM records WHERE dedup_key IS NULL').all() as { rid: number; question: string; code: string }[];
+  const db = store.connectionForQueries();
+  const rows = db.prepare('SELECT rid, question, code FROM records WHERE dedup_key IS NULL').all() as { rid: number; question: string; code: string }[];
   if (rows.length === 0) return;
-  const set = store.db.prepare('UPDATE records SET dedup_key = ? WHERE rid = ?');
-  store.db.transaction(() => {
+  const set = db.prepare('UPDATE records SET dedup_key = ? WHERE rid = ?');
+  db.transaction(() => {
     for (const r of rows) set.run(dedupKey(r.question, r.code), r.rid);
   })();
 }
@@ -41,7 +42,8 @@ function backfillKeys(store: MemoryStore): void {
 /** The active or pending record with the same normalised question and code, if any. */
 export function findIdentical(store: MemoryStore, question: string, code: string): { id: string; status: RecordStatus; mergedCount: number } | undefined {
   backfillKeys(store);
-  const row = store.db
+  const row = store
+    .connectionForQueries()
     .prepare("SELECT id, status, merged_count AS n FROM records WHERE dedup_key = ? AND status IN ('active', 'pending') ORDER BY rid LIMIT 1")
     .get(dedupKey(question, code)) as { id: string; status: RecordStatus; n: number } | undefined;
   return row ? { id: row.id, status: row.status, mergedCount: row.n } : undefined;
@@ -50,10 +52,11 @@ export function findIdentical(store: MemoryStore, question: string, code: string
 /** Counts one more identical addition on `id` (with an audit entry); returns the new count. */
 export function mergeIdentical(store: MemoryStore, id: string, context: { trigger: string; reason: string; taskIndex: number }): number {
   const now = new Date().toISOString();
-  return store.db.transaction(() => {
-    store.db.prepare('UPDATE records SET merged_count = merged_count + 1, updated_at = ? WHERE id = ?').run(now, id);
-    const n = (store.db.prepare('SELECT merged_count AS n FROM records WHERE id = ?').get(id) as { n: number }).n;
-    store.db.prepare(INSERT_AUDIT_SQL).run(now, 'add', id, context.trigger, `merged an identical addition (now ×${n}): ${context.reason}`, JSON.stringify({ merged: true, mergedCount: n, taskIndex: context.taskIndex }));
+  const db = store.connectionForQueries();
+  return db.transaction(() => {
+    db.prepare('UPDATE records SET merged_count = merged_count + 1, updated_at = ? WHERE id = ?').run(now, id);
+    const n = (db.prepare('SELECT merged_count AS n FROM records WHERE id = ?').get(id) as { n: number }).n;
+    db.prepare(INSERT_AUDIT_SQL).run(now, 'add', id, context.trigger, `merged an identical addition (now ×${n}): ${context.reason}`, JSON.stringify({ merged: true, mergedCount: n, taskIndex: context.taskIndex }));
     return n;
   })();
 }

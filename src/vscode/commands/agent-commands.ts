@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { AgentTaskResult, TaskStreamItem } from '../../core/app-types';
+import type { AgentTaskResult, TaskStreamItem } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';

@@ -2,7 +2,7 @@
  * How a task result reads to a user: the execution outcome ("ran") kept apart from the
  * correctness verdict ("correct"), and which model produced the answer. No vscode import.
  */
-import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app-types';
+import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app/types';
 
 type Outcome = AgentTaskResult['outcome'];
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { AgentTaskResult, TaskVerdict } from '../../../src/core/app-types';
+import type { AgentTaskResult, TaskVerdict } from '../../../src/core/app/types';
 import { additionText, resultSummary, streamSummary, verdictText } from '../../../src/vscode/text/result-text';
 
 function result(over: Partial<AgentTaskResult> & { verdict: TaskVerdict }): AgentTaskResult {
