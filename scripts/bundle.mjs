@@ -61,4 +61,10 @@ for (const t of targets) {
     process.stdout.write(`[bundle] ${t.entry} -> ${t.out} (${(js / 1024).toFixed(0)} KiB)\n`);
   }
 }
+// The dashboard webview script with Chart.js inlined (no CDN; loaded under a nonce CSP).
+{
+  const out = 'dist/dashboard.js';
+  await build({ bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify, sourcemap: false, logLevel: 'warning', absWorkingDir: root, entryPoints: [join(root, 'src/vscode/dashboard/webview/dashboard-view.js')], outfile: join(root, out) });
+  if (!quiet) process.stdout.write(`[bundle] dashboard webview -> ${out}\n`);
+}
 if (!quiet) process.stdout.write(`[bundle] done in ${Date.now() - t0} ms${minify ? ' (minified)' : ''}\n`);

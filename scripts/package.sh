@@ -49,7 +49,7 @@ rm -f "$log"
 
 if [[ $VERIFY == 1 ]]; then
   listing="$(unzip -Z1 "$OUT")"
-  for f in extension/package.json extension/dist/extension.js \
+  for f in extension/package.json extension/dist/extension.js extension/dist/dashboard.js \
            extension/node_modules/better-sqlite3/build/Release/better_sqlite3.node \
            extension/node_modules/better-sqlite3/lib/index.js \
            extension/node_modules/bindings/bindings.js \

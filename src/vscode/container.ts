@@ -16,9 +16,11 @@ import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
 import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
+import { ModelStatus } from './model-status';
 import { MemoryStatusBar } from './status-bar';
 import { IsolationWarning } from './isolation-warning';
 import { MemoryTreeProvider } from './tree/memory-tree';
+import { UndoHistory } from './undo';
 import type { MemoryNode } from './tree/tree-items';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
@@ -35,7 +37,10 @@ export class Container implements vscode.Disposable {
   readonly documents: MemoryDocumentProvider;
   readonly dashboard: DashboardController;
   readonly statusBar: MemoryStatusBar;
+  readonly modelStatus: ModelStatus;
   readonly demoDataDir: string;
+  /** The last approval / rejection / deletion / restore, for Undo. */
+  readonly undo = new UndoHistory();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -70,6 +75,7 @@ export class Container implements vscode.Disposable {
 
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
     this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+    this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
     this.register(new IsolationWarning(this.settings));
 
     let lastDatabasePath = this.databasePath();
@@ -77,6 +83,7 @@ export class Container implements vscode.Disposable {
       this.settings.onDidChange((settings) => {
         const databasePath = this.databasePath();
         const pathChanged = databasePath !== lastDatabasePath;
+        this.modelStatus.reset();
         lastDatabasePath = databasePath;
         this.host.settingsChanged(settings, pathChanged).then(
           () => this.tree.refresh(pathChanged),

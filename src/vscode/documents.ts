@@ -4,12 +4,16 @@
  *   agent-memory:/record/<id>.py     a record's code with its question as a header
  *   agent-memory:/task/<n>.py        the final code of task n
  *   agent-memory:/result/<n>.py      a run result: answer, demonstrations used, code
+ *   agent-memory:/readable/record/<id>.py   a record's code for a diff: no header, SQL one clause per line
+ *   agent-memory:/readable/task/<n>.py      a task's code, laid out the same way
  *   agent-memory:/roles.json         the role memories
  */
 import * as vscode from 'vscode';
 import type { AgentMemoryApp, AgentTaskResult } from '../core/app/types';
 import type { AppHost } from './app-host';
 import { debounce } from './debounce';
+import { readableCode } from './text/sql-format';
+import { additionText, modelText, outcomeText, verdictText } from './text/result-text';
 
 export const SCHEME = 'agent-memory';
 const EXT = { python: 'py', javascript: 'js' } as const;
@@ -20,6 +24,8 @@ export type ParsedUri =
   | { kind: 'record'; id: string }
   | { kind: 'task'; taskIndex: number }
   | { kind: 'result'; taskIndex: number }
+  | { kind: 'readable'; of: 'record'; id: string }
+  | { kind: 'readable'; of: 'task'; taskIndex: number }
   | { kind: 'roles' };
 
 export function recordUri(id: string, language: Lang): vscode.Uri {
@@ -31,9 +37,15 @@ export function taskUri(taskIndex: number, language: Lang): vscode.Uri {
 export function resultUri(taskIndex: number, language: Lang): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${EXT[language]}` });
 }
+/** The diff view of a record or task: the code only, SQL one clause per line. */
+export function readableUri(of: 'record' | 'task', key: string | number, language: Lang): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/readable/${of}/${encodeURIComponent(String(key))}.${EXT[language]}` });
+}
 export const ROLES_URI = vscode.Uri.from({ scheme: SCHEME, path: '/roles.json' });
 
 export function parseUri(uri: vscode.Uri): ParsedUri | undefined {
+  const readable = /^\/readable\/(record|task)\/(.+)\.(py|js)$/.exec(uri.path);
+  if (readable) return readable[1] === 'record' ? { kind: 'readable', of: 'record', id: decodeURIComponent(readable[2]) } : { kind: 'readable', of: 'task', taskIndex: Number(readable[2]) };
   const m = /^\/(record|task|result)\/(.+)\.(py|js)$/.exec(uri.path);
   if (uri.path === '/roles.json') return { kind: 'roles' };
   if (!m) return undefined;
@@ -76,6 +88,11 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
         return app.task(parsed.taskIndex)?.code ?? this.results.get(parsed.taskIndex)?.code ?? `# task ${parsed.taskIndex} has no code\n`;
       case 'result':
         return renderResult(app, parsed.taskIndex, this.results.get(parsed.taskIndex));
+      case 'readable': {
+        const lang: Lang = uri.path.endsWith('.js') ? 'javascript' : 'python';
+        const code = parsed.of === 'record' ? app.get(parsed.id)?.execution.code : app.task(parsed.taskIndex)?.code ?? this.results.get(parsed.taskIndex)?.code;
+        return readableCode(code ?? '', lang) + '\n';
+      }
     }
   }
 
@@ -99,7 +116,7 @@ function renderRecord(app: AgentMemoryApp, id: string): string {
     header(e.language, [
       `Question: ${record.question}`,
       `Record ${record.id} · ${record.status} · ${record.provenance} · created at task ${record.createdTask}`,
-      `Outcome: ${e.outcome} · answer: ${JSON.stringify(e.answer)}`,
+      `Execution: ${outcomeText(e.outcome)} · answer: ${JSON.stringify(e.answer)}`,
       `Utility ${s.meanUtility?.toFixed(2) ?? '–'} over ${s.evaluatedCount} evaluations · retrieved ${s.retrievalCount}x`,
     ]) + e.code + '\n'
   );
@@ -117,14 +134,17 @@ function renderResult(app: AgentMemoryApp, taskIndex: number, result: AgentTaskR
     const task = app.task(taskIndex);
     if (!task) return `# No task ${taskIndex}\n`;
     const lang: Lang = task.language === 'javascript' ? 'javascript' : 'python';
-    return header(lang, [`Task ${taskIndex}: ${task.question}`, `Outcome: ${task.outcome ?? '–'} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
+    const executed = task.outcome === 'success' || task.outcome === 'error' || task.outcome === 'timeout' || task.outcome === 'no-answer' ? outcomeText(task.outcome) : '–';
+    return header(lang, [`Task ${taskIndex}: ${task.question}`, `Execution: ${executed} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
   }
   const status = result.addition.recordId ? app.get(result.addition.recordId)?.status ?? 'purged' : null;
   const lines = [
     `Task ${result.taskIndex}: ${result.question}`,
-    `Outcome: ${result.outcome} after ${result.attempts} attempt(s) · model ${result.model} · ${result.durationMs} ms`,
+    `Execution: ${outcomeText(result.outcome)} after ${result.attempts} attempt(s) · ${Math.round(result.durationMs)} ms`,
+    `Verdict: ${verdictText(result.verdict)}`,
+    `Model: ${modelText(result.modelKind, result.model)}`,
     `Answer: ${JSON.stringify(result.answer)}`,
-    `Memory: ${result.addition.added ? `record ${result.addition.recordId} (${status})` : 'not added'} — ${result.addition.reason}`,
+    `Memory: ${result.addition.added ? `record ${result.addition.recordId} (now ${status})` : 'no record'} — ${additionText(result)}`,
     `Similarity: input ${result.inputSimilarity?.toFixed(2) ?? '–'} · output ${result.outputSimilarity?.toFixed(2) ?? '–'}`,
     `Demonstrations used (${result.demonstrations.length}):`,
     ...result.demonstrations.map((d, i) => `  ${i + 1}. [${d.inputSimilarity?.toFixed(2) ?? '–'}] ${d.question} (${d.recordId})`),

@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -141,7 +142,7 @@ describe('commands', function () {
     await cmd('agentMemory.showRoleMemories');
     const doc = vscode.window.activeTextEditor?.document;
     assert.equal(doc?.languageId, 'json');
-    const roles = JSON.parse(doc!.getText()) as { role: string }[];
+    const roles = JSON.parse(doc.getText()) as { role: string }[];
     assert.deepEqual(roles.map((r) => r.role).sort(), ['coder', 'debugger']);
     assert.equal(await cmd<string>('agentMemory.resetRoleMemory', 'coder', { skipConfirm: true }), 'coder');
     assert.equal(app.roleMemories().find((r) => r.role === 'coder')?.updates, 0);
@@ -149,7 +150,34 @@ describe('commands', function () {
 
   it('openDashboard draws its charts', async () => {
     assert.equal(await cmd<boolean>('agentMemory.openDashboard'), true);
-    assert.equal(api.container.dashboard.lastRendered?.charts, 4);
+    assert.equal(api.container.dashboard.lastRendered?.charts, 5);
+  });
+
+  it('pickQuestion runs a question of the task file; undo reverts a deletion; testConnection reports a refused port; openWalkthrough opens', async () => {
+    const file = path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
+    const question = (JSON.parse(fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes('"nonempty"'))!) as { question: string }).question;
+    const picked = await cmd<AgentTaskResult>('agentMemory.pickQuestion', { file, question });
+    assert.equal(picked.question, question);
+    assert.equal(await vscode.commands.executeCommand('agentMemory.pickQuestion', { file, question: 'not in the file?' }), undefined, 'a question outside the file is refused');
+
+    const id = app.list({ status: 'active', limit: 1 }).items[0].id;
+    await cmd('agentMemory.deleteRecords', [id]);
+    assert.equal(app.get(id)?.status, 'deleted');
+    await cmd('agentMemory.undo');
+    assert.equal(app.get(id)?.status, 'active');
+
+    // A port nothing listens on (port 9 would not do: fetch refuses it as a "bad port").
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await cmd('agentMemory.configureModel', { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'test-model', apiKey: '' });
+    const result = await cmd<{ ok: boolean; problem?: string }>('agentMemory.testConnection');
+    assert.deepEqual([result.ok, result.problem], [false, 'refused']);
+    await cmd('agentMemory.configureModel', { baseUrl: '', model: '', apiKey: '' });
+
+    assert.equal(await cmd<boolean>('agentMemory.openWalkthrough'), true);
+    await closeAllEditors();
   });
 
   it('sortBy, filter, clearFilter, refreshExplorer, loadMore, showLogs run', async () => {

@@ -19,10 +19,10 @@ describe('dashboard', function () {
     await setSetting(api, 'addition.policy', 'strict');
   });
 
-  it('opens and reports its four charts drawn', async () => {
+  it('opens and reports its five charts drawn', async () => {
     await run('agentMemory.openDashboard');
     assert.equal(api.container.dashboard.isOpen, true);
-    assert.deepEqual(api.container.dashboard.lastRendered, { charts: 4, tasks: app.tasks().length });
+    assert.deepEqual(api.container.dashboard.lastRendered, { charts: 5, tasks: app.tasks().length });
   });
 
   it('redraws on core change events while tasks run', async () => {

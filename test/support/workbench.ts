@@ -138,6 +138,8 @@ export class Workbench {
   /** Opens a view container from the activity bar by its title (e.g. "Agent Memory"). */
   async openViewContainer(title: string): Promise<void> {
     const item = this.page.locator(`.part.activitybar .action-item a[aria-label^="${title}"]`).first();
+    // The container appears once the extension host has started (slow on a loaded machine).
+    await item.waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
     await item.click({ timeout: UI_TIMEOUT_MS });
     await this.page.locator('.part.sidebar').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   }
@@ -149,6 +151,22 @@ export class Workbench {
     await row.hover();
     const action = row.locator(`.actions .action-label[aria-label^="${actionTitle}"]`).first();
     await action.click({ timeout: UI_TIMEOUT_MS });
+  }
+
+  /**
+   * Clicks a view's title-bar action (e.g. "Filter Records") in the sidebar pane whose
+   * header contains `paneTitle`; hovers the header first (actions show on hover/focus).
+   */
+  async clickViewTitleAction(paneTitle: string, actionTitle: string): Promise<void> {
+    const pane = this.page.locator('.part.sidebar .pane', { has: this.page.locator('.pane-header', { hasText: paneTitle }) }).first();
+    const header = pane.locator('.pane-header').first();
+    const inPane = header.locator(`.actions .action-label[aria-label^="${actionTitle}"]`).first();
+    // A single-view container shows the view's actions in the sidebar's title bar instead.
+    const inTitle = this.page.locator(`.part.sidebar .title-actions .action-label[aria-label^="${actionTitle}"]`).first();
+    await this.page.locator('.part.sidebar').hover();
+    if (await header.isVisible().catch(() => false)) await header.hover();
+    await this.until(async () => (await inPane.isVisible()) || (await inTitle.isVisible()), `the "${actionTitle}" title action`);
+    await ((await inPane.isVisible()) ? inPane : inTitle).click({ timeout: UI_TIMEOUT_MS });
   }
 
   /** Opens the Agent Memory container and waits until its tree or its welcome view shows. */

@@ -110,3 +110,16 @@ export class EditorEvaluator implements TaskEvaluator {
     return { utility: terminationEvaluation(task), modelMs: 0, usage: NO_USAGE };
   }
 }
+
+/**
+ * A gold answer is known, but the human approves (an editor stream under strict addition):
+ * the gold answer only marks the verdict (correct / wrong); Φ and the addition wait for the
+ * human, so the record is stored pending.
+ */
+export class HumanReviewedGoldEvaluator implements TaskEvaluator {
+  constructor(private readonly groundTruth: unknown) {}
+
+  evaluate(task: TaskOutcome): Promise<TaskEvaluation> {
+    return Promise.resolve({ utility: evaluateHumanVerdict(null), gold: evaluateGroundTruth({ ...task, groundTruth: this.groundTruth }), modelMs: 0, usage: NO_USAGE });
+  }
+}

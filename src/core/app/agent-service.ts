@@ -15,7 +15,7 @@ import type { Role } from '../agent/role-memory';
 import { RoleMemories } from '../agent/role-memories';
 import { JsonFileRoleMemoryStore } from '../agent/role-memory-store';
 import { toolboxDocs } from '../agent/runners';
-import { EditorEvaluator, GoldEvaluator } from '../agent/task-evaluators';
+import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
 import { AgentMemoryError } from '../errors';
@@ -92,18 +92,25 @@ export class AgentService extends Disposable {
   }
 
   /** One task; the settings, model, runner and memory manager stay fixed until it has finished. */
-  runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown } = {}): Promise<AgentTaskResult> {
+  runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean } = {}): Promise<AgentTaskResult> {
     if (!question.trim()) return Promise.reject(new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.'));
     return this.session.runTask((settings) => this.run(settings, question, options));
   }
 
-  private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown }): Promise<AgentTaskResult> {
+  private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult> {
     const dataPath = this.dataPath(settings);
     if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
     const language = settings.runner.language;
     const { generator, chat } = this.model;
     const runner = this.runners.runner;
-    const evaluator = options.groundTruth !== undefined ? new GoldEvaluator(options.groundTruth, 'strict') : new EditorEvaluator(settings.addition.policy, chat, this.options.logger);
+    const policy = settings.addition.policy;
+    // An editor stream under strict addition: the gold answer marks the verdict, the human still approves.
+    const evaluator =
+      options.groundTruth === undefined
+        ? new EditorEvaluator(policy, chat, this.options.logger)
+        : options.humanReview && policy === 'strict'
+          ? new HumanReviewedGoldEvaluator(options.groundTruth)
+          : new GoldEvaluator(options.groundTruth, 'strict');
     const r = await runTaskPipeline(
       {
         memory: this.policies.manager,
@@ -144,12 +151,12 @@ export class AgentService extends Disposable {
   }
 
   /** Tasks one after the other; settings changed during the stream apply between two of its tasks. */
-  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
+  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean } = {}): Promise<AgentTaskResult[]> {
     const results: AgentTaskResult[] = [];
     for (const item of items) {
       if (options.signal?.aborted) break;
       try {
-        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer }));
+        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer, humanReview: options.humanReview }));
       } catch (error) {
         if (options.signal?.aborted) break;
         throw error;

@@ -20,7 +20,7 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
     }
     if (memorySize !== null) out.memorySizeCurve.push({ taskIndex: t.taskIndex, size: memorySize });
     if (t.inputSimilarity !== null && t.outputSimilarity !== null) out.similarityScatter.push({ taskIndex: t.taskIndex, input: t.inputSimilarity, output: t.outputSimilarity });
-    out.tasks.push({ taskIndex: t.taskIndex, correct: t.utility, memorySize: memorySize ?? 0, inputSimilarity: t.inputSimilarity, outputSimilarity: t.outputSimilarity });
+    out.tasks.push({ taskIndex: t.taskIndex, correct: t.utility, evaluator: t.evaluator, outcome: t.outcome, memorySize: memorySize ?? 0, inputSimilarity: t.inputSimilarity, outputSimilarity: t.outputSimilarity });
   }
   const hist = new Array<number>(UTILITY_BINS).fill(0);
   for (const u of store.queries.activeMeanUtilities()) hist[Math.min(UTILITY_BINS - 1, Math.floor(u * UTILITY_BINS))]++;

@@ -111,6 +111,9 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   approve(ids: string[]): void {
     this.policies.approve(ids);
   }
+  unapprove(ids: string[]): void {
+    this.store.transition(ids, 'unapprove', { trigger: 'user', reason: 'approval undone' });
+  }
   reject(ids: string[]): void {
     this.policies.reject(ids);
   }
@@ -131,10 +134,10 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   }
 
   // ------------------------------------------------------------ the agent
-  runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown } = {}): Promise<AgentTaskResult> {
+  runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean } = {}): Promise<AgentTaskResult> {
     return this.agent.runTask(question, options);
   }
-  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
+  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean } = {}): Promise<AgentTaskResult[]> {
     return this.agent.runStream(items, options);
   }
   roleMemories(): RoleMemoryView[] {

@@ -21,6 +21,7 @@ function createManager(store: MemoryStore, settings: Settings, logger: Logger): 
   return new MemoryManager(store, {
     addition: settings.addition.policy,
     mode: 'editor',
+    mergeIdentical: true,
     deletion: settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
     deletionParams: {
       period: d.period,

@@ -87,7 +87,8 @@ export interface TaskProgress {
 }
 
 export interface DashboardData {
-  tasks: { taskIndex: number; correct: number | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /** `outcome` = execution (ran or not); `correct` = Φ and `evaluator` = who judged it (ran is not correct). */
+  tasks: { taskIndex: number; correct: number | null; evaluator: string | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
   accuracyCurve: { taskIndex: number; accuracy: number }[];
   memorySizeCurve: { taskIndex: number; size: number }[];
   similarityScatter: { taskIndex: number; input: number; output: number }[];
@@ -115,6 +116,8 @@ export interface AgentMemoryApp {
   task(taskIndex: number): TaskRow | undefined;
 
   approve(ids: string[]): void;
+  /** Undo of an approval: active → pending again. */
+  unapprove(ids: string[]): void;
   reject(ids: string[]): void;
   restore(ids: string[]): void;
   purge(ids: string[]): void;
@@ -123,8 +126,13 @@ export interface AgentMemoryApp {
   planDeletion(policy: DeletionPolicyName): DeletionPlan;
   applyDeletion(plan: DeletionPlan): number;
 
-  runTask(question: string, options?: { signal?: AbortSignal; groundTruth?: unknown }): Promise<AgentTaskResult>;
-  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void }): Promise<AgentTaskResult[]>;
+  /**
+   * `humanReview`: under strict addition the record stays pending for the human even when a
+   * gold answer checked the task (the verdict still says correct/wrong). Without it the gold
+   * answer stands in for the human (bench mode: "approved by gold answer").
+   */
+  runTask(question: string, options?: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult>;
+  runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean }): Promise<AgentTaskResult[]>;
 
   importJsonl(file: string): Promise<number>;
   exportJsonl(file: string, status?: RecordStatus): Promise<number>;

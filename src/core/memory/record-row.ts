@@ -29,13 +29,14 @@ export interface RecordRow {
   in_sim_count: number;
   out_sim_sum: number;
   out_sim_count: number;
+  merged_count: number;
 }
 
 /** Every column but the embedding blob (kept out of list queries for speed). */
 export const RECORD_COLUMNS = `rid, id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
   input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at,
   embedder_id, embedding_dim, metadata, retrieval_count, utility_sum, utility_count, last_retrieved_task,
-  in_sim_sum, in_sim_count, out_sim_sum, out_sim_count`;
+  in_sim_sum, in_sim_count, out_sim_sum, out_sim_count, merged_count`;
 
 export function rowToRecord(row: RecordRow): MemoryRecord {
   return {
@@ -59,6 +60,7 @@ export function rowToRecord(row: RecordRow): MemoryRecord {
     embedderId: row.embedder_id,
     embeddingDim: row.embedding_dim,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    mergedCount: row.merged_count ?? 1,
     stats: {
       retrievalCount: row.retrieval_count,
       evaluatedCount: row.utility_count,

@@ -133,6 +133,17 @@ ALTER TABLE retrievals ADD COLUMN followed INTEGER;
 `,
   },
   {
+    version: 5,
+    description: 'identical records merged on addition: a count and a key (normalised question + code)',
+    // dedup_key is filled in JS (src/core/memory/dedup.ts normalises the text); rows written
+    // before v5 or by other paths get theirs the first time an addition looks for a twin.
+    sql: `
+ALTER TABLE records ADD COLUMN merged_count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE records ADD COLUMN dedup_key TEXT;
+CREATE INDEX records_dedup ON records(dedup_key);
+`,
+  },
+  {
     version: 7,
     description: 'record change log for cross-process freshness of the derived indexes',
     // Every insert, status/text/vector change and purge of a record appends its rid here

@@ -38,8 +38,10 @@ const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, an
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';
 
-const TransitionRules: Record<'approve' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
+const TransitionRules: Record<'approve' | 'unapprove' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
   approve: ['pending'],
+  /** Undo of an approval: active → pending (no longer retrievable). */
+  unapprove: ['active'],
   reject: ['pending'],
   delete: ['pending', 'active'],
   restore: ['deleted'],
@@ -352,7 +354,7 @@ export class MemoryStore extends Disposable {
           this.writeAudit('purge', id, trigger, context.reason ?? '', evidence);
           continue;
         }
-        const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
+        const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
         setStatus.run(next, next === 'deleted' ? row.status : null, now, row.rid);
         if (row.status === 'active' && next !== 'active') {
           this.vectors.remove(row.rid);

@@ -65,6 +65,8 @@ export interface MemoryRecord {
   embeddingDim: number | null;
   /** Free-form metadata (e.g. template, source id). */
   metadata: Record<string, unknown>;
+  /** How many identical additions (same normalised question and code) this record stands for (1 = none merged). */
+  mergedCount?: number;
   stats: UtilityStats;
 }
 
@@ -96,6 +98,7 @@ export interface AuditEntry {
 export const AuditOperationSchema = z.enum([
   'add',
   'approve',
+  'unapprove',
   'reject',
   'delete',
   'restore',

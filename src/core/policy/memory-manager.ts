@@ -7,6 +7,7 @@ import type { MemoryStore } from '../memory/store';
 import { TaskLog } from '../memory/task-log';
 import type { DemonstrationAttributionInput } from '../memory/demonstration';
 import type { Language, NewRecordInput, Trigger } from '../memory/types';
+import { findIdentical, mergeIdentical } from '../memory/dedup';
 import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, DeletionParams, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
@@ -19,6 +20,11 @@ export interface MemoryManagerOptions {
   addition: AdditionPolicyName;
   /** `editor`: strict stores pending records; `benchmark`: strict uses the ground truth. */
   mode?: AdditionMode;
+  /**
+   * Merge an addition identical to an active/pending record (same normalised question and code)
+   * into it, counting it (`merged_count`). Off by default: the bench keeps the paper's memory growth.
+   */
+  mergeIdentical?: boolean;
   deletion?: DeletionSetting;
   /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode, minActiveRecords). */
   deletionParams?: DeletionParams;
@@ -250,6 +256,12 @@ export class MemoryManager implements Disposable {
     }
     const status = decision.status;
     const c = input.candidate;
+    // The same question answered with the same code again: one record with a count, not two.
+    const twin = this.options.mergeIdentical && !c.id ? findIdentical(this.store, c.question, c.execution.code) : undefined;
+    if (twin) {
+      const n = mergeIdentical(this.store, twin.id, { trigger: 'agent', reason: decision.reason, taskIndex: input.taskIndex });
+      return { ...decision, status: twin.status === 'active' || twin.status === 'pending' ? twin.status : status, recordId: twin.id, reason: `${decision.reason}; merged into an identical ${twin.status} record (×${n})` };
+    }
     const id = c.id ?? randomUUID();
     const record: NewRecordInput = {
       ...c,

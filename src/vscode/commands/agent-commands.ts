@@ -1,20 +1,31 @@
 /** Run the agent on one question, or on a task stream with progress and cancel. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { AgentTaskResult, TaskStreamItem } from '../../core/app/types';
+import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
+import { additionText, outcomeText, resultSummary, streamSummary, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
 const DEFAULT_STREAM_LENGTH = 20;
+
+/** Arguments of `agentMemory.pickQuestion` (tests pass `question` to skip the QuickPick). */
+const PickQuestionArgsSchema = z.object({ file: z.string().min(1).optional(), question: z.string().min(1).optional() });
 
 /** Arguments tests (and other extensions) pass to `agentMemory.runTaskStream` to skip the prompts. */
 export interface TaskStreamArgs {
   file?: string;
   items?: TaskStreamItem[];
   limit?: number;
+  /**
+   * Under strict addition, who approves: `human` (default; records stay pending, the gold
+   * answer only checks) or `gold` (bench mode: the gold answer approves in your place).
+   */
+  approveBy?: 'human' | 'gold';
 }
 
 export function registerAgentCommands(c: Container): vscode.Disposable[] {
@@ -40,26 +51,50 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
       return result;
     }),
 
+    registerSafeCommand(c.logger, 'agentMemory.pickQuestion', async (arg) => {
+      requireTrust();
+      const given = PickQuestionArgsSchema.parse(typeof arg === 'string' ? { file: arg } : arg && typeof arg === 'object' && !('kind' in arg) ? arg : {});
+      const file = given.file ?? path.join(c.demoDataDir, DEMO_TASK_FILE);
+      const items = readTaskFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
+      if (given.question !== undefined) {
+        if (!items.some((i) => i.question === given.question)) throw new AgentMemoryError('INVALID_INPUT', `"${given.question}" is not a question of ${path.basename(file)}.`);
+        return vscode.commands.executeCommand('agentMemory.runAgent', given.question);
+      }
+      const chosen = await vscode.window.showQuickPick(
+        items.map((item) => ({ label: item.question, description: item.answer === undefined ? undefined : `gold answer ${JSON.stringify(item.answer).slice(0, 60)}`, item })),
+        { title: `Pick a question (${items.length} in ${path.basename(file)}); type to search`, matchOnDescription: true, ignoreFocusOut: true },
+      );
+      if (!chosen) return cancelled();
+      return vscode.commands.executeCommand('agentMemory.runAgent', chosen.item.question);
+    }),
+
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
       requireTrust();
-      const items = await streamItems(c, (arg ?? {}) as TaskStreamArgs);
+      const args = (arg ?? {}) as TaskStreamArgs;
+      const items = await streamItems(c, args);
+      const approveBy = await whoApproves(c, items, args);
       const results = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Agent Memory: task stream (${items.length} tasks)`, cancellable: true },
         (progress, token) =>
           c.host.withApp((app) =>
             app.runStream(items, {
               signal: abortSignal(token),
+              humanReview: approveBy === 'human',
               onProgress: (p) => {
                 if (p.last) c.documents.remember(p.last);
-                const correct = p.last ? ` · last: ${p.last.outcome}` : '';
-                progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${correct}` });
+                const last = p.last ? ` · last: ${outcomeText(p.last.outcome)}, ${verdictText(p.last.verdict)}` : '';
+                progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${last}` });
               },
             }),
           ),
       );
-      const ok = results.filter((r) => r.outcome === 'success').length;
-      c.logger.info(`[stream] ${results.length} tasks, ${ok} succeeded`);
-      void vscode.window.showInformationMessage(`Agent Memory: ran ${results.length} tasks, ${ok} succeeded.`);
+      const summary = streamSummary(results);
+      c.logger.info(`[stream] ${summary}`);
+      const pending = results.some((r) => r.addition.status === 'pending');
+      void vscode.window.showInformationMessage(`Agent Memory: ${summary}.`, ...(pending ? ['Show Pending'] : [])).then(
+        (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+        () => undefined,
+      );
       return results;
     }),
   ];
@@ -100,15 +135,43 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
   return readTaskFile(file, { limit, nonEmptyOnly: file === demo });
 }
 
+/**
+ * Strict addition with gold answers: ask once whether the gold answer may approve in the user's
+ * place (bench mode) or whether records stay pending (the default, and the answer without a prompt).
+ */
+async function whoApproves(c: Container, items: TaskStreamItem[], args: TaskStreamArgs): Promise<'human' | 'gold'> {
+  if (args.approveBy) return args.approveBy;
+  const strict = c.settings.value.addition.policy === 'strict';
+  if (!strict || !items.some((i) => i.answer !== undefined) || args.items || args.file) return 'human';
+  const choice = await vscode.window.showQuickPick(
+    [
+      { label: '$(person) I approve', description: 'records stay pending; the gold answer only marks each correct or wrong', value: 'human' as const },
+      { label: '$(beaker) The gold answer approves', description: 'bench mode: correct answers are added as "approved by gold answer", wrong ones are not added', value: 'gold' as const },
+    ],
+    { title: 'Strict addition: who approves the new records of this stream?' },
+  );
+  return choice?.value ?? cancelled();
+}
+
 /** Opens the result document and shows a notification with Approve / Reject when the record is pending. */
 async function showResult(c: Container, result: AgentTaskResult, quiet: boolean): Promise<void> {
   c.documents.remember(result);
   const doc = await vscode.workspace.openTextDocument(resultUri(result.taskIndex, result.language));
   await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: quiet });
   const pendingId = result.addition.status === 'pending' ? result.addition.recordId : null;
-  const summary = `Task ${result.taskIndex}: ${result.outcome}, answer ${truncate(JSON.stringify(result.answer) ?? 'none', 80)}.`;
+  const summary = `${resultSummary(result)}.`;
+  c.logger.info(`[agent] ${summary} ${additionText(result)}${result.error ? ` Error: ${result.error}` : ''}`);
+  if (result.error && !result.code) {
+    // Nothing ran: say why (an unreachable or misconfigured endpoint, usually) instead of "no candidate record".
+    const fix = result.modelKind === 'llm' ? ['Test Model Connection', 'Show Logs'] : ['Show Logs'];
+    vscode.window.showWarningMessage(`Agent Memory: task ${result.taskIndex} produced no program: ${result.error}`, ...fix).then(
+      (choice) => (choice === 'Test Model Connection' ? vscode.commands.executeCommand('agentMemory.testConnection') : choice ? vscode.commands.executeCommand('agentMemory.showLogs') : undefined),
+      () => undefined,
+    );
+    return;
+  }
   const actions = pendingId ? ['Approve', 'Reject', 'Diff with Demonstration'] : ['Diff with Demonstration'];
-  const message = pendingId ? `${summary} Keep it in memory?` : `${summary} ${result.addition.reason}`;
+  const message = pendingId ? `${summary} Keep it in memory?` : `${summary} ${additionText(result)}.`;
   // Not awaited: the command finishes while the notification waits for the user.
   vscode.window.showInformationMessage(`Agent Memory: ${message}`, ...actions).then(
     async (choice) => {
@@ -124,8 +187,4 @@ async function showResult(c: Container, result: AgentTaskResult, quiet: boolean)
     },
     (error: unknown) => c.logger.error(`[agent] notification failed: ${String(error)}`),
   );
-}
-
-function truncate(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }

@@ -65,7 +65,7 @@ export function idsFromArgs(arg: unknown, items: unknown): string[] {
 /** The last argument when it is an options object (not a tree node or id list). */
 export function optionsFromArgs<T extends object>(args: unknown[]): Partial<T> {
   const last = args[args.length - 1];
-  if (last && typeof last === 'object' && !Array.isArray(last) && !('kind' in last)) return last as Partial<T>;
+  if (last && typeof last === 'object' && !Array.isArray(last) && !('kind' in last)) return last;
   return {};
 }
 
@@ -104,4 +104,13 @@ export function requireTrust(): void {
 export async function confirm(message: string, action: string, options: NoPromptOptions): Promise<boolean> {
   if (options.skipConfirm) return true;
   return (await vscode.window.showWarningMessage(message, { modal: true }, action)) === action;
+}
+
+/**
+ * QuickPick items with the current choice first and marked "$(check) … (current)", so the
+ * picker opens on it (VS Code highlights the first item; `picked` only applies to multi-select).
+ */
+export function markCurrent<T extends { key: string; label: string; description?: string }>(items: readonly T[], current: string): (T & vscode.QuickPickItem)[] {
+  const sorted = [...items].sort((a, b) => Number(b.key === current) - Number(a.key === current));
+  return sorted.map((item) => (item.key === current ? { ...item, label: `$(check) ${item.label}`, description: `${item.description ? `${item.description} · ` : ''}current` } : item));
 }

@@ -1,10 +1,11 @@
 /** Import / export JSONL, seed the demo memory, re-embed, model endpoint, role memories. */
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import type { ConnectionProblem, ConnectionResult } from '../../core/agent/model/connection-test';
 import { StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { ROLES_URI } from '../documents';
-import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
+import { cancelled, confirm, registerSafeCommand } from './command-support';
 
 export const DEFAULT_SEED_COUNT = 100;
 
@@ -70,7 +71,20 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
       await c.settings.update('model.name', model);
       await c.apiKey.set(apiKey);
       c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey ? 'stored' : 'not set'}`);
-      return { baseUrl, model, apiKeyStored: Boolean(apiKey) };
+      // Test at once, so a wrong URL, key or model shows now and not as a failed task later.
+      const connection = baseUrl ? await testAndShow(c) : undefined;
+      return { baseUrl, model, apiKeyStored: Boolean(apiKey), connection };
+    }),
+
+    registerSafeCommand(c.logger, 'agentMemory.testConnection', async () => {
+      if (!c.settings.value.model.baseUrl) {
+        void vscode.window.showInformationMessage('Agent Memory: no model endpoint is configured; the agent uses the offline reuse model.', 'Configure Model Endpoint…').then(
+          (choice) => (choice ? vscode.commands.executeCommand('agentMemory.configureModel') : undefined),
+          () => undefined,
+        );
+        return undefined;
+      }
+      return testAndShow(c);
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.showRoleMemories', async () => {
@@ -83,13 +97,47 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
     registerSafeCommand(c.logger, 'agentMemory.resetRoleMemory', async (arg, opts) => {
       const role = arg === 'coder' || arg === 'debugger' ? arg : (await vscode.window.showQuickPick(['coder', 'debugger'], { title: 'Reset which role memory?' }));
       if (role !== 'coder' && role !== 'debugger') return cancelled();
-      if (!(await confirm(`Reset the ${role}'s role memory? Its lessons and patterns are cleared.`, 'Reset', (opts ?? {}) as NoPromptOptions))) return cancelled();
+      if (!(await confirm(`Reset the ${role}'s role memory? Its lessons and patterns are cleared.`, 'Reset', (opts ?? {})))) return cancelled();
       await c.host.withApp((app) => app.resetRoleMemory(role));
       c.logger.info(`[roles] reset ${role}`);
       return role;
     }),
   ];
 }
+
+/** Runs the connection test and shows its outcome; a failure names the cause and offers the fix. */
+async function testAndShow(c: Container): Promise<ConnectionResult | undefined> {
+  const result = await withProgress('testing the model connection', () => c.modelStatus.test());
+  if (!result) return undefined;
+  if (result.ok) {
+    void vscode.window.showInformationMessage(`Agent Memory: ${result.message}`);
+    return result;
+  }
+  const action = FIX_ACTION[result.problem ?? 'unreachable'];
+  void vscode.window.showErrorMessage(`Agent Memory: model connection failed: ${result.message} ${result.fix ?? ''}`, action.label, 'Test Again', 'Show Logs').then(
+    (choice) => {
+      if (choice === action.label) return action.run();
+      if (choice === 'Test Again') return vscode.commands.executeCommand('agentMemory.testConnection');
+      if (choice === 'Show Logs') return vscode.commands.executeCommand('agentMemory.showLogs');
+      return undefined;
+    },
+    () => undefined,
+  );
+  return result;
+}
+
+const configure = { label: 'Configure Model Endpoint…', run: () => vscode.commands.executeCommand('agentMemory.configureModel') };
+const FIX_ACTION: Record<ConnectionProblem, { label: string; run: () => Thenable<unknown> }> = {
+  auth: { label: 'Enter API Key…', run: () => vscode.commands.executeCommand('agentMemory.configureModel') },
+  'bad-model': { label: 'Set Model Name…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model.name') },
+  'not-found': { label: 'Fix Base URL…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model.baseUrl') },
+  refused: configure,
+  timeout: configure,
+  unreachable: configure,
+  'bad-config': configure,
+  server: { label: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model') },
+  'bad-response': { label: 'Fix Base URL…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model.baseUrl') },
+};
 
 function withProgress<T>(title: string, work: () => Promise<T>): Thenable<T> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Memory: ${title}…` }, work);

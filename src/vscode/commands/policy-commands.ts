@@ -6,7 +6,8 @@ import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { ADDITION_POLICIES } from '../settings-schema';
 import { DELETION_POLICIES } from '../../core/policy/names';
-import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
+import { evidenceText } from '../text/evidence-text';
+import { cancelled, confirm, markCurrent, NoPromptOptions, registerSafeCommand } from './command-support';
 
 const ADDITION_HELP: Record<AdditionPolicyName, string> = {
   fixed: 'never add (baseline)',
@@ -38,7 +39,7 @@ export interface DeletionOutcome {
 export function registerPolicyCommands(c: Container): vscode.Disposable[] {
   const deletion = (id: string, fixed?: DeletionPolicyName) =>
     registerSafeCommand(c.logger, id, async (...args) => {
-      const policy = fixed ?? (typeof args[0] === 'string' ? parseDeletionPolicy(args[0]) : await pickDeletionPolicy());
+      const policy = fixed ?? (typeof args[0] === 'string' ? parseDeletionPolicy(args[0]) : await pickDeletionPolicy(c.settings.value.deletion.automatic));
       const options = DeletionArgsSchema.parse((fixed ? args[0] : args[1]) ?? {});
       return runDeletion(c, policy, options);
     });
@@ -51,10 +52,13 @@ export function registerPolicyCommands(c: Container): vscode.Disposable[] {
           ? arg
           : (
               await vscode.window.showQuickPick(
-                ADDITION_POLICIES.map((p) => ({ label: p, description: ADDITION_HELP[p], picked: p === current, detail: p === current ? 'current' : undefined })),
+                markCurrent(
+                  ADDITION_POLICIES.map((p) => ({ key: p, label: p, description: ADDITION_HELP[p] })),
+                  current,
+                ),
                 { title: `Addition policy (now: ${current})` },
               )
-            )?.label;
+            )?.key;
       if (!policy) return cancelled();
       if (!(ADDITION_POLICIES as readonly string[]).includes(policy)) {
         throw new AgentMemoryError('INVALID_INPUT', `Unknown addition policy '${policy}'. Choose one of ${ADDITION_POLICIES.join(', ')}.`);
@@ -80,12 +84,16 @@ function parseDeletionPolicy(value: string): DeletionPolicyName {
   return value as DeletionPolicyName;
 }
 
-async function pickDeletionPolicy(): Promise<DeletionPolicyName> {
+/** `current` is the automatic deletion policy (marked and listed first). */
+async function pickDeletionPolicy(current: string): Promise<DeletionPolicyName> {
   const chosen = await vscode.window.showQuickPick(
-    (Object.keys(DELETION_HELP) as (keyof typeof DELETION_HELP)[]).map((p) => ({ label: p, description: DELETION_HELP[p] })),
-    { title: 'Apply which deletion policy? (you will see a preview first)' },
+    markCurrent(
+      (Object.keys(DELETION_HELP) as (keyof typeof DELETION_HELP)[]).map((p) => ({ key: p, label: p, description: DELETION_HELP[p] })),
+      current,
+    ),
+    { title: `Apply which deletion policy? (you will see a preview first; automatic: ${current})` },
   );
-  return (chosen?.label as DeletionPolicyName | undefined) ?? cancelled();
+  return (chosen?.key as DeletionPolicyName | undefined) ?? cancelled();
 }
 
 /** Plans (dry run), previews, confirms, then applies. Returns what was deleted. */
@@ -106,7 +114,7 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
       chosen = plan.candidates;
     } else {
       const picks = await vscode.window.showQuickPick(
-        plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: formatEvidence(cand.evidence), picked: true, candidate: cand })),
+        plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: evidenceText(cand.rule, cand.evidence), picked: true, candidate: cand })),
         { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
       );
       if (!picks || picks.length === 0) return cancelled();
@@ -117,17 +125,12 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
     if (!ok) return cancelled();
     const deleted = app.applyDeletion({ ...plan, candidates: chosen });
     c.logger.info(`[deletion] ${policy}: deleted ${deleted}`);
-    void vscode.window.showInformationMessage(`Agent Memory: ${policy} deletion removed ${deleted} record(s).`, 'Show Deleted').then(
-      (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+    const deletedIds = chosen.map((cand) => cand.recordId).filter((id) => app.get(id)?.status === 'deleted');
+    c.undo.record({ op: 'delete', ids: deletedIds });
+    void vscode.window.showInformationMessage(`Agent Memory: ${policy} deletion removed ${deleted} record(s).`, 'Undo', 'Show Deleted').then(
+      (choice) => (choice === 'Undo' ? vscode.commands.executeCommand('agentMemory.undo') : choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
       () => undefined,
     );
     return { plan: { ...plan, candidates: chosen }, deleted };
   });
-}
-
-/** `retrievals 0 · window 0 · mean Φ 0.12 · age 340` */
-export function formatEvidence(evidence: Record<string, number | string | null>): string {
-  return Object.entries(evidence)
-    .map(([k, v]) => `${k} ${typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(2)) : v ?? '–'}`)
-    .join(' · ');
 }

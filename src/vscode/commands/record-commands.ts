@@ -4,17 +4,34 @@ import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import { RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
-import { recordUri, taskUri } from '../documents';
+import { readableUri, recordUri } from '../documents';
+import { undoLabel } from '../undo';
 import { cancelled, confirm, idsFromArgs, NoPromptOptions, optionsFromArgs, pickRecords, registerSafeCommand } from './command-support';
 
 type Transition = 'approve' | 'reject' | 'restore' | 'purge' | 'delete';
 const SOURCE: Record<Transition, RecordStatus> = { approve: 'pending', reject: 'pending', restore: 'deleted', purge: 'deleted', delete: 'active' };
 const PAST: Record<Transition, string> = { approve: 'approved', reject: 'rejected', restore: 'restored', purge: 'purged', delete: 'deleted' };
 
-/** Ids from the args, or asked for through a QuickPick of the records the operation applies to. */
-async function targetIds(app: AgentMemoryApp, op: Transition, args: unknown[]): Promise<string[]> {
+/**
+ * Ids from the args; from the explorer's selection for a keybinding (`{ fromSelection: true }`:
+ * the selected records the operation applies to); else asked for through a QuickPick.
+ */
+async function targetIds(c: Container, app: AgentMemoryApp, op: Transition, args: unknown[]): Promise<string[]> {
+  if (isFromSelection(args[0])) {
+    const allowed = op === 'delete' ? ['active', 'pending'] : [SOURCE[op]];
+    const selected = c.treeView.selection.flatMap((n) => (n.kind === 'record' && allowed.includes(n.record.status) ? [n.record.id] : []));
+    if (selected.length === 0) {
+      void vscode.window.showInformationMessage(`Agent Memory: select ${allowed.join(' or ')} records in the explorer first.`);
+      return cancelled();
+    }
+    return selected;
+  }
   const ids = idsFromArgs(args[0], args[1]);
   return ids.length > 0 ? ids : pickRecords(app, SOURCE[op], `${op[0].toUpperCase()}${op.slice(1)} which records?`);
+}
+
+function isFromSelection(arg: unknown): boolean {
+  return Boolean(arg) && typeof arg === 'object' && (arg as { fromSelection?: unknown }).fromSelection === true;
 }
 
 function apply(app: AgentMemoryApp, op: Transition, ids: string[]): void {
@@ -29,12 +46,17 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
   const transition = (op: Transition) =>
     registerSafeCommand(c.logger, `agentMemory.${op === 'delete' ? 'deleteRecords' : op}`, (...args) =>
       c.host.withApp(async (app) => {
-        const ids = await targetIds(app, op, args);
+        const ids = await targetIds(c, app, op, args);
         const options = optionsFromArgs<NoPromptOptions>(args);
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
         apply(app, op, ids);
         c.logger.info(`[records] ${PAST[op]} ${ids.length}: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`);
-        vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${ids.length} record(s)`, 3000);
+        if (op === 'purge') {
+          vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${ids.length} record(s)`, 3000);
+        } else {
+          c.undo.record({ op, ids });
+          offerUndo(c, `${PAST[op]} ${ids.length} record(s)`);
+        }
         return ids;
       }),
     );
@@ -46,13 +68,14 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
     transition('purge'),
     transition('delete'),
 
-    registerSafeCommand(c.logger, 'agentMemory.openRecord', (arg, items) =>
+    registerSafeCommand(c.logger, 'agentMemory.openRecord', (arg, items, opts) =>
       c.host.withApp(async (app) => {
         const [id] = idsFromArgs(arg, items).length ? idsFromArgs(arg, items) : await pickAnyRecord(app);
         const record = app.get(id);
         if (!record) throw new AgentMemoryError('NOT_FOUND', `No memory record with id '${id}'. It may have been purged; refresh the explorer.`);
         const doc = await vscode.workspace.openTextDocument(recordUri(id, record.execution.language));
-        await vscode.window.showTextDocument(doc, { preview: true });
+        const preserveFocus = Boolean(opts && typeof opts === 'object' && (opts as { preserveFocus?: unknown }).preserveFocus === true);
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus });
         return doc.uri.toString();
       }),
     ),
@@ -67,8 +90,19 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const demo = app.get(demoId);
         if (!demo) throw new AgentMemoryError('NOT_FOUND', `The demonstration ${demoId} of task ${taskIndex} was purged.`);
         const language = task.language === 'javascript' ? 'javascript' : 'python';
-        await vscode.commands.executeCommand('vscode.diff', recordUri(demoId, demo.execution.language), taskUri(taskIndex, language), `Demonstration ↔ task ${taskIndex}`);
+        // Code only (no header comment), SQL one clause per line on both sides: the real difference shows.
+        await vscode.commands.executeCommand('vscode.diff', readableUri('record', demoId, demo.execution.language), readableUri('task', taskIndex, language), `Demonstration ↔ task ${taskIndex} (SQL laid out)`);
         return { taskIndex, demonstrationId: demoId };
+      }),
+    ),
+
+    registerSafeCommand(c.logger, 'agentMemory.undo', () =>
+      c.host.withApp((app) => {
+        const entry = c.undo.undo(app);
+        const text = `undid the ${undoLabel(entry)}`;
+        c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
+        vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
+        return entry;
       }),
     ),
 
@@ -77,6 +111,14 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
       if (parsed.success) c.tree.loadMore(parsed.data);
     }),
   ];
+}
+
+/** A notification with an Undo action (not awaited: the command finishes at once). */
+export function offerUndo(c: Container, what: string): void {
+  vscode.window.showInformationMessage(`Agent Memory: ${what}.`, 'Undo').then(
+    (choice) => (choice === 'Undo' ? vscode.commands.executeCommand('agentMemory.undo') : undefined),
+    (error: unknown) => c.logger.error(`[records] undo notification failed: ${String(error)}`),
+  );
 }
 
 /** The demonstration with the highest input similarity (the one output similarity is measured against). */

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { LanguageSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import type { SortKey, TreeFilter } from '../tree/memory-tree';
-import { cancelled, registerSafeCommand } from './command-support';
+import { cancelled, markCurrent, registerSafeCommand } from './command-support';
+
+export const WALKTHROUGH_ID = 'firstFiveMinutes';
 
 const SORTS: { key: SortKey; label: string }[] = [
   { key: 'utility', label: 'Utility (mean Φ, highest first)' },
@@ -23,6 +25,10 @@ export function registerViewCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.showLogs', () => c.channel.show(true)),
     registerSafeCommand(c.logger, 'agentMemory.refreshExplorer', () => c.tree.refresh()),
+    registerSafeCommand(c.logger, 'agentMemory.openWalkthrough', async () => {
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${c.context.extension.id}#${WALKTHROUGH_ID}`, false);
+      return true;
+    }),
     registerSafeCommand(c.logger, 'agentMemory.openDashboard', async () => {
       await c.dashboard.open();
       return true;
@@ -30,16 +36,16 @@ export function registerViewCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.sortBy', async (arg) => {
       const key =
-        typeof arg === 'string'
+        typeof arg === 'string' && arg
           ? z.enum(['utility', 'retrievals', 'recency']).parse(arg)
-          : (await vscode.window.showQuickPick(SORTS.map((s) => ({ ...s, label: s.label, picked: s.key === c.tree.sort })), { title: `Sort records by (now: ${c.tree.sort})` }))?.key;
+          : (await vscode.window.showQuickPick(markCurrent(SORTS, c.tree.sort), { title: `Sort records by (now: ${c.tree.sort})` }))?.key;
       if (!key) return cancelled();
       c.tree.setSort(key);
       return key;
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.filter', async (arg) => {
-      const filter: TreeFilter = arg && typeof arg === 'object' ? TreeFilterSchema.parse(arg) : await askFilter(c.tree.filter);
+      const filter: TreeFilter = isFilterArg(arg) ? TreeFilterSchema.parse(arg) : await askFilter(c.tree.filter);
       c.tree.setFilter(filter);
       return c.tree.describe();
     }),
@@ -49,6 +55,14 @@ export function registerViewCommands(c: Container): vscode.Disposable[] {
       return c.tree.describe();
     }),
   ];
+}
+
+/**
+ * A filter object passed by a caller. A view/title button passes the explorer's selected row
+ * (a tree node, which has `kind`) as its argument: that is not a filter, so the prompt opens.
+ */
+export function isFilterArg(arg: unknown): arg is Record<string, unknown> {
+  return Boolean(arg) && typeof arg === 'object' && !Array.isArray(arg) && !('kind' in (arg as object));
 }
 
 /** Asks which filter to change (text, language, misaligned flag) through a QuickPick + InputBox. */

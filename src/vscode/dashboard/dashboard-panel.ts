@@ -44,14 +44,15 @@ export class DashboardController implements vscode.Disposable {
       return;
     }
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'Agent Memory Dashboard', vscode.ViewColumn.Active, {
       enableScripts: true,
-      localResourceRoots: [media],
+      localResourceRoots: [media, dist],
       retainContextWhenHidden: false,
     });
     this.panel = panel;
     panel.iconPath = vscode.Uri.joinPath(media, 'agent-memory.svg');
-    panel.webview.html = this.html(panel.webview, media);
+    panel.webview.html = this.html(panel.webview, media, dist);
     const firstDraw = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 10_000);
       this.renderedListeners.push(() => {
@@ -104,9 +105,10 @@ export class DashboardController implements vscode.Disposable {
     await panel.webview.postMessage(message);
   }
 
-  private html(webview: vscode.Webview, media: vscode.Uri): string {
+  private html(webview: vscode.Webview, media: vscode.Uri, dist: vscode.Uri): string {
     const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.js'));
+    // Built by scripts/bundle.mjs from src/vscode/dashboard/webview/dashboard-view.js with Chart.js inlined.
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'dashboard.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.css'));
     const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
     return `<!DOCTYPE html>
@@ -120,13 +122,15 @@ export class DashboardController implements vscode.Disposable {
 </head>
 <body>
 <header><h1>Agent Memory</h1><span id="counts"></span><button id="refresh" type="button">Refresh</button></header>
+<p id="summary"></p>
 <p id="error" hidden></p>
 <main>
-  <section><h2>Accuracy over tasks</h2><canvas id="accuracy" width="520" height="220"></canvas></section>
-  <section><h2>Memory size over tasks</h2><canvas id="size" width="520" height="220"></canvas></section>
-  <section><h2>Input vs output similarity (experience following)</h2><canvas id="scatter" width="520" height="260"></canvas></section>
-  <section><h2>Utility Φ histogram</h2><canvas id="histogram" width="520" height="220"></canvas></section>
-  <section class="wide"><h2>Misaligned experience replay</h2><table id="misaligned"><thead><tr><th>Question</th><th>in</th><th>out</th><th>retrievals</th></tr></thead><tbody></tbody></table></section>
+  <section><h2>Accuracy over tasks</h2><div class="chart"><canvas id="accuracy" aria-label="Cumulative accuracy of checked answers by task"></canvas></div></section>
+  <section><h2>Ran vs correct over tasks</h2><div class="chart"><canvas id="outcomes" aria-label="Tasks that ran, were correct and were wrong, cumulative"></canvas></div></section>
+  <section><h2>Memory size over tasks</h2><div class="chart"><canvas id="size" aria-label="Active records by task"></canvas></div></section>
+  <section><h2>Input vs output similarity (experience following)</h2><div class="chart"><canvas id="scatter" aria-label="Input similarity against output similarity per task"></canvas></div></section>
+  <section><h2>Utility Φ histogram</h2><div class="chart"><canvas id="histogram" aria-label="Active records by mean utility"></canvas></div></section>
+  <section class="wide"><h2>Misaligned experience replay</h2><table id="misaligned"><thead><tr><th>Question</th><th>mean input sim.</th><th>mean output sim.</th><th>retrievals</th></tr></thead><tbody></tbody></table></section>
 </main>
 <script nonce="${nonce}" src="${script.toString()}"></script>
 </body>

@@ -1,6 +1,6 @@
 /**
  * The dashboard's message protocol. Messages from the webview are untrusted input:
- * parsed with zod before use. media/dashboard.js mirrors these shapes (JSDoc typedefs).
+ * parsed with zod before use. src/vscode/dashboard/webview/dashboard-view.js (bundled to dist/dashboard.js) mirrors these shapes (JSDoc typedefs).
  */
 import { z } from 'zod';
 import type { DashboardData } from '../../core/app/types';

@@ -12,7 +12,7 @@ import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';
 import type { Settings } from '../settings-schema';
-import { groupItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTooltip } from './tree-items';
+import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTooltip } from './tree-items';
 
 export type SortKey = 'utility' | 'retrievals' | 'recency';
 
@@ -23,6 +23,12 @@ export interface TreeFilter {
 }
 
 const STATUSES: readonly RecordStatus[] = RECORD_STATUSES;
+/** How each sort reads in the view's message. */
+export const SORT_TEXT: Record<SortKey, string> = {
+  utility: 'utility (mean Φ, highest first)',
+  retrievals: 'retrievals (most first)',
+  recency: 'recency (newest first)',
+};
 const REFRESH_DELAY_MS = 150;
 
 export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, vscode.Disposable {
@@ -30,6 +36,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
   readonly onDidChangeTreeData = this.changed.event;
   private sortKey: SortKey = 'recency';
   private filterState: TreeFilter = {};
+  private nonEmpty = false;
   private readonly pages = new Map<RecordStatus, number>();
   private view: vscode.TreeView<MemoryNode> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -87,6 +94,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
   getTreeItem(node: MemoryNode): vscode.TreeItem {
     if (node.kind === 'record') return recordItem(node);
     if (node.kind === 'loadMore') return loadMoreItem(node, DEFAULT_PAGE_SIZE);
+    if (node.kind === 'hint') return hintItem(node);
     const app = this.host.current;
     const counts = app?.counts();
     const matching = this.isFiltered && app ? app.list({ ...this.query(node.status), limit: 1 }).total : undefined;
@@ -116,6 +124,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
       const counts = app.counts();
       const empty = counts.pending + counts.active + counts.deleted === 0;
       void vscode.commands.executeCommand('setContext', 'agentMemory.empty', empty);
+      this.nonEmpty = !empty;
       this.updateDescription();
       // An empty root lets the welcome view (viewsWelcome) show.
       return empty ? [] : STATUSES.map((status) => ({ kind: 'group', status }));
@@ -126,6 +135,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     const thresholds = this.settings().misaligned;
     const children: MemoryNode[] = result.items.map((record): RecordNode => ({ kind: 'record', record, misaligned: isMisaligned(record, thresholds) }));
     if (result.total > result.items.length) children.push({ kind: 'loadMore', status: node.status, remaining: result.total - result.items.length });
+    if (children.length === 0) children.push(emptyGroupHint(node.status, this.isFiltered));
     return children;
   }
 
@@ -142,19 +152,33 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     };
   }
 
-  /** `sorted by utility · filter: "icu", python, misaligned` in the view's title bar. */
+  /** `sorted by utility · filter: "icu", python, misaligned` (the view's title-bar description). */
   describe(): string {
     const parts = [`sorted by ${this.sortKey}`];
-    const f = this.filterState;
-    const filters = [f.text ? `"${f.text}"` : '', f.language ?? '', f.misalignedOnly ? 'misaligned' : ''].filter(Boolean);
+    const filters = this.filterParts();
     if (filters.length) parts.push(`filter: ${filters.join(', ')}`);
     return parts.join(' · ');
+  }
+
+  /** `Sorted by recency (newest first). Showing records matching "icu", python.` (the view's message). */
+  message(): string {
+    const filters = this.filterParts();
+    const sort = `Sorted by ${SORT_TEXT[this.sortKey]}.`;
+    return filters.length ? `${sort} Showing records matching ${filters.join(', ')}.` : `${sort} No filter.`;
+  }
+
+  private filterParts(): string[] {
+    const f = this.filterState;
+    return [f.text ? `"${f.text}"` : '', f.language ?? '', f.misalignedOnly ? 'misaligned only' : ''].filter(Boolean);
   }
 
   private updateDescription(): void {
     if (!this.view) return;
     this.view.description = this.describe();
-    this.view.message = this.isFiltered ? `Filtered: ${this.describe().split(' · ')[1] ?? ''}` : undefined;
+    // The message is left unset while the memory is empty so the welcome content shows.
+    const counts = this.host.current?.counts();
+    const nonEmpty = counts ? counts.pending + counts.active + counts.deleted > 0 : this.nonEmpty;
+    this.view.message = nonEmpty ? this.message() : undefined;
   }
 
   dispose(): void {

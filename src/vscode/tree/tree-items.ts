@@ -4,8 +4,17 @@ import type { AgentMemoryApp } from '../../core/app/types';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
+import { evidenceText } from '../text/evidence-text';
+import { outcomeText } from '../text/result-text';
 
-export type MemoryNode = GroupNode | RecordNode | LoadMoreNode;
+export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode;
+
+/** A one-line hint in an empty group (what lands here, and how). */
+export interface HintNode {
+  kind: 'hint';
+  status: RecordStatus;
+  text: string;
+}
 
 export interface GroupNode {
   kind: 'group';
@@ -37,10 +46,34 @@ export function recordContextValue(node: RecordNode): string {
   return `memory:${node.record.status}${node.misaligned ? ':misaligned' : ''}`;
 }
 
-/** `U 0.82 · R 6`: mean utility Φ (– before any evaluation) and retrieval count. */
+/**
+ * `Φ0.82 ·6×`: mean utility Φ (– before any evaluation) and retrieval count, short enough
+ * for a narrow sidebar (the tooltip spells everything out).
+ */
 export function recordDescription(record: MemoryRecord): string {
   const u = record.stats.meanUtility;
-  return `U ${u === null ? '–' : u.toFixed(2)} · R ${record.stats.retrievalCount}`;
+  const merged = (record.mergedCount ?? 1) > 1 ? `⧉${record.mergedCount} ` : '';
+  return `${merged}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×`;
+}
+
+const EMPTY_HINT: Record<RecordStatus, string> = {
+  pending: 'Nothing awaits approval. Under the strict policy, the agent\'s answers land here for you to approve.',
+  active: 'No active records. Seed the demo memory, approve pending records, or run the agent.',
+  deleted: 'Nothing deleted. Deleted records land here and can be restored until purged.',
+};
+
+/** The hint shown in an empty group (or a filtered group with no match). */
+export function emptyGroupHint(status: RecordStatus, filtered: boolean): HintNode {
+  return { kind: 'hint', status, text: filtered ? 'No record matches the filter (Clear Filter in the title bar).' : EMPTY_HINT[status] };
+}
+
+export function hintItem(node: HintNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+  item.id = `hint:${node.status}`;
+  item.iconPath = new vscode.ThemeIcon('info');
+  item.tooltip = node.text;
+  item.contextValue = 'hint';
+  return item;
 }
 
 function recordIcon(node: RecordNode): vscode.ThemeIcon {
@@ -67,7 +100,8 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   item.description = recordDescription(record);
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
-  item.command = { command: 'agentMemory.openRecord', title: 'Open Record', arguments: [record.id] };
+  // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).
+  item.command = { command: 'agentMemory.openRecord', title: 'Open Record', arguments: [record.id, undefined, { preserveFocus: true }] };
   return item;
 }
 
@@ -89,12 +123,20 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   const e = record.execution;
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${escape(record.question)}**\n\n`);
-  md.appendMarkdown(`${record.status} · ${record.provenance} · task ${record.createdTask} · outcome **${e.outcome}**\n\n`);
+  const model = typeof record.metadata?.model === 'string' ? ` · model ${escape(String(record.metadata.model))}` : '';
+  md.appendMarkdown(`${record.status} · ${record.provenance} · task ${record.createdTask} · execution **${outcomeText(e.outcome)}**${model}\n\n`);
+  if ((record.mergedCount ?? 1) > 1) md.appendMarkdown(`Added ${record.mergedCount} times with the same question and code: merged into this one record.\n\n`);
+  const verdict = recordVerdict(app, record);
+  if (verdict) md.appendMarkdown(`Verdict: **${verdict}**\n\n`);
+  if (record.status === 'deleted') {
+    const why = deletionReason(app, record.id);
+    if (why) md.appendMarkdown(`Deleted: ${escape(why)}\n\n`);
+  }
   const excerpt = e.code.split('\n').slice(0, 15).join('\n');
   md.appendCodeblock(excerpt + (e.code.split('\n').length > 15 ? '\n…' : ''), e.language);
   md.appendMarkdown(`\nAnswer: \`${(JSON.stringify(e.answer) ?? 'null').slice(0, 200).replace(/`/g, "'")}\`\n\n`);
   const s = record.stats;
-  md.appendMarkdown(`Utility Φ ${fmt(s.meanUtility)} over ${s.evaluatedCount} evaluated · retrieved ${s.retrievalCount}×\n\n`);
+  md.appendMarkdown(`Utility: mean Φ ${fmt(s.meanUtility)} over ${s.evaluatedCount} evaluated retrieval(s) · retrieved ${s.retrievalCount} time(s)\n\n`);
   md.appendMarkdown(`Similarity when created: input ${fmt(e.inputSimilarity)} · output ${fmt(e.outputSimilarity)}; as a demonstration: input ${fmt(s.meanInputSimilarity)} · output ${fmt(s.meanOutputSimilarity)}\n\n`);
   if (node.misaligned) md.appendMarkdown('$(warning) **Misaligned experience replay**: retrieved for similar questions, but the generated code diverged from it.\n\n');
   const retrievals = app.retrievalsOf(record.id).slice(0, 5);
@@ -105,6 +147,30 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
     md.appendMarkdown('Never retrieved yet.');
   }
   return md;
+}
+
+/** Correctness of the task that produced the record (gold / human / judge), when the task log knows it. */
+function recordVerdict(app: AgentMemoryApp, record: MemoryRecord): string | undefined {
+  if (record.status === 'pending') return 'awaits your approval';
+  const taskIndex = record.metadata?.taskIndex;
+  const evaluator = typeof taskIndex === 'number' ? app.task(taskIndex)?.evaluator : undefined;
+  const utility = typeof taskIndex === 'number' ? app.task(taskIndex)?.utility : undefined;
+  if (record.provenance === 'seed') return 'gold program (seed record)';
+  if (!evaluator || utility === null || utility === undefined) return undefined;
+  const yes = utility >= 0.5;
+  if (evaluator === 'strict:ground-truth') return yes ? 'correct (gold answer)' : 'wrong (gold answer)';
+  if (evaluator === 'strict:human') return yes ? 'approved by you' : 'rejected by you';
+  if (evaluator === 'coarse:judge') return yes ? 'judged correct (LLM judge)' : 'judged wrong (LLM judge)';
+  return `${evaluator}: Φ ${utility.toFixed(2)}`;
+}
+
+/** The last delete audit entry, in sentences. */
+function deletionReason(app: AgentMemoryApp, id: string): string | undefined {
+  const entry = app.audit(id).filter((a) => a.operation === 'delete' || a.operation === 'reject').pop();
+  if (!entry) return undefined;
+  const ev = entry.evidence as Record<string, number | string | null>;
+  if (typeof ev.rule === 'string') return `${entry.reason}. ${evidenceText(ev.rule, ev)}`;
+  return `${entry.reason} (${entry.trigger})`;
 }
 
 function escape(text: string): string {

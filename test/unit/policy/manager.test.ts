@@ -101,6 +101,17 @@ describe('MemoryManager.afterTask', () => {
     manager.dispose();
   });
 
+  it('the store can undo an approval (active → pending, audited)', () => {
+    const manager = new MemoryManager(h.store, { addition: 'strict' });
+    const t2 = h.tasks.begin('q2');
+    const bench = manager.afterTask({ taskIndex: t2, retrieved: [], evaluation: gt(1), candidate: sampleRecord({ provenance: 'agent' }) });
+    assert.equal(bench.addition.status, 'active', 'without it the gold answer decides (bench mode)');
+    h.store.transition([bench.addition.recordId!], 'unapprove', { trigger: 'user', reason: 'approval undone' });
+    assert.equal(h.store.require(bench.addition.recordId!).status, 'pending');
+    assert.equal(h.store.audit({ recordId: bench.addition.recordId! })[0].operation, 'unapprove');
+    manager.dispose();
+  });
+
   it('fires history deletion through the utility-drop rule on the 5th bad retrieval (≥ n = 5)', () => {
     h.record('bad', 0);
     h.record('keep', 0);

@@ -1,0 +1,212 @@
+//@ts-check
+// Agent Memory dashboard (runs in the webview). Chart.js is bundled in by scripts/bundle.mjs
+// (dist/dashboard.js): no CDN, no network, a nonce CSP. Messages mirror ../dashboard-protocol.ts.
+import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip } from 'chart.js';
+
+Chart.register(BarController, BarElement, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip);
+
+/**
+ * @typedef {{ taskIndex: number, correct: number | null, evaluator: string | null, outcome: string | null, memorySize: number }} TaskPoint
+ * @typedef {{ recordId: string, question: string, meanInputSimilarity: number, meanOutputSimilarity: number, retrievals: number }} Misaligned
+ * @typedef {{ tasks: TaskPoint[], accuracyCurve: { taskIndex: number, accuracy: number }[], memorySizeCurve: { taskIndex: number, size: number }[],
+ *   similarityScatter: { taskIndex: number, input: number, output: number }[], utilityHistogram: { bin: string, count: number }[],
+ *   misaligned: Misaligned[], counts: Record<string, number> }} DashboardData
+ */
+
+// @ts-ignore acquireVsCodeApi is injected by VS Code
+const vscode = acquireVsCodeApi();
+/** @type {Chart[]} */
+let charts = [];
+/** @type {DashboardData | undefined} */
+let last;
+
+/** Colours from the current VS Code theme (light, dark, high contrast). */
+function theme() {
+  const css = getComputedStyle(document.body);
+  const v = (/** @type {string} */ name, /** @type {string} */ fallback) => css.getPropertyValue(name).trim() || fallback;
+  return {
+    fg: v('--vscode-foreground', '#333'),
+    grid: v('--vscode-editorWidget-border', '#8884'),
+    blue: v('--vscode-charts-blue', '#3794ff'),
+    orange: v('--vscode-charts-orange', '#d18616'),
+    green: v('--vscode-charts-green', '#388a34'),
+    red: v('--vscode-charts-red', '#f14c4c'),
+    purple: v('--vscode-charts-purple', '#b180d7'),
+  };
+}
+
+/** Rounded for display: 2 decimals, integers as they are. */
+export function round(/** @type {number} */ v, digits = 2) {
+  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+/** Common options: responsive, axis titles, hover values, theme colours. */
+function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMax?: number, percent?: boolean, xCategory?: boolean, xFraction?: boolean }} */ o = {}) {
+  const tick = { color: t.fg };
+  const title = (/** @type {string} */ text) => ({ display: true, text, color: t.fg });
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: /** @type {false} */ (false),
+    interaction: { mode: /** @type {'nearest'} */ ('nearest'), intersect: false },
+    plugins: {
+      legend: { labels: { color: t.fg } },
+      tooltip: {
+        callbacks: {
+          label: (/** @type {any} */ ctx) => {
+            const y = ctx.parsed.y;
+            const value = o.percent ? `${round(y * 100, 1)} %` : round(y);
+            return `${ctx.dataset.label ?? ''}: ${value}`;
+          },
+        },
+      },
+    },
+    scales: {
+      // Task numbers and record counts are whole numbers: no 1.5 ticks.
+      x: { type: o.xCategory ? 'category' : 'linear', title: title(xTitle), ticks: o.xFraction ? tick : { ...tick, precision: 0 }, grid: { color: t.grid } },
+      y: {
+        type: 'linear',
+        beginAtZero: true,
+        ...(o.yMax !== undefined ? { max: o.yMax } : {}),
+        title: title(yTitle),
+        ticks: { ...tick, ...(o.yMax === 1 ? {} : { precision: 0 }), callback: (/** @type {number|string} */ v) => (o.percent ? `${Math.round(Number(v) * 100)} %` : round(Number(v))) },
+        grid: { color: t.grid },
+      },
+    },
+  };
+}
+
+function cumulative(/** @type {TaskPoint[]} */ tasks) {
+  let ran = 0;
+  let correct = 0;
+  let wrong = 0;
+  return tasks.map((task) => {
+    if (task.outcome === 'success') ran++;
+    if (task.correct !== null && task.evaluator && task.evaluator.startsWith('strict:')) {
+      if (task.correct >= 0.5) correct++;
+      else wrong++;
+    }
+    return { x: task.taskIndex, ran, correct, wrong };
+  });
+}
+
+/** `30 tasks · 28 ran · 21 correct · 9 wrong (gold answer or your verdict) · 0 not checked`. */
+export function summaryText(/** @type {TaskPoint[]} */ tasks) {
+  const c = cumulative(tasks).pop() ?? { ran: 0, correct: 0, wrong: 0 };
+  const unchecked = tasks.filter((task) => task.correct === null).length;
+  const judged = tasks.length - unchecked - c.correct - c.wrong;
+  const parts = [`${tasks.length} tasks`, `${c.ran} ran`, `${c.correct} correct`, `${c.wrong} wrong (gold answer or your verdict)`];
+  if (judged > 0) parts.push(`${judged} judged by the LLM or the agent's own signal`);
+  parts.push(`${unchecked} not checked`);
+  return parts.join(' · ');
+}
+
+function draw(/** @type {DashboardData} */ data) {
+  last = data;
+  for (const c of charts) c.destroy();
+  charts = [];
+  const t = theme();
+  const ctx = (/** @type {string} */ id) => /** @type {HTMLCanvasElement} */ (document.getElementById(id));
+  const counts = data.counts;
+  /** @type {HTMLElement} */ (document.getElementById('counts')).textContent = `${counts.active ?? 0} active · ${counts.pending ?? 0} pending · ${counts.deleted ?? 0} deleted · ${data.tasks.length} tasks`;
+  /** @type {HTMLElement} */ (document.getElementById('summary')).textContent = summaryText(data.tasks);
+
+  const line = (/** @type {string} */ label, /** @type {string} */ color, /** @type {{x:number,y:number}[]} */ points) => ({ label, data: points, borderColor: color, backgroundColor: color, pointRadius: points.length > 60 ? 0 : 2, borderWidth: 2, tension: 0 });
+
+  charts.push(
+    new Chart(ctx('accuracy'), {
+      type: 'line',
+      data: { datasets: [line('cumulative accuracy', t.blue, data.accuracyCurve.map((p) => ({ x: p.taskIndex, y: p.accuracy })))] },
+      options: /** @type {any} */ (options(t, 'task', 'accuracy of checked answers', { yMax: 1, percent: true })),
+    }),
+  );
+  const cum = cumulative(data.tasks);
+  charts.push(
+    new Chart(ctx('outcomes'), {
+      type: 'line',
+      data: {
+        datasets: [
+          line('ran', t.blue, cum.map((p) => ({ x: p.x, y: p.ran }))),
+          line('correct', t.green, cum.map((p) => ({ x: p.x, y: p.correct }))),
+          line('wrong', t.red, cum.map((p) => ({ x: p.x, y: p.wrong }))),
+        ],
+      },
+      options: /** @type {any} */ (options(t, 'task', 'tasks so far')),
+    }),
+  );
+  charts.push(
+    new Chart(ctx('size'), {
+      type: 'line',
+      data: { datasets: [{ ...line('active records', t.orange, data.memorySizeCurve.map((p) => ({ x: p.taskIndex, y: p.size }))), fill: 'origin', backgroundColor: `${t.orange}33` }] },
+      options: /** @type {any} */ (options(t, 'task', 'active records')),
+    }),
+  );
+  charts.push(
+    new Chart(ctx('scatter'), {
+      type: 'scatter',
+      data: { datasets: [{ label: 'task', data: data.similarityScatter.map((p) => ({ x: p.input, y: p.output, task: p.taskIndex })), backgroundColor: t.purple, pointRadius: 3 }] },
+      options: /** @type {any} */ ({
+        ...options(t, 'input similarity (question ↔ best demonstration)', 'output similarity (code ↔ demonstration code)', { yMax: 1, xFraction: true }),
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (/** @type {any} */ c) => `task ${c.raw.task}: input ${round(c.parsed.x)}, output ${round(c.parsed.y)}` } },
+        },
+      }),
+    }),
+  );
+  charts.push(
+    new Chart(ctx('histogram'), {
+      type: 'bar',
+      data: { labels: data.utilityHistogram.map((b) => b.bin), datasets: [{ label: 'active records', data: data.utilityHistogram.map((b) => b.count), backgroundColor: t.green }] },
+      options: /** @type {any} */ (options(t, 'mean utility Φ', 'records', { xCategory: true })),
+    }),
+  );
+
+  const tbody = /** @type {HTMLElement} */ (document.querySelector('#misaligned tbody'));
+  tbody.textContent = '';
+  if (data.misaligned.length === 0) {
+    const tr = document.createElement('tr');
+    const td = document.createElement('td');
+    td.colSpan = 4;
+    td.textContent = 'No misaligned record: none is retrieved for similar questions while the code diverges from it.';
+    tr.appendChild(td);
+    tbody.appendChild(tr);
+  }
+  for (const m of data.misaligned) {
+    const tr = document.createElement('tr');
+    const q = document.createElement('td');
+    const a = document.createElement('a');
+    a.href = '#';
+    a.textContent = m.question;
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      vscode.postMessage({ type: 'openRecord', recordId: m.recordId });
+    });
+    q.appendChild(a);
+    tr.appendChild(q);
+    for (const v of [round(m.meanInputSimilarity), round(m.meanOutputSimilarity), String(m.retrievals)]) {
+      const td = document.createElement('td');
+      td.textContent = v;
+      tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+  }
+  vscode.postMessage({ type: 'rendered', charts: charts.length, tasks: data.tasks.length });
+}
+
+window.addEventListener('message', (event) => {
+  const msg = event.data;
+  const error = /** @type {HTMLElement} */ (document.getElementById('error'));
+  if (msg && msg.type === 'data') {
+    error.hidden = true;
+    draw(msg.data);
+  } else if (msg && msg.type === 'error') {
+    error.hidden = false;
+    error.textContent = `Could not load the dashboard data: ${msg.message}`;
+  }
+});
+
+// A theme switch changes the body class: redraw with the new colours.
+new MutationObserver(() => last && draw(last)).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+/** @type {HTMLElement} */ (document.getElementById('refresh')).addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
+vscode.postMessage({ type: 'ready' });

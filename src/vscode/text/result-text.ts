@@ -1,0 +1,128 @@
+/**
+ * How a task result reads to a user: the execution outcome ("ran") kept apart from the
+ * correctness verdict ("correct"), and which model produced the answer. No vscode import.
+ */
+import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app/types';
+
+type Outcome = AgentTaskResult['outcome'];
+
+const OUTCOME_TEXT: Record<Outcome, string> = { success: 'ran', error: 'error', timeout: 'timed out', 'no-answer': 'no answer' };
+
+/** `ran`, `error`, `timed out`, `no answer`: what happened when the program was executed. */
+export function outcomeText(outcome: Outcome): string {
+  return OUTCOME_TEXT[outcome];
+}
+
+/** Whether the answer is right, and who said so. */
+export function verdictText(verdict: TaskVerdict): string {
+  switch (verdict.kind) {
+    case 'correct':
+      return 'correct (gold answer)';
+    case 'wrong':
+      return 'wrong (gold answer)';
+    case 'approved':
+      return 'approved by you';
+    case 'rejected':
+      return 'rejected by you';
+    case 'judged-correct':
+      return 'judged correct (LLM judge)';
+    case 'judged-wrong':
+      return 'judged wrong (LLM judge)';
+    case 'unknown':
+      return verdict.source === 'human' ? 'not checked yet (awaits your approval)' : 'not checked';
+  }
+}
+
+const MODEL_TEXT: Record<ModelKind, string> = { reuse: 'reuse model (offline, adapts a memory record)', llm: 'LLM', simulated: 'simulation' };
+
+/** `reuse model (offline…)`, `LLM gpt-4o-mini`, `simulation`. */
+export function modelText(kind: ModelKind, model: string): string {
+  return kind === 'llm' ? `LLM ${model}` : MODEL_TEXT[kind];
+}
+
+/** Short model tag for a toast or a tree description: `reuse`, `LLM`, `simulation`. */
+export function modelTag(kind: ModelKind): string {
+  return kind === 'llm' ? 'LLM' : kind === 'reuse' ? 'reuse model' : 'simulation';
+}
+
+/**
+ * The addition reason in words; where the gold answer stood in for the human under strict
+ * addition, says so ("approved by gold answer").
+ */
+export function additionText(result: Pick<AgentTaskResult, 'addition' | 'verdict'>): string {
+  const a = result.addition;
+  const byGold = decidedByGold(result);
+  if (byGold) return a.added ? 'added to memory: approved by gold answer (stands in for you in a stream)' : 'not added: rejected by gold answer (stands in for you in a stream)';
+  if (a.added && a.status === 'pending') return 'added as pending: approve or reject it';
+  return a.added ? `added to memory (${a.reason})` : `not added (${a.reason})`;
+}
+
+/** True when strict addition took the gold answer's verdict in place of the human's. */
+export function decidedByGold(result: Pick<AgentTaskResult, 'addition' | 'verdict'>): boolean {
+  return result.verdict.source === 'gold' && result.addition.reason.includes('per strict:ground-truth');
+}
+
+/** `Task 5: ran · correct (gold answer) · answer [[47]] · reuse model`. */
+export function resultSummary(result: AgentTaskResult, maxAnswer = 80): string {
+  const answer = truncate(JSON.stringify(result.answer) ?? 'none', maxAnswer);
+  const parts = [outcomeText(result.outcome), verdictText(result.verdict), `answer ${answer}`, modelTag(result.modelKind)];
+  return `Task ${result.taskIndex}: ${parts.join(' · ')}`;
+}
+
+export interface StreamCounts {
+  total: number;
+  ran: number;
+  errors: number;
+  timeouts: number;
+  noAnswer: number;
+  correct: number;
+  wrong: number;
+  judgedCorrect: number;
+  judgedWrong: number;
+  unchecked: number;
+  pending: number;
+  addedByGold: number;
+}
+
+export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts {
+  const n = (f: (r: AgentTaskResult) => boolean) => results.filter(f).length;
+  return {
+    total: results.length,
+    ran: n((r) => r.outcome === 'success'),
+    errors: n((r) => r.outcome === 'error'),
+    timeouts: n((r) => r.outcome === 'timeout'),
+    noAnswer: n((r) => r.outcome === 'no-answer'),
+    correct: n((r) => r.verdict.kind === 'correct'),
+    wrong: n((r) => r.verdict.kind === 'wrong'),
+    judgedCorrect: n((r) => r.verdict.kind === 'judged-correct'),
+    judgedWrong: n((r) => r.verdict.kind === 'judged-wrong'),
+    unchecked: n((r) => r.verdict.kind === 'unknown'),
+    pending: n((r) => r.addition.status === 'pending'),
+    addedByGold: n((r) => r.addition.added && decidedByGold(r)),
+  };
+}
+
+/**
+ * `30 ran · 21 correct · 9 wrong (checked against gold answers)`; with failures
+ * `30 tasks: 27 ran, 2 errors, 1 timeout · …`; unchecked answers are named, pending records pointed at.
+ */
+export function streamSummary(results: readonly AgentTaskResult[]): string {
+  const c = streamCounts(results);
+  const failures = [plural(c.errors, 'error'), plural(c.timeouts, 'timeout'), c.noAnswer ? `${c.noAnswer} without an answer` : ''].filter(Boolean);
+  const parts = [failures.length ? `${c.total} tasks: ${c.ran} ran, ${failures.join(', ')}` : `${c.total} ran`];
+  if (c.correct + c.wrong > 0) parts.push(`${c.correct} correct · ${c.wrong} wrong (checked against gold answers)`);
+  if (c.judgedCorrect + c.judgedWrong > 0) parts.push(`${c.judgedCorrect} judged correct · ${c.judgedWrong} judged wrong (LLM judge)`);
+  if (c.unchecked > 0) parts.push(`${c.unchecked} not checked (no gold answer)`);
+  let text = parts.join(' · ');
+  if (c.pending > 0) text += `. ${c.pending} record(s) pending: approve or reject them in the explorer`;
+  if (c.addedByGold > 0) text += `. ${c.addedByGold} added as approved by gold answer`;
+  return text;
+}
+
+function plural(n: number, word: string): string {
+  return n === 0 ? '' : `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function truncate(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
