@@ -11,10 +11,10 @@ describe('memory explorer', function () {
   let api: AgentMemoryExtensionApi;
   let app: AgentMemoryApp;
 
-  const groups = async () => (await api.container.tree.getChildren()) as MemoryNode[];
+  const groups = async () => (await api.container.tree.getChildren());
   const group = async (status: 'pending' | 'active' | 'deleted') => {
     const children = await api.container.tree.getChildren({ kind: 'group', status });
-    return children as MemoryNode[];
+    return children;
   };
   const records = (nodes: MemoryNode[]) => nodes.filter((n): n is RecordNode => n.kind === 'record');
 

@@ -37,7 +37,7 @@ describe('bench: end-to-end on real EHR tasks', function () {
   async function bench(name: string, extra: string[]): Promise<{ metrics: BenchMetrics; html: string; printed: string }> {
     const out = path.join(dir, name);
     let printed = '';
-    process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => ((printed += chunk), true));
     let code: number;
     try {
       code = await run(['--tasks', tasksFile, '--db', path.join(DATA, 'mimic3-demo.sqlite'), '--limit', '15', '--initial-memory', '10', '--language', 'javascript', '--quiet', '--out', out, ...extra]);

@@ -68,7 +68,7 @@ describe('bench: variants (error-free, shift order, capacity, forgetting)', func
   async function cli(name: string, extra: string[]): Promise<BenchMetrics> {
     const out = path.join(dir, name);
     const stdout = process.stdout.write.bind(process.stdout);
-    process.stdout.write = (() => true) as typeof process.stdout.write;
+    process.stdout.write = (() => true);
     let code: number;
     try {
       code = await run(['--tasks', tasksFile, '--db', DB, '--initial-memory', String(SEEDS), '--language', 'javascript', '--quiet', '--out', out, ...extra]);
