@@ -10,11 +10,11 @@ import * as vscode from 'vscode';
 import type { AgentMemoryApp, AgentTaskResult } from '../core/app-types';
 import type { AppHost } from './app-host';
 import { debounce } from './debounce';
+import { languageInfo } from '../core/similarity/code/languages';
 
 export const SCHEME = 'agent-memory';
-const EXT = { python: 'py', javascript: 'js' } as const;
-const COMMENT = { python: '#', javascript: '//' } as const;
-type Lang = keyof typeof EXT;
+/** Any record language (records from other agents carry any). */
+type Lang = string;
 
 export type ParsedUri =
   | { kind: 'record'; id: string }
@@ -23,13 +23,13 @@ export type ParsedUri =
   | { kind: 'roles' };
 
 export function recordUri(id: string, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${languageInfo(language).extension}` });
 }
 export function taskUri(taskIndex: number, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${languageInfo(language).extension}` });
 }
 export function resultUri(taskIndex: number, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${languageInfo(language).extension}` });
 }
 export const ROLES_URI = vscode.Uri.from({ scheme: SCHEME, path: '/roles.json' });
 
@@ -87,7 +87,7 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
 }
 
 function header(lang: Lang, lines: string[]): string {
-  return lines.map((l) => `${COMMENT[lang]} ${l}`.trimEnd()).join('\n') + '\n\n';
+  return lines.map((l) => `${languageInfo(lang).lineComment} ${l}`.trimEnd()).join('\n') + '\n\n';
 }
 
 function renderRecord(app: AgentMemoryApp, id: string): string {

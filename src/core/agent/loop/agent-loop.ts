@@ -1,6 +1,7 @@
 import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
 import type { TaskLog } from '../../memory/task-log';
+import type { Language } from '../../memory/types';
 import type { RunRequest, RunResult } from '../runners/types';
 import type { TokenUsage } from '../model/types';
 import type { CodeGenerator, Generation } from './generators';
@@ -10,7 +11,8 @@ export const DEFAULT_K = 4;
 export const DEFAULT_MAX_DEBUG_ROUNDS = 5;
 
 export interface RetrievedDemonstration extends Demonstration {
-  language: 'python' | 'javascript';
+  /** The record's language: any (records from other agents), not only the agent's own two. */
+  language: Language;
   rank: number;
 }
 
