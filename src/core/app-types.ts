@@ -7,6 +7,7 @@ import type { Disposable } from './events';
 import type { ListQuery, ListResult } from './memory/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from './memory/types';
 import type { TaskRow } from './memory/task-log';
+import type { MemoryTools } from './tools/memory-tools';
 
 export type AdditionPolicyName = 'fixed' | 'all' | 'coarse' | 'strict';
 export type DeletionPolicyName = 'periodic' | 'history' | 'combined' | 'forgetting' | 'capacity';
@@ -133,6 +134,9 @@ export interface AgentMemoryApp {
   dashboard(): DashboardData;
   roleMemories(): RoleMemoryView[];
   resetRoleMemory(role: 'coder' | 'debugger'): void;
+
+  /** memory_search / memory_record / memory_feedback for other agents (language-model tools). */
+  memoryTools(): MemoryTools;
 
   dispose(): void;
 }

@@ -26,6 +26,7 @@ import { MemoryManager } from './policy/memory-manager';
 import type { PolicyDeletionPlan } from './policy/deletion/types';
 import { Evaluation, evaluateGroundTruth, evaluateHumanVerdict, evaluateTermination } from './policy/utility';
 import { codeSimilarity } from './similarity/code';
+import { MemoryTools } from './tools/memory-tools';
 import type { Settings } from './settings';
 
 export interface CreateAppOptions {
@@ -67,6 +68,7 @@ class AgentMemoryCore implements AgentMemoryApp {
   private dataDb: BetterSqlite3.Database | null = null;
   private roles!: RoleMemories;
   private readonly plans = new WeakMap<DeletionPlan, PolicyDeletionPlan>();
+  private tools: MemoryTools | undefined;
 
   constructor(private readonly options: CreateAppOptions) {
     this.logger = tagged(options.logger, 'core');
@@ -357,6 +359,20 @@ class AgentMemoryCore implements AgentMemoryApp {
     const { embedder, count } = refitAndReembed(this.store, 'user');
     this.embedder = embedder;
     return count;
+  }
+
+  /** The memory as tools for other agents (VS Code language-model tools), on this app's store and policies. */
+  memoryTools(): MemoryTools {
+    // Functions: configure() replaces the manager and the embedder; the tools always use the current ones.
+    this.tools ??= new MemoryTools({
+      store: this.store,
+      tasks: () => this.manager.tasks,
+      retrieve: (question, vector, k) => this.retriever.retrieve(question, vector, k),
+      embedder: () => this.embedder,
+      afterTask: (input) => this.manager.afterTask(input),
+      additionPolicy: () => this.settings.addition.policy,
+    });
+    return this.tools;
   }
 
   // ------------------------------------------------------------ role memories

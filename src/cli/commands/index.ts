@@ -20,5 +20,6 @@ export const COMMANDS: Record<string, CliCommand> = {
   'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
   seed: lazy('seed a memory database with the EHR demo records (gold programs)', () => require('./seed')),
   're-embed': lazy('re-fit the built-in embedder and re-embed every record (fixes an embedder mismatch)', () => require('./re-embed')),
+  mcp: lazy('serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)', () => require('./mcp')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };
