@@ -51,17 +51,31 @@ export interface ParsedCommandArgs {
 /** parseArgs with `--help`; prints the usage and returns HELP_SHOWN when asked for help. */
 export function parseCommandArgs<O extends Options>(argv: string[], spec: CommandArgsSpec<O>): ParsedCommandArgs | typeof HELP_SHOWN {
   const options: Options = { ...spec.options, help: { type: 'boolean', short: 'h' } };
-  let parsed: ParsedCommandArgs;
+  let parsed: ParsedCommandArgs & { tokens: { kind: string; name?: string }[] };
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.allowPositionals ?? false }) as ParsedCommandArgs;
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.allowPositionals ?? false, tokens: true }) as typeof parsed;
   } catch (error) {
-    throw usageError((error as Error).message, spec.usage);
+    throw usageError(friendlyParseError((error as Error).message), spec.usage);
+  }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || !token.name) continue;
+    if (seen.has(token.name) && !options[token.name]?.multiple) throw usageError(`Option '--${token.name}' given twice.`, spec.usage);
+    seen.add(token.name);
   }
   if (parsed.values.help) {
     process.stdout.write(spec.usage.endsWith('\n') ? spec.usage : `${spec.usage}\n`);
     return HELP_SHOWN;
   }
   return parsed;
+}
+
+/** parseArgs' messages, said the way the rest of the CLI says them. */
+function friendlyParseError(message: string): string {
+  const name = /'(--?[\w-]+)/.exec(message)?.[1];
+  if (name && /argument missing|argument is ambiguous/.test(message)) return `${name} needs a value.`;
+  if (name && /does not take an argument/.test(message)) return `${name} takes no value.`;
+  return message.split('\n')[0];
 }
 
 /** Validates parsed values with zod; the first problems become a usage error. */

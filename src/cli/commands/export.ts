@@ -5,20 +5,34 @@ import { stderrLogger } from '../../core/logger';
 import { exportJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
 import { StatusSchema } from '../../core/memory/types';
+import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 
 export const summary = 'export records as JSONL to stdout: export --db DB [--status active,pending,deleted] [--no-embeddings]';
 
+const USAGE = `Usage: agent-memory export --db DB [--status active,pending,deleted] [--no-embeddings] > out.jsonl
+
+Writes every record (one JSON object per line, every field) to stdout.
+  --db DB            memory database
+  --status LIST      only these statuses (comma-separated)
+  --no-embeddings    leave the vectors out`;
+
 const ArgsSchema = z.object({
-  db: z.string().min(1, 'give the memory database with --db'),
-  status: z.array(StatusSchema).optional(),
-  embeddings: z.boolean(),
+  db: z.string({ message: 'give the memory database with --db' }).min(1, 'give the memory database with --db'),
+  status: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined ? undefined : s.split(',').filter(Boolean)))
+    .pipe(z.array(StatusSchema).optional()),
+  'no-embeddings': z.boolean().default(false),
 });
 
 const CHUNK = 1 << 20;
 
 /** `agent-memory export --db DB > out.jsonl`: one record per line, every field. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, status: { type: 'string' }, 'no-embeddings': { type: 'boolean' } } });
+  if (parsed === HELP_SHOWN) return 0;
+  const args = parseValues(ArgsSchema, parsed.values, USAGE);
   if (!fs.existsSync(args.db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${args.db}.`);
   const store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
   let buffer = '';
@@ -32,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
           buffer = '';
         }
       },
-      { status: args.status, embeddings: args.embeddings },
+      { status: args.status, embeddings: !args['no-embeddings'] },
     );
     process.stdout.write(buffer);
     process.stderr.write(`exported ${count} record(s)\n`);
@@ -40,23 +54,4 @@ export async function run(argv: string[]): Promise<number> {
     store.close();
   }
   return 0;
-}
-
-function parseArgs(argv: string[]): z.infer<typeof ArgsSchema> {
-  let db = '';
-  let status: string[] | undefined;
-  let embeddings = true;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--db') db = argv[++i] ?? '';
-    else if (a === '--status') status = (argv[++i] ?? '').split(',').filter(Boolean);
-    else if (a === '--no-embeddings') embeddings = false;
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown argument ${a}. Usage: agent-memory ${summary.split(': ')[1]}`);
-  }
-  const parsed = ArgsSchema.safeParse({ db, status, embeddings });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AgentMemoryError('INVALID_INPUT', `${issue.path.length ? `--${String(issue.path[0])}: ` : ''}${issue.message}. Usage: agent-memory ${summary.split(': ')[1]}`);
-  }
-  return parsed.data;
 }
