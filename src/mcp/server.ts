@@ -15,7 +15,7 @@ import { errorMessage, isAgentMemoryError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import type { MemoryTools, ToolClient } from '../core/tools/memory-tools';
 import { TOOL_DEFINITIONS, ToolName } from '../core/tools/tool-schemas';
-import { renderToolResult } from './render';
+import { renderToolResult } from '../core/tools/render';
 
 export const SERVER_NAME = 'agent-memory';
 

@@ -21,7 +21,7 @@ export const LanguageSchema = z
   .toLowerCase()
   .min(1, 'language must not be empty')
   .max(MAX_LANGUAGE_LENGTH, `language must be at most ${MAX_LANGUAGE_LENGTH} characters`)
-  .regex(/^[a-z0-9][a-z0-9+#._-]*$/, 'language must be a name such as python, typescript, go, c++ or c#');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]*$/, 'language must be a name such as python, typescript, go, c++ or c#');
 export type Language = z.infer<typeof LanguageSchema>;
 
 /** Only `active` records are retrievable; `pending` await a human verdict; `deleted` are soft-deleted. */

@@ -1,5 +1,5 @@
 /** Text renderings of the memory tools' results (beside the structured content). */
-import type { FeedbackOutput, RecordOutput, SearchOutput, ToolName } from '../core/tools/tool-schemas';
+import type { FeedbackOutput, RecordOutput, SearchOutput, ToolName } from './tool-schemas';
 
 const fmt = (n: number | null) => (n === null ? '–' : n.toFixed(2));
 
