@@ -13,6 +13,7 @@ import { registerCommands } from './commands/register';
 import { DashboardController } from './dashboard/dashboard-panel';
 import { registerMemoryLmTools } from './lm-tools/lm-tools';
 import { registerMcpServerProvider } from './lm-tools/mcp-provider';
+import { watchExternalChanges } from './lm-tools/external-changes';
 import { MemoryDocumentProvider, SCHEME } from './documents';
 import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
@@ -102,6 +103,17 @@ export class Container implements vscode.Disposable {
         databasePath: () => this.databasePath(),
         additionPolicy: () => this.settings.value.addition.policy,
         onDidChange: this.settings.onDidChange,
+        logger: this.logger,
+      }),
+    );
+    // Records other agents write from other processes (MCP servers) appear live in the explorer.
+    this.register(
+      watchExternalChanges({
+        databasePath: () => this.databasePath(),
+        onChange: () => {
+          if (this.host.current) this.tree.refresh();
+        },
+        onDidChangeSettings: this.settings.onDidChange,
         logger: this.logger,
       }),
     );
