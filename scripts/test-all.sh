@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: bootstrap, build, then every suite; ends with ONE line "N passed, N failed".
+#   lint         type-aware eslint (eslint.config.mjs), zero warnings
 #   unit         mocha in plain Node (test/unit, via tsx)
 #   integration  mocha inside a real VS Code extension host (code-server + Chromium)
 #   e2e          UI tests in Chromium against code-server with the packaged VSIX
@@ -48,6 +49,13 @@ fi
 banner build
 node node_modules/typescript/bin/tsc -p . || fail_step typecheck "tsc -p . reported errors"
 node scripts/bundle.mjs || fail_step bundle "esbuild bundle failed"
+
+banner lint
+if node node_modules/eslint/bin/eslint.js . --max-warnings 0; then
+  note lint "clean (type-aware eslint, 0 warnings)"
+else
+  fail_step lint "eslint reported problems (npx eslint .)"
+fi
 
 export MOCHA_COUNTS_FILE
 MOCHA_COUNTS_FILE="$WORK/unit.json"

@@ -34,21 +34,8 @@ export interface DemonstrationUse {
   code: string;
 }
 
-/**
- * Whether an answer is right, kept apart from whether the program ran ("ran" is not "correct").
- * - correct / wrong: checked against a gold answer (bench, or a stream item with an answer)
- * - approved / rejected: a human's verdict (strict addition in the editor)
- * - judged-correct / judged-wrong: the LLM judge's opinion (coarse addition)
- * - unknown: nobody checked (yet)
- */
-export type VerdictKind = 'correct' | 'wrong' | 'approved' | 'rejected' | 'judged-correct' | 'judged-wrong' | 'unknown';
-export type VerdictSource = 'gold' | 'human' | 'judge' | 'none';
-export interface TaskVerdict {
-  kind: VerdictKind;
-  source: VerdictSource;
-}
-/** Which kind of model produced an answer. 'simulated' is the bench's calibrated simulation, never an LLM. */
-export type ModelKind = 'reuse' | 'llm' | 'simulated';
+import type { ModelKind, TaskVerdict } from './agent/task-evaluators';
+export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from './agent/task-evaluators';
 
 /** What the agent did for one question (shown to the user, written to the task log). */
 export interface AgentTaskResult {

@@ -4,19 +4,19 @@ import BetterSqlite3 from 'better-sqlite3';
 import { storeEmbedder, refitAndReembed, SyncEmbedder } from './app-embedding';
 import { dashboardData } from './app-dashboard';
 import { DEFAULT_SEED_COUNT, DEMO_DATABASE_FILE, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from './app-seed';
-import type { AgentMemoryApp, AgentTaskResult, TaskVerdict, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
-import { AgentMemoryError, errorMessage } from './errors';
+import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
+import { AgentMemoryError } from './errors';
 import type { Disposable } from './events';
 import { Logger, tagged } from './logger';
 import { exportJsonl, importJsonl } from './memory/jsonl';
 import type { ListQuery } from './memory/record-query';
 import { MemoryStore } from './memory/store';
 import type { MemoryChangeEvent, RecordStatus } from './memory/types';
-import { runAgentLoop } from './agent/loop/agent-loop';
+import { runTaskPipeline } from './agent/task-pipeline';
+import { EditorEvaluator, GoldEvaluator } from './agent/task-evaluators';
 import { MemoryRetriever } from './agent/retriever';
 import { CodeGenerator, LlmCodeGenerator, ReuseCodeGenerator } from './agent/loop/generators';
 import { ModelClient } from './agent/model/model-client';
-import { judgeTask } from './policy/llm-judge';
 import { Role } from './agent/role-memory';
 import { RoleMemories } from './agent/role-memories';
 import { JsonFileRoleMemoryStore } from './agent/role-memory-store';
@@ -24,7 +24,7 @@ import { DatabaseValueLookup } from './agent/reuse/value-lookup';
 import { createRunner, toolboxDocs, CodeRunner } from './agent/runners';
 import { MemoryManager } from './policy/memory-manager';
 import type { PolicyDeletionPlan } from './policy/deletion/types';
-import { Evaluation, evaluateGroundTruth, evaluateHumanVerdict, evaluateTermination } from './policy/utility';
+import { evaluateHumanVerdict } from './policy/utility';
 import { codeSimilarity } from './similarity/code';
 import { MemoryTools } from './tools/memory-tools';
 import type { Settings } from './settings';
@@ -227,52 +227,24 @@ class AgentMemoryCore implements AgentMemoryApp {
     if (!question.trim()) throw new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.');
     if (!fs.existsSync(this.dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${this.dataPath}. Set agentMemory.agent.dataPath.`);
     const language = this.settings.runner.language;
-    const started = performance.now();
-    const embedder = this.embedder;
-    // Embedded once: the query vector for retrieval is also the new record's vector.
-    const vector = embedder.embedSync(question);
-    const run = await runAgentLoop(
+    const evaluator = options.groundTruth !== undefined ? new GoldEvaluator(options.groundTruth, 'strict') : new EditorEvaluator(this.settings.addition.policy, this.model, this.logger);
+    const r = await runTaskPipeline(
       {
-        tasks: this.manager.tasks,
-        retrieve: async (q, k) => this.retriever.retrieve(q, q === question ? vector : embedder.embedSync(q), k),
+        memory: this.manager,
+        retriever: this.retriever,
+        embedder: this.embedder,
         generator: this.generator,
+        evaluator,
         run: (request, signal) => this.runner.run(request, signal),
         toolboxDocs: (lang) => toolboxDocs(lang),
-        codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
         roles: this.roles.forModel(this.model),
+        modelKind: this.model ? 'llm' : 'reuse',
         logger: this.options.logger,
       },
       question,
       { databasePath: this.dataPath, language, k: this.settings.retrieval.k, maxDebugRounds: this.settings.agent.maxDebugRounds, limits: { timeoutMs: this.settings.runner.timeoutMs, memoryMb: this.settings.runner.memoryMb }, signal: options.signal },
     );
-    const evaluation = await this.evaluate(run, options);
-    const candidate = run.code
-      ? {
-          question,
-          execution: { code: run.code, language, answer: run.answer ?? null, outcome: run.outcome, outputExcerpt: run.outputExcerpt.slice(0, 4000), demonstrationIds: run.demonstrations.map((d) => d.recordId) },
-          provenance: 'agent' as const,
-          metadata: { taskIndex: run.taskIndex, model: run.model },
-        }
-      : null;
-    this.manager.tasks.finish(run.taskIndex, {
-      language,
-      code: run.code,
-      answer: run.answer,
-      outcome: run.outcome,
-      log: { attempts: run.attempts, demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity })), usage: run.usage, timings: run.timings, model: run.model, gaveUp: run.gaveUp ?? null },
-    });
-    const after = this.manager.afterTask({
-      taskIndex: run.taskIndex,
-      retrieved: run.demonstrations,
-      evaluation: evaluation.utility === null ? null : evaluation,
-      candidate,
-      finalCode: run.code || null,
-      language,
-      embedding: vector,
-      embedderId: embedder.id,
-    });
-    const task = this.manager.tasks.get(run.taskIndex);
-    this.manager.tasks.finish(run.taskIndex, { log: { ...(task?.log ?? {}), memorySize: this.store.counts().active, addition: after.addition, deletions: after.deletions, evaluation } });
+    const { run, after } = r;
     return {
       taskIndex: run.taskIndex,
       question,
@@ -281,8 +253,8 @@ class AgentMemoryCore implements AgentMemoryApp {
       code: run.code,
       answer: run.answer,
       outcome: run.outcome,
-      verdict: verdictOf(evaluation),
-      modelKind: this.model ? 'llm' : 'reuse',
+      verdict: r.verdict,
+      modelKind: r.modelKind,
       attempts: run.attempts.length,
       demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code })),
       utility: after.utility,
@@ -291,24 +263,8 @@ class AgentMemoryCore implements AgentMemoryApp {
       inputSimilarity: after.similarity.inputSimilarity,
       outputSimilarity: after.similarity.outputSimilarity,
       ...(run.gaveUp ? { error: run.gaveUp } : {}),
-      durationMs: performance.now() - started,
+      durationMs: r.durationMs,
     };
-  }
-
-  private async evaluate(run: { question: string; code: string; answer: unknown; outcome: AgentTaskResult['outcome']; outputExcerpt: string }, options: { groundTruth?: unknown; signal?: AbortSignal }): Promise<Evaluation> {
-    const input = { question: run.question, code: run.code, answer: run.answer, outcome: run.outcome, outputExcerpt: run.outputExcerpt, completed: run.outcome === 'success' };
-    if (options.groundTruth !== undefined) return evaluateGroundTruth({ ...input, groundTruth: options.groundTruth });
-    const policy = this.settings.addition.policy;
-    if (policy === 'strict') return evaluateHumanVerdict(null);
-    if (policy === 'coarse' && this.model) {
-      try {
-        const verdict = await judgeTask(this.model, { ...input, language: this.settings.runner.language }, { signal: options.signal });
-        return { utility: verdict.utility, evaluator: 'coarse:judge', reason: verdict.reason };
-      } catch (error) {
-        this.logger.warn(`LLM judge failed (${errorMessage(error)}); falling back to the agent's termination signal`);
-      }
-    }
-    return evaluateTermination(input);
   }
 
   async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
@@ -394,17 +350,5 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.retriever.close();
     this.dataDb?.close();
     this.store.close();
-  }
-}
-
-/** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */
-export function verdictOf(evaluation: Evaluation): TaskVerdict {
-  if (evaluation.utility === null) return { kind: 'unknown', source: evaluation.evaluator === 'strict:human' ? 'human' : 'none' };
-  const yes = evaluation.utility >= 0.5;
-  switch (evaluation.evaluator) {
-    case 'strict:ground-truth': return { kind: yes ? 'correct' : 'wrong', source: 'gold' };
-    case 'strict:human': return { kind: yes ? 'approved' : 'rejected', source: 'human' };
-    case 'coarse:judge': return { kind: yes ? 'judged-correct' : 'judged-wrong', source: 'judge' };
-    default: return { kind: 'unknown', source: 'none' };
   }
 }

@@ -1,11 +1,11 @@
 /**
  * The benchmark harness (issue 4 item 7, SPEC §8): streams tasks with ground
- * truth over a fresh in-memory store seeded with the initial memory, runs the
- * agent loop per task, evaluates Φ, applies the addition and deletion policies,
- * and returns one row per task (metrics.ts turns them into metrics.json).
+ * truth over a fresh in-memory store seeded with the initial memory, runs each
+ * task through the one task pipeline (../agent/task-pipeline.ts) with the gold
+ * evaluator and the bench's policies, and returns one row per task (metrics.ts
+ * turns them into metrics.json).
  */
 import * as fs from 'node:fs';
-import { runAgentLoop, AgentLoopDeps } from '../agent/loop/agent-loop';
 import type { CodeGenerator } from '../agent/loop/generators';
 import { RoleMemories } from '../agent/role-memories';
 import { InMemoryRoleMemoryStore } from '../agent/role-memory-store';
@@ -15,7 +15,6 @@ import { toolboxDocs } from '../agent/toolbox/docs';
 import { AgentMemoryError } from '../errors';
 import { Logger, nullLogger } from '../logger';
 import { MemoryStore } from '../memory/store';
-import { TaskLog } from '../memory/task-log';
 import type { NewRecordInput } from '../memory/types';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { codeSimilarity } from '../similarity/code';
@@ -23,7 +22,9 @@ import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
 import { goldProgram } from './gold-program';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
-import { BenchPolicies, evaluateTask, PolicySettings } from './policy-adapter';
+import { BenchPolicies, PolicySettings } from './policy-adapter';
+import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';
+import { GoldEvaluator } from '../agent/task-evaluators';
 import { MemoryRetriever } from '../agent/retriever';
 import { RunCache } from './run-cache';
 import type { BenchTask } from './task-file';
@@ -167,80 +168,42 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
     }
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
-    const tasks = new TaskLog(store);
     const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
-    policies = new BenchPolicies(store, settings);
+    policies = new BenchPolicies(store, settings, { codeSimilarity });
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
-    const loopDeps: AgentLoopDeps = {
-      roles: roles?.forModel(deps.judge),
-      tasks,
-      retrieve: (question, k) => Promise.resolve(retriever.retrieve(question, vectorOf(question), k)),
+    const pipelineDeps: Omit<TaskPipelineDeps, 'evaluator'> = {
+      memory: policies.manager,
+      retriever,
+      embedder,
       generator: deps.generator,
       run: (request, signal) => (cache ? cache.run(request, signal) : deps.run(request, signal)),
       toolboxDocs: (lang) => toolboxDocs(lang, { now: config.now }),
-      codeSimilarity: (reference, candidate, lang) => codeSimilarity(reference, candidate, lang),
+      roles: roles?.forModel(deps.judge),
+      modelKind: deps.generator.isLLM ? 'llm' : 'reuse',
       logger,
-    };
-    // Each task question is embedded once: the query vector is also the new record's vector.
-    const vectors = new Map<string, Float32Array>();
-    const vectorOf = (question: string): Float32Array => {
-      let v = vectors.get(question);
-      if (!v) vectors.set(question, (v = embedder.embedSync(question)));
-      return v;
     };
     const rows: BenchTaskRow[] = [];
     for (const [i, task] of stream.entries()) {
-      vectors.clear();
       if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
-      const result = await runAgentLoop(loopDeps, task.question, { databasePath: deps.databasePath, language, k: config.k, maxDebugRounds: config.maxDebugRounds, now: config.now, signal: deps.signal });
-      const t0 = performance.now();
-      const evaluations = await evaluateTask(settings, { question: task.question, code: result.code, language, answer: result.answer, outcome: result.outcome, outputExcerpt: result.outputExcerpt, groundTruth: task.answer }, deps.judge, deps.signal);
-      const execution = config.errorFree
-        ? { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success' as const }
-        : { code: result.code, language, answer: result.answer ?? null, outcome: result.outcome, outputExcerpt: result.outputExcerpt.slice(0, 4000) };
-      const step = policies.afterTask({
-        taskIndex: result.taskIndex,
-        retrieved: result.demonstrations,
-        evaluation: evaluations.utility,
-        candidate: {
-          question: task.question,
-          execution: { ...execution, demonstrationIds: result.demonstrations.map((d) => d.recordId), inputSimilarity: result.inputSimilarity, outputSimilarity: result.outputSimilarity },
-          provenance: 'agent',
+      const r = await runTaskPipeline({ ...pipelineDeps, evaluator: new GoldEvaluator(task.answer, config.addition, deps.judge) }, task.question, {
+        databasePath: deps.databasePath,
+        language,
+        k: config.k,
+        maxDebugRounds: config.maxDebugRounds,
+        now: config.now,
+        signal: deps.signal,
+        candidate: (draft) => ({
+          ...draft,
+          execution: config.errorFree ? { code: goldProgram(task.goldSql, language), language, answer: task.answer ?? null, outcome: 'success', demonstrationIds: draft.execution.demonstrationIds } : draft.execution,
           metadata: { source: config.errorFree ? 'bench-error-free' : 'bench-agent', taskId: task.id, line: task.line, ...(task.template ? { template: task.template } : {}) },
-        },
-        finalCode: result.code,
-        language,
-        embedding: vectorOf(task.question),
-        embedderId: embedder.id,
+        }),
+        logExtra: { taskId: task.id },
       });
-      if (step.recordId && (config.errorFree || evaluations.strict.utility === 1)) correctIds.add(step.recordId);
-      const memorySize = store.counts().active;
-      tasks.finish(result.taskIndex, {
-        language,
-        code: result.code,
-        answer: result.answer,
-        outcome: result.outcome,
-        evaluator: evaluations.utility.evaluator,
-        inputSimilarity: result.inputSimilarity,
-        outputSimilarity: result.outputSimilarity,
-        recordId: step.recordId,
-        log: {
-          taskId: task.id,
-          model: result.model,
-          correct: evaluations.strict.utility,
-          utility: evaluations.utility.utility,
-          utilityReason: evaluations.utility.reason,
-          addition: step.decision.reason,
-          deletions: step.rules,
-          retrieved: result.demonstrations.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })),
-          attempts: result.attempts,
-          ...(result.gaveUp ? { gaveUp: result.gaveUp } : {}),
-          usage: { promptTokens: result.usage.promptTokens + evaluations.promptTokens, completionTokens: result.usage.completionTokens + evaluations.completionTokens },
-          timings: result.timings,
-        },
-      });
-      const bookkeepingMs = Math.max(0, performance.now() - t0 - evaluations.modelMs);
+      const { run: result, after, evaluation } = r;
+      const correct = evaluation.gold?.utility === 1;
+      const recordId = after.addition.recordId;
+      if (recordId && (config.errorFree || correct)) correctIds.add(recordId);
       const row: BenchTaskRow = {
         position: i + 1,
         id: task.id,
@@ -249,24 +212,24 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         group: groups[i],
         question: task.question,
         outcome: result.outcome,
-        correct: evaluations.strict.utility === 1 ? 1 : 0,
-        utility: evaluations.utility.utility,
-        evaluator: evaluations.utility.evaluator,
+        correct: correct ? 1 : 0,
+        utility: evaluation.utility.utility,
+        evaluator: evaluation.utility.evaluator,
         attempts: result.attempts.length,
-        added: step.recordId !== null,
-        additionReason: step.decision.reason,
-        deleted: step.deleted.length,
-        memorySize,
-        inputSimilarity: result.inputSimilarity,
-        outputSimilarity: result.outputSimilarity,
+        added: recordId !== null,
+        additionReason: after.addition.reason,
+        deleted: after.deletions.reduce((n, d) => n + d.recordIds.length, 0),
+        memorySize: r.memorySize,
+        inputSimilarity: after.similarity.inputSimilarity,
+        outputSimilarity: after.similarity.outputSimilarity,
         followedRecordId: result.followedRecordId,
         followedCorrect: result.followedRecordId ? correctIds.has(result.followedRecordId) : null,
         followedTemplate: templateOf(store, result.followedRecordId),
-        promptTokens: result.usage.promptTokens + evaluations.promptTokens,
-        completionTokens: result.usage.completionTokens + evaluations.completionTokens,
-        overheadMs: result.timings.overheadMs + bookkeepingMs,
+        promptTokens: r.usage.promptTokens,
+        completionTokens: r.usage.completionTokens,
+        overheadMs: result.timings.overheadMs + r.bookkeepingMs,
         loopOverheadMs: result.timings.overheadMs,
-        bookkeepingMs,
+        bookkeepingMs: r.bookkeepingMs,
         generateMs: result.timings.generateMs,
         runMs: result.timings.runMs,
         gaveUp: result.gaveUp ?? null,

@@ -1,7 +1,7 @@
 /**
  * The benchmark's one switch point to the memory policies (src/core/policy):
- * utility evaluation Φ, then the MemoryManager (benchmark mode) for addition
- * and rule-triggered deletion. Everything policy-specific the harness does
+ * the MemoryManager (benchmark mode) for addition and rule-triggered deletion
+ * (Φ is the task pipeline's GoldEvaluator, src/core/agent/task-evaluators.ts). Everything policy-specific the harness does
  * goes through here.
  *
  * Schedule (the MemoryManager's default rules, SPEC §3):
@@ -18,14 +18,12 @@
  * evaluator; fixed / all / strict → the ground truth (strict).
  */
 import { z } from 'zod';
-import type { ChatModel } from '../agent/model/types';
 import type { MemoryStore } from '../memory/store';
 import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
 import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
 import { defaultRules, RuleSpec } from '../policy/rules';
-import { judgeTask } from '../policy/llm-judge';
-import { Evaluation, evaluateGroundTruth, evaluateTermination } from '../policy/utility';
+import type { CodeSimilarityFn } from '../policy/metrics';
 
 export const BenchDeletionSchema = z.enum(['none', 'periodic', 'history', 'combined', 'forgetting']);
 export type BenchDeletion = z.infer<typeof BenchDeletionSchema>;
@@ -40,57 +38,6 @@ export interface PolicySettings {
   /** Defaults to 0.7 (strict Φ) or 0.3 (coarse Φ). */
   beta?: number;
   capacity?: number;
-}
-
-export interface TaskOutcome {
-  question: string;
-  code: string;
-  language: 'python' | 'javascript';
-  answer: unknown;
-  outcome: 'success' | 'error' | 'timeout' | 'no-answer';
-  outputExcerpt: string;
-  groundTruth: unknown;
-}
-
-export interface TaskEvaluations {
-  /** Ground-truth verdict: what accuracy counts. */
-  strict: Evaluation;
-  /** The Φ written to the retrieval log and used by the addition and history rules. */
-  utility: Evaluation;
-  /** Milliseconds spent in a model (the LLM judge), excluded from overhead. */
-  modelMs: number;
-  promptTokens: number;
-  completionTokens: number;
-}
-
-function nonEmpty(answer: unknown): boolean {
-  if (answer === null || answer === undefined) return false;
-  if (Array.isArray(answer)) return answer.length > 0 && !(answer.length === 1 && Array.isArray(answer[0]) && answer[0].length === 0);
-  return !(typeof answer === 'string' && answer.trim() === '');
-}
-
-/**
- * Φ of one task: strict (ground truth) always; coarse = the agent's own
- * termination signal (outcome success with a non-empty answer) for the
- * reuse model, or the LLM judge when `judge` is given.
- */
-export async function evaluateTask(settings: Pick<PolicySettings, 'addition'>, task: TaskOutcome, judge?: ChatModel, signal?: AbortSignal): Promise<TaskEvaluations> {
-  const strict = evaluateGroundTruth({ question: task.question, code: task.code, answer: task.answer, outcome: task.outcome, groundTruth: task.groundTruth });
-  if (settings.addition !== 'coarse') return { strict, utility: strict, modelMs: 0, promptTokens: 0, completionTokens: 0 };
-  if (!judge) {
-    const completed = task.outcome === 'success' && nonEmpty(task.answer);
-    const coarse = evaluateTermination({ completed, outcome: task.outcome, answer: completed ? task.answer : null });
-    return { strict, utility: coarse, modelMs: 0, promptTokens: 0, completionTokens: 0 };
-  }
-  const t0 = performance.now();
-  const verdict = await judgeTask(judge, { question: task.question, code: task.code, language: task.language, outcome: task.outcome, answer: task.answer, outputExcerpt: task.outputExcerpt }, { signal });
-  return {
-    strict,
-    utility: { utility: verdict.utility, evaluator: 'coarse:judge', reason: verdict.reason || (verdict.verdict ? 'judge said yes' : 'judge said no') },
-    modelMs: performance.now() - t0,
-    promptTokens: verdict.usage.promptTokens,
-    completionTokens: verdict.usage.completionTokens,
-  };
 }
 
 /** History-rule β for the addition policy's evaluator. */
@@ -124,10 +71,12 @@ export interface AfterTaskOutcome {
  * const out = policies.afterTask({ taskIndex, retrieved, evaluation, candidate, embedding, embedderId });
  */
 export class BenchPolicies {
-  private readonly manager: MemoryManager;
+  /** The bench's memory manager (the task pipeline's memory side). */
+  readonly manager: MemoryManager;
 
-  constructor(store: MemoryStore, readonly settings: PolicySettings) {
+  constructor(store: MemoryStore, readonly settings: PolicySettings, options: { codeSimilarity?: CodeSimilarityFn } = {}) {
     this.manager = new MemoryManager(store, {
+      codeSimilarity: options.codeSimilarity,
       addition: settings.addition,
       mode: 'benchmark',
       deletion: settings.deletion,

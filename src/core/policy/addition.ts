@@ -79,13 +79,3 @@ export function approvePending(store: MemoryStore, ids: string[], context: { tri
 export function rejectPending(store: MemoryStore, ids: string[], context: { trigger?: Trigger; reason?: string } = {}): MemoryRecord[] {
   return store.transition(ids, 'reject', { trigger: context.trigger ?? 'user', reason: context.reason ?? 'rejected' });
 }
-
-/** Single-record convenience for approvePending. */
-export function approveRecord(store: MemoryStore, id: string, context: { trigger?: Trigger; reason?: string } = {}): MemoryRecord {
-  return approvePending(store, [id], context)[0];
-}
-
-/** Single-record convenience for rejectPending. */
-export function rejectRecord(store: MemoryStore, id: string, context: { trigger?: Trigger; reason?: string } = {}): MemoryRecord {
-  return rejectPending(store, [id], context)[0];
-}

@@ -23,6 +23,11 @@ export interface RetrievedDemonstration {
   /** The record's code (needed for output similarity). */
   code?: string;
   language?: Language;
+  /**
+   * Whether the demonstration was placed in the coder's prompt (the prompt builder
+   * drops some for the token budget). Absent: shown. Set by the task pipeline.
+   */
+  shown?: boolean;
 }
 
 export interface TaskSimilarity {

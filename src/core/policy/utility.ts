@@ -43,12 +43,6 @@ export interface EvaluationInput {
   humanVerdict?: 'approve' | 'reject' | null;
 }
 
-/** A utility evaluator. Async because the LLM judge is; the others resolve at once. */
-export interface Evaluator {
-  readonly id: EvaluatorId;
-  evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<Evaluation>;
-}
-
 export function isStrict(evaluator: EvaluatorId): boolean {
   return evaluator.startsWith('strict:');
 }
@@ -77,54 +71,17 @@ export function evaluateHumanVerdict(verdict: 'approve' | 'reject' | null | unde
   return { utility: null, evaluator: 'strict:human', reason: 'awaiting the user\'s verdict' };
 }
 
-/** Coarse self Φ: the agent declared the task complete and produced an answer. */
+/** An answer that says something: not null, not an empty string, not an empty result set. */
+export function isNonEmptyAnswer(answer: unknown): boolean {
+  if (answer === null || answer === undefined) return false;
+  if (Array.isArray(answer)) return answer.length > 0 && !(answer.length === 1 && Array.isArray(answer[0]) && answer[0].length === 0);
+  return !(typeof answer === 'string' && answer.trim() === '');
+}
+
+/** Coarse self Φ: the agent declared the task complete and produced a non-empty answer. */
 export function evaluateTermination(input: Pick<EvaluationInput, 'completed' | 'outcome' | 'answer'>): Evaluation {
-  const answered = input.answer !== null && input.answer !== undefined;
+  const answered = isNonEmptyAnswer(input.answer);
   const ok = input.completed === true && input.outcome === 'success' && answered;
-  const reason = ok ? 'agent declared the task complete with an answer' : input.completed !== true ? 'agent did not declare the task complete' : !answered ? 'no answer was produced' : `execution ended with outcome '${input.outcome}'`;
+  const reason = ok ? 'agent declared the task complete with an answer' : input.completed !== true ? 'agent did not declare the task complete' : !answered ? 'no (or an empty) answer was produced' : `execution ended with outcome '${input.outcome}'`;
   return { utility: ok ? 1 : 0, evaluator: 'coarse:self', reason };
-}
-
-export class GroundTruthEvaluator implements Evaluator {
-  readonly id = 'strict:ground-truth' as const;
-  constructor(private readonly options: AnswerCompareOptions = {}) {}
-  evaluate(input: EvaluationInput): Promise<Evaluation> {
-    return Promise.resolve().then(() => evaluateGroundTruth(input, this.options));
-  }
-}
-
-export class HumanEvaluator implements Evaluator {
-  readonly id = 'strict:human' as const;
-  evaluate(input: EvaluationInput): Promise<Evaluation> {
-    return Promise.resolve(evaluateHumanVerdict(input.humanVerdict));
-  }
-}
-
-export class TerminationEvaluator implements Evaluator {
-  readonly id = 'coarse:self' as const;
-  evaluate(input: EvaluationInput): Promise<Evaluation> {
-    return Promise.resolve(evaluateTermination(input));
-  }
-}
-
-/** What the coarse LLM judge (src/core/policy/llm-judge.ts) has to provide. */
-export interface CoarseJudge {
-  /** `yes` is the parsed first line of the model's reply. */
-  judge(input: EvaluationInput, signal?: AbortSignal): Promise<{ yes: boolean; reason: string }>;
-}
-
-/**
- * Adapts an LLM judge to the Evaluator interface (yes → 1, no → 0).
- *
- * @example
- * const evaluator = new JudgeEvaluator(myJudge);
- * const { utility } = await evaluator.evaluate(taskInput);
- */
-export class JudgeEvaluator implements Evaluator {
-  readonly id = 'coarse:judge' as const;
-  constructor(private readonly judge: CoarseJudge) {}
-  async evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<Evaluation> {
-    const verdict = await this.judge.judge(input, signal);
-    return { utility: verdict.yes ? 1 : 0, evaluator: 'coarse:judge', reason: verdict.reason || (verdict.yes ? 'judge said yes' : 'judge said no') };
-  }
 }

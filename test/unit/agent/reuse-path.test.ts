@@ -58,12 +58,13 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     assert.equal(row.outcome, 'success');
     assert.equal(row.code, result.code);
     assert.ok(row.finishedAt);
-    const log = row.log as { attempts: { code: string; outcome: string; note: string }[]; demonstrations: { recordId: string; inputSimilarity: number }[]; timings: unknown; model: string; gaveUp: string | null; addition: { status: string } };
+    const log = row.log as { attempts: { code: string; outcome: string; note: string }[]; retrieved: { recordId: string; inputSimilarity: number; shown: boolean }[]; timings: unknown; model: string; gaveUp: string | null; addition: string };
     assert.equal(log.attempts.length, 1);
     assert.equal(log.attempts[0].code, result.code);
     assert.equal(log.attempts[0].outcome, 'success');
     assert.match(log.attempts[0].note, new RegExp(`reused record ${result.demonstrations[0].recordId}`));
-    assert.deepEqual(log.demonstrations.map((d) => d.recordId), result.demonstrations.map((d) => d.recordId));
+    assert.deepEqual(log.retrieved.map((d) => d.recordId), result.demonstrations.map((d) => d.recordId));
+    assert.ok(log.retrieved.every((d) => d.shown), 'the reuse model (no prompt budget) is shown every retrieved record');
     assert.equal(log.model, result.model);
     assert.equal(log.gaveUp, null);
     assert.deepEqual(timingProblems(log.timings), []);

@@ -235,7 +235,7 @@ describe('bench: LLM path against a fake OpenAI-compatible endpoint', function (
       assert.equal(p.log.gaveUp, proseRow.gaveUp);
       assert.equal((p.log.attempts as unknown[]).length, 3);
       assert.equal(byQuestion.get(questions[6])!.log.gaveUp, malformedRow.gaveUp);
-      assert.equal(byQuestion.get(questions[0])!.log.gaveUp, undefined);
+      assert.equal(byQuestion.get(questions[0])!.log.gaveUp, null, 'a task that did not give up logs gaveUp: null (one log shape for every client)');
       assert.equal(store.counts().active, 6 + STREAM - 2);
     } finally {
       store.close();

@@ -42,8 +42,12 @@ export interface AgentRunResult {
   demonstrations: RetrievedDemonstration[];
   /** The demonstration the final code followed (highest input similarity used). */
   followedRecordId: string | null;
-  inputSimilarity: number | null;
-  outputSimilarity: number | null;
+  /**
+   * Ids of the retrieved demonstrations the coder was actually shown (placed in
+   * at least one attempt's prompt; the prompt builder drops some for the token
+   * budget). Subset of `demonstrations`, in retrieval order.
+   */
+  shown: string[];
   usage: TokenUsage;
   timings: { retrieveMs: number; generateMs: number; runMs: number; overheadMs: number; totalMs: number };
   gaveUp?: string;
@@ -56,8 +60,6 @@ export interface AgentLoopDeps {
   generator: CodeGenerator;
   run(request: RunRequest, signal?: AbortSignal): Promise<RunResult>;
   toolboxDocs(language: 'python' | 'javascript'): string;
-  /** Code similarity (reference, candidate) in [0,1], for the result's output similarity. */
-  codeSimilarity(reference: string, candidate: string, language: 'python' | 'javascript'): number;
   roles?: {
     render(role: 'coder' | 'debugger'): string | undefined;
     /** Updates a role memory after its output; failures are logged, never fatal. Returns the tokens the update used. */
@@ -97,8 +99,9 @@ function errorText(r: RunResult): string {
 /**
  * One task of the agent (the paper's Figure 1, steps 1–2): read K memories,
  * build the prompt, generate code, run it, debug and retry (≤ N rounds),
- * answer or give up with a reason. Evaluation, addition and deletion are the
- * memory manager's job (steps 3–5), done by the caller with this result.
+ * answer or give up with a reason. Evaluation, addition and deletion (steps
+ * 3–5) and the task's similarities are done by the task pipeline
+ * (../task-pipeline.ts) with this result; call the pipeline, not this loop.
  * Cancellable at every await through `options.signal`: CANCELLED is rethrown
  * after the task row is closed with `log.cancelled = true`. A model reply with
  * no runnable program counts as a failed attempt (retried with feedback); any
@@ -163,6 +166,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
   let runMs = 0;
   let last: { gen: Generation; result: RunResult } | null = null;
   let gaveUp: string | undefined;
+  const shown = new Set<string>();
 
   for (let attempt = 0; attempt <= maxRounds; attempt++) {
     throwIfCancelled(options.signal);
@@ -197,6 +201,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     }
     usage.promptTokens += gen.usage.promptTokens;
     usage.completionTokens += gen.usage.completionTokens;
+    for (const id of gen.shownDemonstrations ?? demonstrations.map((d) => d.recordId)) shown.add(id);
     if (deps.roles && deps.generator.isLLM) addUsage(usage, await deps.roles.update('coder', question, gen.code, options.signal));
 
     const r0 = performance.now();
@@ -230,11 +235,6 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
 
   const code = last?.gen.code ?? '';
   const result = last?.result;
-  // Output similarity: final code vs the retrieved record with the highest input similarity.
-  // Reported here; the memory manager (policy/metrics) writes it to the retrieval log.
-  const top = [...demonstrations].sort((a, b) => (b.inputSimilarity ?? 0) - (a.inputSimilarity ?? 0))[0];
-  const inputSimilarity = demonstrations.length ? Math.max(...demonstrations.map((d) => d.inputSimilarity ?? 0)) : null;
-  const outputSimilarity = top && code ? deps.codeSimilarity(top.code, code, language) : null;
   const totalMs = performance.now() - started;
   return {
     taskIndex,
@@ -248,8 +248,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     attempts,
     demonstrations,
     followedRecordId: last?.gen.usedDemonstrations[0] ?? null,
-    inputSimilarity,
-    outputSimilarity,
+    shown: demonstrations.map((d) => d.recordId).filter((id) => shown.has(id)),
     usage,
     timings: { retrieveMs, generateMs, runMs, overheadMs: Math.max(0, totalMs - generateMs - runMs), totalMs },
     gaveUp,

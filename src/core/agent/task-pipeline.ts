@@ -1,0 +1,189 @@
+/**
+ * THE task path (SPEC §1, paper Figure 1), the only one: the editor, the CLI
+ * and the bench all call `runTaskPipeline`.
+ *
+ *   retrieve (K records, question embedded once)
+ *   → prompt (token budget; the generator reports what it kept)
+ *   → loop (generate · run · debug, ≤ N rounds)
+ *   → evaluate (injected: gold | human | judge | tests)
+ *   → afterTask (Φ to the shown demonstrations, similarities, addition, rules)
+ *   → log (one task row, one shape for every client)
+ *
+ * What differs between clients is injected: the generator (reuse model, LLM,
+ * simulation), the runner, the retriever + embedder, the evaluator and the
+ * memory manager (its policies). Nothing here knows about the editor or the bench.
+ */
+import type { Logger } from '../logger';
+import type { MemoryStore } from '../memory/store';
+import type { TaskLog } from '../memory/task-log';
+import type { AgentLanguage as Language, NewRecordInput } from '../memory/types';
+import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
+import type { Evaluation } from '../policy/utility';
+import { AgentRunResult, runAgentLoop, RetrievedDemonstration } from './loop/agent-loop';
+import type { CodeGenerator } from './loop/generators';
+import type { TokenUsage } from './model/types';
+import type { RunRequest, RunResult } from './runners/types';
+import type { ModelKind, TaskEvaluation, TaskEvaluator, TaskVerdict } from './task-evaluators';
+
+/** Embeds a question synchronously (the built-in hashing embedder). */
+export interface QuestionEmbedder {
+  readonly id: string;
+  embedSync(text: string): Float32Array;
+}
+
+/** The read step: the K best records for a question already embedded as `vector`. */
+export interface DemonstrationRetriever {
+  retrieve(question: string, vector: Float32Array, k: number): RetrievedDemonstration[];
+}
+
+/** The memory side of a task: the task log and the per-task policy step (a MemoryManager). */
+export interface TaskMemory {
+  readonly tasks: TaskLog;
+  readonly store: Pick<MemoryStore, 'counts'>;
+  afterTask(input: AfterTaskInput): AfterTaskResult;
+}
+
+export interface TaskPipelineDeps {
+  memory: TaskMemory;
+  retriever: DemonstrationRetriever;
+  embedder: QuestionEmbedder;
+  generator: CodeGenerator;
+  evaluator: TaskEvaluator;
+  run(request: RunRequest, signal?: AbortSignal): Promise<RunResult>;
+  toolboxDocs(language: Language): string;
+  roles?: Parameters<typeof runAgentLoop>[0]['roles'];
+  /** Which kind of model the generator is (shown beside every answer). */
+  modelKind: ModelKind;
+  logger?: Logger;
+}
+
+export interface TaskPipelineOptions {
+  databasePath: string;
+  language: Language;
+  k?: number;
+  maxDebugRounds?: number;
+  now?: string;
+  limits?: RunRequest['limits'];
+  signal?: AbortSignal;
+  /**
+   * Shapes the record the task may add (default: the agent's own execution,
+   * none when it produced no code). The bench's error-free variant stores the
+   * gold program instead and adds its metadata.
+   */
+  candidate?(draft: NewRecordInput, run: AgentRunResult): NewRecordInput | null;
+  /** Extra fields for the task log row (e.g. the bench's task id). */
+  logExtra?: Record<string, unknown>;
+}
+
+export interface TaskPipelineResult {
+  run: AgentRunResult;
+  evaluation: TaskEvaluation;
+  /** The correctness verdict (gold when known, else the evaluator's), apart from the outcome. */
+  verdict: TaskVerdict;
+  modelKind: ModelKind;
+  after: AfterTaskResult;
+  /** Active records after this task's addition and deletions. */
+  memorySize: number;
+  /** Tokens of the loop plus the evaluator's (LLM judge). */
+  usage: TokenUsage;
+  /** Time after the loop (evaluation + policies + log) minus time spent in a model. */
+  bookkeepingMs: number;
+  durationMs: number;
+}
+
+/**
+ * Runs one task end to end (see the file comment).
+ *
+ * @example
+ * const r = await runTaskPipeline(deps, 'how many patients died in 2104?', { databasePath, language: 'python', k: 4 });
+ * r.verdict.kind; r.after.addition.recordId; r.run.shown;
+ */
+export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, options: TaskPipelineOptions): Promise<TaskPipelineResult> {
+  const started = performance.now();
+  const { language } = options;
+  const tasks = deps.memory.tasks;
+  // Embedded once: the query vector for retrieval is also the new record's vector.
+  const vector = deps.embedder.embedSync(question);
+  const run = await runAgentLoop(
+    {
+      tasks,
+      retrieve: (q, k) => Promise.resolve(deps.retriever.retrieve(q, q === question ? vector : deps.embedder.embedSync(q), k)),
+      generator: deps.generator,
+      run: deps.run,
+      toolboxDocs: deps.toolboxDocs,
+      roles: deps.roles,
+      logger: deps.logger,
+    },
+    question,
+    { databasePath: options.databasePath, language, k: options.k, maxDebugRounds: options.maxDebugRounds, now: options.now, limits: options.limits, signal: options.signal },
+  );
+  const t0 = performance.now();
+  const evaluation = await deps.evaluator.evaluate({ question, code: run.code, language, answer: run.answer, outcome: run.outcome, outputExcerpt: run.outputExcerpt }, options.signal);
+  const usage = { promptTokens: run.usage.promptTokens + evaluation.usage.promptTokens, completionTokens: run.usage.completionTokens + evaluation.usage.completionTokens };
+
+  const draft: NewRecordInput = {
+    question,
+    execution: { code: run.code, language, answer: run.answer ?? null, outcome: run.outcome, outputExcerpt: run.outputExcerpt.slice(0, 4000), demonstrationIds: run.demonstrations.map((d) => d.recordId) },
+    provenance: 'agent',
+    metadata: { taskIndex: run.taskIndex, model: run.model },
+  };
+  const candidate = options.candidate ? options.candidate(draft, run) : run.code ? draft : null;
+  const shown = new Set(run.shown);
+  const retrieved = run.demonstrations.map((d) => ({ ...d, shown: shown.has(d.recordId) }));
+  const log = {
+    ...options.logExtra,
+    model: run.model,
+    attempts: run.attempts,
+    retrieved: retrieved.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity, shown: d.shown })),
+    usage,
+    timings: run.timings,
+    gaveUp: run.gaveUp ?? null,
+  };
+  // The execution is logged before the policies run, so a failing policy step leaves it on record.
+  tasks.finish(run.taskIndex, { language, code: run.code, answer: run.answer, outcome: run.outcome, log });
+  const after = deps.memory.afterTask({
+    taskIndex: run.taskIndex,
+    retrieved,
+    evaluation: evaluation.utility.utility === null ? null : evaluation.utility,
+    candidate,
+    finalCode: run.code || null,
+    language,
+    embedding: vector,
+    embedderId: deps.embedder.id,
+  });
+  const memorySize = deps.memory.store.counts().active;
+  tasks.finish(run.taskIndex, {
+    log: {
+      ...log,
+      memorySize,
+      evaluation: evaluation.utility,
+      ...(evaluation.gold ? { correct: evaluation.gold.utility } : {}),
+      addition: after.addition.reason,
+      deletions: Object.fromEntries(after.deletions.filter((d) => d.recordIds.length > 0).map((d) => [d.ruleId, d.recordIds.length])),
+    },
+  });
+  const bookkeepingMs = Math.max(0, performance.now() - t0 - evaluation.modelMs);
+  return {
+    run,
+    evaluation,
+    verdict: verdictOf(evaluation.gold ?? evaluation.utility),
+    modelKind: deps.modelKind,
+    after,
+    memorySize,
+    usage,
+    bookkeepingMs,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */
+export function verdictOf(evaluation: Evaluation): TaskVerdict {
+  if (evaluation.utility === null) return { kind: 'unknown', source: evaluation.evaluator === 'strict:human' ? 'human' : 'none' };
+  const yes = evaluation.utility >= 0.5;
+  switch (evaluation.evaluator) {
+    case 'strict:ground-truth': return { kind: yes ? 'correct' : 'wrong', source: 'gold' };
+    case 'strict:human': return { kind: yes ? 'approved' : 'rejected', source: 'human' };
+    case 'coarse:judge': return { kind: yes ? 'judged-correct' : 'judged-wrong', source: 'judge' };
+    default: return { kind: 'unknown', source: 'none' };
+  }
+}
