@@ -5,7 +5,7 @@ import { storeEmbedder, refitAndReembed, SyncEmbedder } from './app-embedding';
 import { dashboardData } from './app-dashboard';
 import { DEFAULT_SEED_COUNT, DEMO_DATABASE_FILE, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from './app-seed';
 import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './app-types';
-import { AgentMemoryError } from './errors';
+import { AgentMemoryError, errorMessage } from './errors';
 import type { Disposable } from './events';
 import { Logger, tagged } from './logger';
 import { exportJsonl, importJsonl } from './memory/jsonl';
@@ -285,9 +285,13 @@ class AgentMemoryCore implements AgentMemoryApp {
   // ------------------------------------------------------------ data
 
   async importJsonl(file: string): Promise<number> {
-    const text = await fs.promises.readFile(file, 'utf8');
-    const { imported } = importJsonl(this.store, text, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
-    await this.reembed();
+    // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
+    const bytes = await fs.promises.readFile(file);
+    const imported = this.store.atomically(() => {
+      const result = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      this.embedder = refitAndReembed(this.store, 'user').embedder;
+      return result.imported;
+    });
     return imported;
   }
 
@@ -306,8 +310,11 @@ class AgentMemoryCore implements AgentMemoryApp {
     const records = demoSeedRecords(tasks, count, this.settings.runner.language);
     const existing = new Set((this.store.db.prepare("SELECT json_extract(metadata, '$.sourceId') AS s FROM records WHERE provenance = 'seed'").all() as { s: string | null }[]).map((r) => r.s));
     const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
-    if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
-    await this.reembed();
+    // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
+    this.embedder = this.store.atomically(() => {
+      if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
+      return refitAndReembed(this.store, 'user').embedder;
+    });
     return fresh.length;
   }
 
@@ -344,11 +351,21 @@ class AgentMemoryCore implements AgentMemoryApp {
     this.roles.reset(role);
   }
 
+  /** Releases everything; a failing step is logged, never thrown (it would mask the error that led here). */
   dispose(): void {
-    this.manager.dispose();
-    this.runner.dispose();
-    this.retriever.close();
-    this.dataDb?.close();
-    this.store.close();
+    const steps: [string, () => void][] = [
+      ['memory manager', () => this.manager.dispose()],
+      ['runner', () => this.runner.dispose()],
+      ['retriever', () => this.retriever.close()],
+      ['EHR database', () => this.dataDb?.close()],
+      ['memory store', () => this.store.close()],
+    ];
+    for (const [what, step] of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.logger.warn(`closing the ${what} failed: ${errorMessage(error)}`);
+      }
+    }
   }
 }

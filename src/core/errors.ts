@@ -8,6 +8,18 @@ export type ErrorCode =
   | 'INVALID_STATE'
   | 'EMBEDDER_MISMATCH'
   | 'DATABASE'
+  /** The file exists but is not a SQLite database. */
+  | 'NOT_A_DATABASE'
+  /** The database fails its integrity check (or SQLite reports corruption); it is never written. */
+  | 'DATABASE_DAMAGED'
+  /** The database file or its folder cannot be written. */
+  | 'READ_ONLY'
+  /** Another process held the write lock past the busy wait. */
+  | 'LOCKED'
+  /** The disk (or quota) is full; the change was rolled back. */
+  | 'DISK_FULL'
+  /** A directory was given where a database file was expected. */
+  | 'IS_DIRECTORY'
   | 'MIGRATION'
   | 'IMPORT'
   | 'MODEL'

@@ -1,4 +1,10 @@
-/** Logging port: the core logs through this; the VS Code adapter backs it with a LogOutputChannel. */
+import { redactText } from './security/redact';
+
+/**
+ * Logging port: the core logs through this; the VS Code adapter backs it with a LogOutputChannel.
+ * Every shipped sink (stderrLogger, the channel logger) is wrapped in `redactingLogger`, so no
+ * log line carries a secret.
+ */
 export interface Logger {
   trace(message: string, ...args: unknown[]): void;
   debug(message: string, ...args: unknown[]): void;
@@ -25,17 +31,61 @@ export function stderrLogger(minLevel: 'debug' | 'info' | 'warn' = 'info'): Logg
     const text = message instanceof Error ? message.stack ?? message.message : message;
     process.stderr.write(`[${level}] ${text}${args.length ? ' ' + args.map((a) => JSON.stringify(a)).join(' ') : ''}\n`);
   };
-  return { trace: write('trace'), debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  return redactingLogger({ trace: write('trace'), debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') });
+}
+
+/**
+ * Redacts secrets (src/core/security/redact.ts) from every message, error and
+ * argument before `logger` sees them. Errors become redacted copies (message and stack).
+ *
+ * @example
+ * const logger = redactingLogger(channelLogger(channel));
+ * logger.warn(`401 for key sk-…`); // logs "401 for key [redacted:openai-key]"
+ */
+export function redactingLogger(logger: Logger): Logger {
+  const clean = (args: unknown[]) => args.map(redactArg);
+  return {
+    trace: (m, ...a) => logger.trace(redactText(m), ...clean(a)),
+    debug: (m, ...a) => logger.debug(redactText(m), ...clean(a)),
+    info: (m, ...a) => logger.info(redactText(m), ...clean(a)),
+    warn: (m, ...a) => logger.warn(redactText(m), ...clean(a)),
+    error: (m, ...a) => logger.error(m instanceof Error ? redactError(m) : redactText(m), ...clean(a)),
+  };
+}
+
+function redactArg(arg: unknown): unknown {
+  if (typeof arg === 'string') return redactText(arg);
+  if (arg instanceof Error) return redactError(arg);
+  if (arg !== null && typeof arg === 'object') {
+    try {
+      return JSON.parse(redactText(JSON.stringify(arg))) as unknown;
+    } catch {
+      return '[unserialisable argument]';
+    }
+  }
+  return arg;
+}
+
+/** A copy of `error` whose message and stack are redacted (same name and prototype). */
+export function redactError(error: Error): Error {
+  const message = redactText(error.message);
+  const stack = error.stack === undefined ? undefined : redactText(error.stack);
+  if (message === error.message && stack === error.stack) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
+  Object.assign(copy, error);
+  Object.defineProperty(copy, 'message', { value: message, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(copy, 'stack', { value: stack, enumerable: false, writable: true, configurable: true });
+  return copy;
 }
 
 /** Prefixes every message with a `[component]` tag. */
 export function tagged(logger: Logger, component: string): Logger {
   const p = `[${component}] `;
-  return {
+  return redactingLogger({
     trace: (m, ...a) => logger.trace(p + m, ...a),
     debug: (m, ...a) => logger.debug(p + m, ...a),
     info: (m, ...a) => logger.info(p + m, ...a),
     warn: (m, ...a) => logger.warn(p + m, ...a),
     error: (m, ...a) => logger.error(m instanceof Error ? m : p + m, ...a),
-  };
+  });
 }

@@ -7,28 +7,26 @@ import { MemoryStore } from '../../core/memory/store';
 import { StatusSchema } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 
-export const summary = 'export records as JSONL to stdout: export --db DB [--status active,pending,deleted] [--no-embeddings]';
+export const summary = `export records as JSONL to stdout: export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]`;
+const USAGE = `Usage: agent-memory export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]
 
-const USAGE = `Usage: agent-memory export --db DB [--status active,pending,deleted] [--no-embeddings] > out.jsonl
-
-Writes every record (one JSON object per line, every field) to stdout.
-  --db DB            memory database
-  --status LIST      only these statuses (comma-separated)
-  --no-embeddings    leave the vectors out`;
+Writes every record (or those with the given statuses, comma-separated) as one JSON line to
+stdout. Re-importing the file keeps each record's status, the status a restore returns a deleted
+record to, its timestamps and provenance.`;
 
 const ArgsSchema = z.object({
   db: z.string({ message: 'give the memory database with --db' }).min(1, 'give the memory database with --db'),
   status: z
     .string()
     .optional()
-    .transform((s) => (s === undefined ? undefined : s.split(',').filter(Boolean)))
+    .transform((s) => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean)))
     .pipe(z.array(StatusSchema).optional()),
   'no-embeddings': z.boolean().default(false),
 });
 
 const CHUNK = 1 << 20;
 
-/** `agent-memory export --db DB > out.jsonl`: one record per line, every field. */
+/** `agent-memory export --db DB > out.jsonl`: one record per line, every field (status history and timestamps included). */
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, status: { type: 'string' }, 'no-embeddings': { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;

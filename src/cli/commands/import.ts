@@ -2,18 +2,16 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
-import { importJsonl } from '../../core/memory/jsonl';
+import { importRecords, parseJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 
 export const summary = 'import records from a JSONL file: import FILE --db DB [--reason TEXT]';
-
 const USAGE = `Usage: agent-memory import FILE --db DB [--reason TEXT]
 
-Validates every line of the JSONL file FILE, then writes all records in one transaction
-(nothing is written when any line is invalid).
-  --db DB          memory database
-  --reason TEXT    reason written to the audit log`;
+Every line is checked first (valid UTF-8 and JSON, every field, ids without control characters
+or path separators, size caps); any error names the line and field and nothing is written.
+Secrets in the text are redacted before they are stored.`;
 
 const ArgsSchema = z.object({
   file: z.string({ message: 'give the JSONL file to import' }).min(1, 'give the JSONL file to import'),
@@ -21,20 +19,31 @@ const ArgsSchema = z.object({
   reason: z.string().optional(),
 });
 
-/** `agent-memory import FILE --db DB`: validates every line, then writes all records in one transaction. */
+/**
+ * `agent-memory import FILE --db DB`: validates every line (UTF-8, fields, caps) before
+ * opening the database, then writes all records in one transaction. A failed import
+ * writes nothing and, when DB did not exist, leaves no file behind.
+ */
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, reason: { type: 'string' } }, allowPositionals: true });
   if (parsed === HELP_SHOWN) return 0;
   if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
   if (!fs.existsSync(args.file)) throw new AgentMemoryError('NOT_FOUND', `No such file: ${args.file}.`);
-  const text = fs.readFileSync(args.file, 'utf8');
-  const store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
+  const records = parseJsonl(fs.readFileSync(args.file));
+  const existed = fs.existsSync(args.db);
+  let store: MemoryStore | undefined;
   try {
-    const { imported } = importJsonl(store, text, { reason: args.reason ?? `import of ${args.file}` });
-    process.stdout.write(`imported ${imported} record(s) into ${args.db}\n`);
+    store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
+    const { imported, redacted } = importRecords(store, records, { reason: args.reason ?? `import of ${args.file}` });
+    process.stdout.write(`imported ${imported} record(s) into ${args.db}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}\n`);
+  } catch (error) {
+    store?.close();
+    store = undefined;
+    if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) fs.rmSync(f, { force: true });
+    throw error;
   } finally {
-    store.close();
+    store?.close();
   }
   return 0;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { AgentMemoryError } from '../errors';
+import { RedactionTally } from '../security/redact';
 import { emptyRoleMemory, RoleMemorySchema, RoleSchema, type Role, type RoleMemory } from './role-memory';
 
 /**
@@ -118,7 +119,10 @@ function validate(role: Role, memory: RoleMemory, what: string): RoleMemory {
     throw new AgentMemoryError('INVALID_INPUT', `Refusing to save an invalid ${role} ${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }
   if (parsed.data.role !== role) throw new AgentMemoryError('INVALID_INPUT', `Refusing to save the ${parsed.data.role} memory as the ${role} memory.`);
-  return structuredClone(parsed.data);
+  // Lessons are model-written from task text: a secret in a task must not be kept in a role memory.
+  const tally = new RedactionTally();
+  const { lessons, validPatterns, mistakesToAvoid } = parsed.data;
+  return { ...parsed.data, lessons: lessons.map((t) => tally.text(t)), validPatterns: validPatterns.map((t) => tally.text(t)), mistakesToAvoid: mistakesToAvoid.map((t) => tally.text(t)) };
 }
 
 function corrupt(role: Role, file: string, why: string): AgentMemoryError {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { AgentMemoryError, errorMessage } from '../errors';
 import { Logger, nullLogger } from '../logger';
+import { databaseError, restoreAdvice } from './database-errors';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export type Database = BetterSqlite3.Database;
@@ -13,14 +14,19 @@ export interface OpenDatabaseOptions {
   /** Milliseconds a writer waits for a lock before SQLITE_BUSY (default 10 s). */
   busyTimeoutMs?: number;
   readonly?: boolean;
+  /** Run `PRAGMA quick_check` before anything is written (default true). */
+  integrityCheck?: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * Opens (or creates) a memory database: loads sqlite-vec, enables WAL and a busy
- * timeout, and migrates the schema in place. Before upgrading an existing
- * database it is copied to `<file>.v<old>.bak` so nothing stored can be lost.
+ * Opens (or creates) a memory database: loads sqlite-vec, checks the file's
+ * integrity (`PRAGMA quick_check`: a damaged file is refused before anything
+ * is written to it), enables WAL and a busy timeout, and migrates the schema
+ * in place. Before upgrading an existing database it is copied to
+ * `<file>.v<old>.bak` so nothing stored can be lost. Every failure is a typed
+ * AgentMemoryError naming the file (see database-errors.ts).
  *
  * @example
  * const db = openDatabase(':memory:');
@@ -29,12 +35,20 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database {
   const logger = options.logger ?? nullLogger;
   const inMemory = file === ':memory:' || file === '';
-  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!inMemory) {
+    if (statOf(file)?.isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'open');
+    try {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    } catch (error) {
+      throw databaseError(error, file, 'create the folder of');
+    }
+  }
   let db: Database;
   try {
     db = new BetterSqlite3(file, { readonly: options.readonly ?? false });
   } catch (error) {
-    throw new AgentMemoryError('DATABASE', `Cannot open the memory database at ${file}: ${errorMessage(error)}. Check the path and its permissions (setting agentMemory.databasePath).`, { file }, { cause: error });
+    throw databaseError(error, file, 'open');
   }
   try {
     sqliteVec.load(db);
@@ -42,14 +56,90 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     db.close();
     throw new AgentMemoryError('DATABASE', `Cannot load the sqlite-vec extension: ${errorMessage(error)}. Reinstall the extension for this platform.`, {}, { cause: error });
   }
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
-  db.pragma('foreign_keys = ON');
-  if (!inMemory && !options.readonly) {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('foreign_keys = ON');
+    if (!inMemory && options.integrityCheck !== false) checkIntegrityUnlessKnownClean(db, file, !options.readonly);
+    if (!inMemory && !options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    if (!options.readonly) migrate(db, inMemory ? null : file, logger);
+  } catch (error) {
+    db.close();
+    throw databaseError(error, file, 'open', busyTimeoutMs);
   }
-  if (!options.readonly) migrate(db, inMemory ? null : file, logger);
   return db;
+}
+
+/**
+ * `PRAGMA quick_check`: throws DATABASE_DAMAGED (naming the file and how to
+ * restore it) when the file fails; NOT_A_DATABASE when it is no SQLite file.
+ */
+export function checkIntegrity(db: Database, file: string): void {
+  const problems = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+  if (problems.length === 1 && problems[0] === 'ok') return;
+  throw new AgentMemoryError('DATABASE_DAMAGED', `The memory database ${file} is damaged: it fails SQLite's integrity check (${problems.slice(0, 3).join('; ')}${problems.length > 3 ? `; ${problems.length - 3} more` : ''}). It was not opened for writing and nothing was written to it. ${restoreAdvice(file)}`, { file, problems: problems.slice(0, 20) });
+}
+
+/** Beside the database: size and mtime of the file when it was last known clean (checked, or closed by us). */
+export const CLEAN_STATE_SUFFIX = '.clean.json';
+
+interface CleanState {
+  size: number;
+  mtimeMs: number;
+}
+
+function currentState(file: string): CleanState | undefined {
+  const main = statOf(file);
+  // A WAL with frames means an unclean shutdown or another open connection: never "known clean".
+  const wal = statOf(`${file}-wal`);
+  if (!main || (wal && wal.size > 0)) return undefined;
+  return { size: main.size, mtimeMs: main.mtimeMs };
+}
+
+/**
+ * `quick_check` reads every page (≈ 7 s for a 250 MB / 100k-record memory on a
+ * 2-core machine), so it is skipped when the file is exactly as this program
+ * left it: same size and modification time as recorded at the last successful
+ * check or clean close, and no WAL frames pending. Anything else (a crash, a
+ * copy, a change by another tool, damage) gets the full check.
+ */
+function checkIntegrityUnlessKnownClean(db: Database, file: string, writable: boolean): void {
+  const now = currentState(file);
+  let known: CleanState | undefined;
+  try {
+    known = JSON.parse(fs.readFileSync(file + CLEAN_STATE_SUFFIX, 'utf8')) as CleanState;
+  } catch {
+    known = undefined;
+  }
+  if (now && known && known.size === now.size && known.mtimeMs === now.mtimeMs) return;
+  checkIntegrity(db, file);
+  if (writable && now) writeCleanState(file, now);
+}
+
+/** Records that `file` is clean as it is now (call after closing it cleanly). */
+export function markClean(file: string): void {
+  if (file === ':memory:' || file === '') return;
+  const now = currentState(file);
+  if (now) writeCleanState(file, now);
+  else fs.rmSync(file + CLEAN_STATE_SUFFIX, { force: true });
+}
+
+function writeCleanState(file: string, state: CleanState): void {
+  try {
+    fs.writeFileSync(file + CLEAN_STATE_SUFFIX, JSON.stringify(state));
+  } catch {
+    // Only an optimisation: without it the next open runs the full check.
+  }
+}
+
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Current schema version of an open database. */

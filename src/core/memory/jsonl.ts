@@ -1,34 +1,13 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
+import { RedactionTally } from '../security/redact';
+import { JsonlRecord, parseJsonl } from './jsonl-format';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import type { MemoryStore } from './store';
-import { ExecutionSchema, NewRecordInput, ProvenanceSchema, RecordStatus, StatusSchema } from './types';
+import { NewRecordInput, RecordStatus, StatusSchema } from './types';
 import { blobToVector } from './vector-index';
 
-/**
- * One memory record per JSONL line: every stored field of the record
- * (utility statistics are derived from the retrieval log and not carried).
- */
-export const JsonlRecordSchema = z
-  .object({
-    /** Optional on import: a fresh id is generated when absent. */
-    id: z.string().min(1).max(200).optional(),
-    question: z.string().trim().min(1, 'question must not be empty').max(20000),
-    execution: ExecutionSchema,
-    status: StatusSchema,
-    provenance: ProvenanceSchema,
-    createdTask: z.number().int().min(0),
-    createdAt: z.string().datetime({ offset: true }),
-    metadata: z.record(z.string(), z.unknown()).default({}),
-    /** The record's vector, as plain numbers (float32 values survive JSON exactly). */
-    embedding: z.array(z.number().finite()).min(1).optional(),
-    embedderId: z.string().min(1).optional(),
-  })
-  .refine((r) => (r.embedding === undefined) === (r.embedderId === undefined), {
-    message: 'embedding and embedderId must be given together',
-    path: ['embedderId'],
-  });
-export type JsonlRecord = z.infer<typeof JsonlRecordSchema>;
+export { JSONL_LIMITS, JsonlRecordSchema, parseJsonl, type JsonlRecord } from './jsonl-format';
 
 export interface ExportOptions {
   /** Only records with these statuses (default: all). */
@@ -40,6 +19,8 @@ export interface ExportOptions {
 /**
  * Writes every record (optionally filtered by status) as one JSON line each,
  * oldest first, through `write`. Returns the number of records written.
+ * Lines carry the record's lifecycle (status, statusBeforeDelete, createdAt,
+ * updatedAt, provenance), so export → import → export is byte-identical.
  *
  * @example
  * const lines: string[] = [];
@@ -49,8 +30,8 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
   const statuses = z.array(StatusSchema).optional().parse(options.status);
   const withEmbeddings = options.embeddings ?? true;
   const where = statuses && statuses.length > 0 ? 'WHERE status IN (SELECT value FROM json_each(?))' : '';
-  const stmt = store.db.prepare(`SELECT ${RECORD_COLUMNS}, embedding FROM records ${where} ORDER BY rid`);
-  const rows = (where ? stmt.iterate(JSON.stringify(statuses)) : stmt.iterate()) as Iterable<RecordRow & { embedding: Buffer | null }>;
+  const stmt = store.db.prepare(`SELECT ${RECORD_COLUMNS}, status_before_delete, embedding FROM records ${where} ORDER BY rid`);
+  const rows = (where ? stmt.iterate(JSON.stringify(statuses)) : stmt.iterate()) as Iterable<RecordRow & { status_before_delete: 'pending' | 'active' | null; embedding: Buffer | null }>;
   let count = 0;
   for (const row of rows) {
     const rec = rowToRecord(row);
@@ -59,9 +40,11 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
       question: rec.question,
       execution: rec.execution,
       status: rec.status,
+      ...(rec.status === 'deleted' && row.status_before_delete ? { statusBeforeDelete: row.status_before_delete } : {}),
       provenance: rec.provenance,
       createdTask: rec.createdTask,
       createdAt: rec.createdAt,
+      updatedAt: rec.updatedAt,
       metadata: rec.metadata,
     };
     if (withEmbeddings && row.embedding && rec.embedderId) {
@@ -74,55 +57,43 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
   return count;
 }
 
-/** Parses and validates a whole JSONL text; throws IMPORT naming the first bad line and field. */
-export function parseJsonl(text: string): JsonlRecord[] {
-  const out: JsonlRecord[] = [];
-  const lines = text.split(/\r?\n/);
-  lines.forEach((raw, index) => {
-    const line = raw.trim();
-    if (!line) return;
-    const lineNo = index + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new AgentMemoryError('IMPORT', `Line ${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)}). Nothing was imported.`, { line: lineNo });
-    }
-    const result = JsonlRecordSchema.safeParse(value);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const field = issue.path.join('.') || '(record)';
-      throw new AgentMemoryError('IMPORT', `Line ${lineNo}: field '${field}': ${issue.message}. Nothing was imported; fix the line and import again.`, { line: lineNo, field });
-    }
-    out.push(result.data);
-  });
-  return out;
+export interface ImportOptions {
+  reason?: string;
+  /** Drop vectors from the file (the caller re-embeds). */
+  ignoreEmbeddings?: boolean;
 }
 
 /**
  * Imports a JSONL export into the store in one transaction: every line is
- * validated first (an invalid line is reported with its number and field and
- * nothing is written), ids must be new, and vectors must come from the store's
- * embedder. Each record gets an audit entry with trigger `import`.
+ * validated first (an invalid line, invalid UTF-8, a bad id or an oversized
+ * field is reported with its number and field and nothing is written), ids
+ * must be new, and vectors must come from the store's embedder. Records keep
+ * their status, statusBeforeDelete (a deleted record from an older export
+ * without it restores to pending: never past the human gate), createdAt and
+ * updatedAt. Each record gets an audit entry with trigger `import`; secrets
+ * in the text are redacted and counted in `redacted`.
  *
  * @example
- * const { imported } = importJsonl(store, fs.readFileSync('memory.jsonl', 'utf8'), { reason: 'restore backup' });
+ * const { imported, redacted } = importJsonl(store, fs.readFileSync('memory.jsonl'), { reason: 'restore backup' });
  */
-export function importJsonl(store: MemoryStore, text: string, options: { reason?: string; /** Drop vectors from the file (the caller re-embeds). */ ignoreEmbeddings?: boolean } = {}): { imported: number } {
-  const records = parseJsonl(text).map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
-  const lineOf = (i: number) => i + 1;
+export function importJsonl(store: MemoryStore, input: string | Uint8Array, options: ImportOptions = {}): { imported: number; redacted: number } {
+  return importRecords(store, parseJsonl(input), options);
+}
+
+/** importJsonl for lines already parsed by parseJsonl (callers that validate before opening a store). */
+export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options: ImportOptions = {}): { imported: number; redacted: number } {
+  const records = parsed.map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
   const seen = new Map<string, number>();
   records.forEach((r, i) => {
     if (r.id === undefined) return;
-    if (seen.has(r.id)) throw new AgentMemoryError('IMPORT', `Record ${lineOf(i)} (id '${r.id}'): duplicate id in the file (also record ${seen.get(r.id)}). Nothing was imported.`, { id: r.id });
-    seen.set(r.id, lineOf(i));
+    if (seen.has(r.id)) throw new AgentMemoryError('IMPORT', `Record ${i + 1} (id '${r.id}'): duplicate id in the file (also record ${seen.get(r.id)}). Nothing was imported.`, { id: r.id });
+    seen.set(r.id, i + 1);
   });
   const existing = store.getMany(records.flatMap((r) => (r.id === undefined ? [] : [r.id])));
   if (existing.length > 0) {
     throw new AgentMemoryError('IMPORT', `${existing.length} record id(s) already exist in this memory (first: '${existing[0].id}'). Nothing was imported; import into a fresh memory or remove them first.`, { ids: existing.slice(0, 10).map((r) => r.id) });
   }
   const withVectors = records.filter((r) => r.embedding);
-  const without = records.filter((r) => !r.embedding);
   let embedderId: string | undefined;
   if (withVectors.length > 0) {
     embedderId = withVectors[0].embedderId!;
@@ -141,13 +112,23 @@ export function importJsonl(store: MemoryStore, text: string, options: { reason?
     createdAt: r.createdAt,
     metadata: r.metadata,
   });
-  const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false };
+  const redactions = new RedactionTally();
+  const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false, redactions };
+  const lifecycle = store.db.prepare('UPDATE records SET status_before_delete = ?, updated_at = COALESCE(?, updated_at) WHERE id = ?');
   const write = store.db.transaction(() => {
-    if (without.length > 0) store.add(without.map(toInput), context);
-    if (withVectors.length > 0) {
-      store.add(withVectors.map(toInput), { ...context, embeddings: withVectors.map((r) => Float32Array.from(r.embedding!)), embedderId });
+    // Runs of records with / without vectors, in file order (so a re-export lists them in the same order).
+    for (let start = 0; start < records.length; ) {
+      const vectored = records[start].embedding !== undefined;
+      let end = start;
+      while (end < records.length && (records[end].embedding !== undefined) === vectored) end++;
+      const run = records.slice(start, end);
+      const ids = store
+        .add(run.map(toInput), vectored ? { ...context, returnRecords: true, embeddings: run.map((r) => Float32Array.from(r.embedding!)), embedderId } : { ...context, returnRecords: true })
+        .map((rec) => rec.id);
+      run.forEach((r, i) => lifecycle.run(r.status === 'deleted' ? r.statusBeforeDelete ?? 'pending' : null, r.updatedAt ?? null, ids[i]));
+      start = end;
     }
   });
   write.immediate();
-  return { imported: records.length };
+  return { imported: records.length, redacted: redactions.count };
 }

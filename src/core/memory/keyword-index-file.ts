@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import MiniSearch, { Options } from 'minisearch';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
@@ -29,6 +30,7 @@ export type IndexFileRead<T> =
 
 /** Loads the index if the file exists and matches `expected`; says why not otherwise. */
 export function readIndexFile<T>(file: string, expected: IndexFileStamp, options: Options<T>, logger: Logger): IndexFileRead<T> {
+  removeStaleTempFiles(file, logger);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -54,16 +56,66 @@ export function readIndexFile<T>(file: string, expected: IndexFileStamp, options
   }
 }
 
-/** Writes header + index atomically (temp file, fsync, rename). */
+/** Writes header + index atomically (temp file, fsync, rename); a failed write removes its temp file. */
 export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, index: MiniSearch<T>): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
+  const tmp = `${file}${TEMP_INFIX}${process.pid}`;
   try {
-    fs.writeSync(fd, JSON.stringify({ format: FORMAT, ...stamp }) + '\n');
-    fs.writeSync(fd, JSON.stringify(index));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, JSON.stringify({ format: FORMAT, ...stamp }) + '\n');
+      fs.writeSync(fd, JSON.stringify(index));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
   }
-  fs.renameSync(tmp, file);
+}
+
+const TEMP_INFIX = '.tmp-';
+/** A temp file older than this is stale even if its pid is alive (the pid was reused): a write takes well under a second. */
+export const STALE_TEMP_AGE_MS = 10 * 60_000;
+
+/**
+ * Removes temp files (`<file>.tmp-<pid>`) left by a process that crashed while
+ * writing the index. One whose process is still alive and that is younger than
+ * STALE_TEMP_AGE_MS is a write in progress in another process and is kept.
+ */
+export function removeStaleTempFiles(file: string, logger: Logger, now = Date.now()): string[] {
+  const dir = path.dirname(file);
+  const prefix = path.basename(file) + TEMP_INFIX;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const full = path.join(dir, name);
+    const pid = Number(name.slice(prefix.length));
+    try {
+      const age = now - fs.statSync(full).mtimeMs;
+      const live = Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid) && age < STALE_TEMP_AGE_MS;
+      if (live) continue;
+      fs.rmSync(full, { force: true });
+      removed.push(full);
+    } catch (error) {
+      logger.warn(`cannot remove the stale keyword index temp file ${full}: ${errorMessage(error)}`);
+    }
+  }
+  if (removed.length > 0) logger.info(`removed ${removed.length} keyword index temp file(s) left by an interrupted write`);
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

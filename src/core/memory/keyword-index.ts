@@ -378,7 +378,12 @@ export class KeywordIndex {
 
   private persist(): void {
     if (!this.file) return;
-    writeIndexFile(this.file, { changeId: this.syncedChangeId, activeCount: this.ms.documentCount }, this.ms);
+    try {
+      writeIndexFile(this.file, { changeId: this.syncedChangeId, activeCount: this.ms.documentCount }, this.ms);
+    } catch (error) {
+      // The file is a cache of the database: failing to write it (disk full) loses nothing; the next open rebuilds.
+      this.logger.warn(`could not write the keyword index file ${this.file} (${errorMessage(error)}); it will be rebuilt at the next open`);
+    }
     this.dirty = false;
   }
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
 import { Logger, nullLogger } from '../logger';
-import { Database, openDatabase, OpenDatabaseOptions } from './database';
+import { Database, markClean, openDatabase, OpenDatabaseOptions } from './database';
+import { databaseError } from './database-errors';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import {
   AuditEntry,
@@ -21,6 +22,8 @@ import {
 import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
+import type { RedactionTally } from '../security/redact';
+import { redactNewRecords } from '../security/record-redaction';
 
 /** What the keyword index (or any other derived index) needs to stay in sync. */
 export interface IndexedText {
@@ -50,6 +53,8 @@ export interface AddOptions extends OperationContext {
   embedderId?: string;
   /** Read back and return the stored records (default true); bulk writers pass false and get []. */
   returnRecords?: boolean;
+  /** Receives the counts of secrets redacted from the records' text (each record's audit entry has its own). */
+  redactions?: RedactionTally;
 }
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
@@ -107,7 +112,10 @@ export class MemoryStore {
 
   close(): void {
     this.changes.dispose();
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    const file = this.db.memory || this.db.readonly ? null : this.db.name;
+    this.db.close();
+    if (file) markClean(file);
   }
 
   /** Prepared statements are cached by SQL text (preparing costs more than running a point query). */
@@ -178,6 +186,8 @@ export class MemoryStore {
       }
       return result.data;
     });
+    // Secrets never reach disk: every text field is redacted before the write (counts go to the audit entry).
+    const redacted = redactNewRecords(parsed, options.redactions);
     const embeddings = options.embeddings;
     if (embeddings && embeddings.length !== parsed.length) {
       throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
@@ -249,13 +259,15 @@ export class MemoryStore {
           if (vector) this.vectors.upsert(rid, vector);
           activated.push({ rid, id, question: rec.question, code: x.code });
         }
-        const extra = evidence?.[id];
-        audit.run(now, operation, id, trigger, reason, JSON.stringify(extra ? { status: rec.status, provenance: rec.provenance, ...extra } : { status: rec.status, provenance: rec.provenance }));
+        const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
+        audit.run(now, operation, id, trigger, reason, JSON.stringify({ status: rec.status, provenance: rec.provenance, ...extra }));
         ids[i] = id;
       }
       this.bumpChange();
     });
-    write.immediate();
+    this.guard(() => write.immediate());
+    const secrets = redacted.reduce((n, t) => n + t.count, 0);
+    if (secrets > 0) this.logger.warn(`[store] redacted ${secrets} secret(s) from ${redacted.filter((t) => t.count > 0).length} record(s) before storing them (see their audit entries)`);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: 'added', ids }));
     return options.returnRecords === false ? [] : this.getMany(ids);
@@ -364,7 +376,7 @@ export class MemoryStore {
       }
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.notifyDeactivated(deactivated);
     this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
@@ -391,7 +403,7 @@ export class MemoryStore {
       this.writeAudit('re-embed', null, trigger, context.reason ?? '', { embedderId, dimension: dim ?? null, records: vectors.size });
       this.bumpChange();
     });
-    apply.immediate();
+    this.guard(() => apply.immediate());
     this.afterCommit(() => this.changes.fire({ kind: 'reembedded', ids: [...vectors.keys()] }));
   }
 
@@ -447,7 +459,16 @@ export class MemoryStore {
    * store.atomically(() => { tasks.setUtility(t, 1); store.add([rec], { trigger: 'agent' }); });
    */
   atomically<T>(fn: () => T): T {
-    return this.commits.atomically(fn);
+    return this.guard(() => this.commits.atomically(fn));
+  }
+
+  /** Runs a write, turning raw SQLite errors (locked, disk full, read-only, damaged) into typed ones naming the file. */
+  guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      throw databaseError(error, this.db.name, 'write to', this.db.open ? (this.db.pragma('busy_timeout', { simple: true }) as number) : undefined);
+    }
   }
 
   get log(): Logger {

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
+import { RedactionTally, redactText } from '../security/redact';
 import type { MemoryStore, RetrievalLogEntry } from './store';
 
 /** Φ and output similarities are in [0, 1] (schemas built once: building one costs more than parsing). */
@@ -100,15 +101,17 @@ export class TaskLog {
   begin(question: string): number {
     const run = this.db.transaction(() => {
       const index = this.nextIndex;
-      this.stmt('insertTask').run(index, question, new Date().toISOString());
+      this.stmt('insertTask').run(index, redactText(question), new Date().toISOString());
       this.store.setMeta('next_task_index', String(index + 1));
       return index;
     });
-    return run.immediate();
+    return this.store.guard(() => run.immediate());
   }
 
   finish(taskIndex: number, input: TaskFinish): void {
-    const f = TaskFinishSchema.parse(input);
+    // The task log is stored: its code, answer and log (prompts, outputs, errors) are redacted first.
+    const clean = new RedactionTally();
+    const f = clean.json(TaskFinishSchema.parse(input));
     const info = this.stmt('finish').run(
       f.language ?? null,
       f.code ?? null,
@@ -150,7 +153,7 @@ export class TaskLog {
         bump.run({ task: taskIndex, sim: e.inputSimilarity ?? null, rid });
       }
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
     this.store.fireChange({ kind: 'retrieval', ids: entries.map((e) => e.recordId) });
   }
 
@@ -162,7 +165,7 @@ export class TaskLog {
       this.stmt('utilityOnRetrievals').run(phi, taskIndex);
       this.stmt('utilityOnTask').run(phi, evaluator ?? null, taskIndex);
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
     this.store.fireChange({ kind: 'task', ids: [] });
   }
 
@@ -178,7 +181,7 @@ export class TaskLog {
       this.stmt('outputOnRetrieval').run(value, taskIndex, prev.rid);
       this.stmt('outputOnRecord').run(prev.output_similarity, value, prev.output_similarity, prev.rid);
     });
-    run.immediate();
+    this.store.guard(() => run.immediate());
   }
 
   /** Retrieval rows of one record, newest first. */

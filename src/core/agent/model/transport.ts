@@ -17,7 +17,8 @@
 import OpenAI from 'openai';
 import { AgentMemoryError, errorMessage } from '../../errors';
 import type { Logger } from '../../logger';
-import { nullLogger } from '../../logger';
+import { nullLogger, redactError } from '../../logger';
+import { redactText } from '../../security/redact';
 import { NO_API_KEY, type EndpointConfig } from './config';
 
 /** Builds an `openai` client with the library's own retries disabled. */
@@ -71,10 +72,11 @@ export async function withRetries<T>(
     const failure = classify(error, timedOut, config, target);
     if (!failure.retryable || attempt > config.maxRetries) {
       const gaveUp = failure.retryable ? ` (gave up after ${attempt} attempts)` : '';
-      throw new AgentMemoryError('MODEL', failure.message + gaveUp, { ...failure.details, attempts: attempt }, { cause: error });
+      // Servers echo keys in their errors ("Incorrect API key provided: sk-…"): the message and the kept cause are redacted.
+      throw new AgentMemoryError('MODEL', redactText(failure.message + gaveUp), { ...failure.details, attempts: attempt }, { cause: error instanceof Error ? redactError(error) : error });
     }
     const delay = failure.retryAfterMs ?? backoffDelay(config, attempt);
-    logger.warn(`${target.what}: ${failure.message} — retry ${attempt}/${config.maxRetries} in ${Math.round(delay)} ms`);
+    logger.warn(redactText(`${target.what}: ${failure.message} — retry ${attempt}/${config.maxRetries} in ${Math.round(delay)} ms`));
     await sleep(delay, signal, target);
   }
 }
