@@ -138,12 +138,15 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
   it('under addition "all" a record is active at once and another server process finds it', async () => {
     const other = await connectServer(db, 'all', 'second-client');
     try {
-      const code = 'fn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}';
+      const code = 'const KEY: &str = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";\nfn parse_port(s: &str) -> Option<u16> {\n    s.trim().parse().ok()\n}';
       const recorded = await call(other, 'memory_record', { question: 'parse a tcp port number from a string in rust', code, language: 'rust', outcome: 'success' });
       assert.equal((recorded.structuredContent as { status: string }).status, 'active', text(recorded));
       const found = (await call(client, 'memory_search', { query: 'parse a tcp port number from a string in rust', k: 1 })).structuredContent as unknown as SearchOut;
       assert.equal(found.results[0].id, (recorded.structuredContent as { id: string }).id);
       assert.equal(found.results[0].language, 'rust');
+      // The same redaction as every store write: the key never reaches the database.
+      assert.ok(!found.results[0].code.includes('sk-proj-'), found.results[0].code);
+      assert.match(found.results[0].code, /\[redacted:openai-key\]/);
     } finally {
       await other.close();
     }
