@@ -49,7 +49,8 @@ interface ProcessResult {
 async function connect(db: string, name: string): Promise<Client> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [TSX, MAIN, 'mcp', '--db', db, '--addition', 'all'], cwd: ROOT, stderr: 'inherit' });
   const client = new Client({ name, version: '1' });
-  await client.connect(transport);
+  // A loaded machine can take long to start a server: wait for the handshake generously.
+  await client.connect(transport, { timeout: 600_000 });
   return client;
 }
 
