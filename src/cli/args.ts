@@ -53,7 +53,7 @@ export function parseCommandArgs<O extends Options>(argv: string[], spec: Comman
   const options: Options = { ...spec.options, help: { type: 'boolean', short: 'h' } };
   let parsed: ParsedCommandArgs & { tokens: { kind: string; name?: string }[] };
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.allowPositionals ?? false, tokens: true }) as typeof parsed;
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: spec.allowPositionals ?? false, tokens: true });
   } catch (error) {
     throw usageError(friendlyParseError((error as Error).message), spec.usage);
   }

@@ -34,7 +34,7 @@ export function createMemoryMcpServer(tools: MemoryTools, options: { version: st
   const call = (name: ToolName, args: unknown): CallToolResult => {
     try {
       const result = name === 'memory_search' ? tools.search(args, client()) : name === 'memory_record' ? tools.record(args, client()) : tools.feedback(args, client());
-      return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result as unknown as Record<string, unknown> };
+      return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result };
     } catch (error) {
       const message = isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`;
       if (!isAgentMemoryError(error)) options.logger?.error(`[mcp] ${name} failed: ${errorMessage(error)}`);
