@@ -12,7 +12,7 @@ function lazy(summary: string, load: () => { run(argv: string[]): Promise<number
 }
 
 export const COMMANDS: Record<string, CliCommand> = {
-   
+
   version: lazy('print the Agent Memory version', () => require('./version')),
   import: lazy('import records from a JSONL file (all or nothing)', () => require('./import')),
   export: lazy('export records as JSONL to stdout', () => require('./export')),

@@ -30,7 +30,7 @@ function isEs(v: unknown): v is EsNode {
 function calleeName(callee: unknown): string | undefined {
   if (!isEs(callee)) return undefined;
   if (callee.type === 'Identifier') return callee.name as string;
-  if (callee.type === 'MemberExpression' && !callee.computed && isEs(callee.property)) return (callee.property).name as string;
+  if (callee.type === 'MemberExpression' && !callee.computed && isEs(callee.property)) return callee.property.name as string;
   return undefined;
 }
 
