@@ -13,7 +13,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${AGENT_MEMORY_CACHE:-$ROOT/.cache}"
 CODE_SERVER_VERSION="4.100.3"
 CS_HOME="$CACHE/code-server/$CODE_SERVER_VERSION"
-APT_PACKAGES=(libkrb5-dev ripgrep chromium)
+APT_PACKAGES=(libkrb5-dev ripgrep chromium bubblewrap)
 
 say() { printf '[bootstrap] %s\n' "$*"; }
 die() { printf '[bootstrap] ERROR: %s\n' "$*" >&2; exit 1; }

@@ -2,9 +2,10 @@
 // Bundles the extension and the CLI with esbuild (the type-check is `tsc -p .`, run before).
 //   src/extension.ts -> dist/extension.js   (loaded by VS Code)
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
+//   src/core/memory/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
 // Native / loadable modules stay external and ship in node_modules beside the bundle
 // (see .vscodeignore): better-sqlite3 (+ bindings, file-uri-to-path), sqlite-vec (+ its
-// platform package). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
+// platform package), QuickJS (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
 //
 // Usage: node scripts/bundle.mjs [--minify] [--quiet]
 import { build } from 'esbuild';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const minify = process.argv.includes('--minify');
 const quiet = process.argv.includes('--quiet');
-const EXTERNAL = ['vscode', 'better-sqlite3', 'sqlite-vec'];
+const EXTERNAL = ['vscode', 'better-sqlite3', 'sqlite-vec', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 
 const common = {
   bundle: true,
@@ -34,6 +35,8 @@ const common = {
 const targets = [
   { entry: 'src/extension.ts', out: 'dist/extension.js', required: true },
   { entry: 'src/cli/main.ts', out: 'dist/cli.js', required: false, cli: true },
+  // The keyword index's worker thread (found beside the bundle by keyword-service.ts).
+  { entry: 'src/core/memory/keyword-worker.ts', out: 'dist/keyword-worker.js', required: true },
 ];
 
 const t0 = Date.now();

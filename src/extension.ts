@@ -4,7 +4,7 @@
  * database opens on first use, not here.
  */
 import type * as vscode from 'vscode';
-import type { AgentMemoryApp } from './core/app-types';
+import type { AgentMemoryApp } from './core/app/types';
 import type { CreateApp } from './vscode/app-host';
 import { Container } from './vscode/container';
 

@@ -12,7 +12,10 @@
  *   same pragmas: written in the same transaction scheme, its pages would otherwise be
  *   checkpointed by the store's next timed commit and charged to insert_per_s),
  * - recall_at_4: dense top-4 (vector mode) against an exact float64 scan, tie-aware
- *   (a returned record counts when its exact cosine reaches the 4th best, within 1e-6).
+ *   (a returned record counts when its exact cosine reaches the 4th best, within 1e-6),
+ * - the dense stage side by side: the 128 nearest binary codes by sqlite-vec's own `bit[dim]`
+ *   KNN on `vec_bits` (bit_knn_p50_ms) against the WASM Hamming kernel over the same codes
+ *   (hamming_p50_ms), and how often both return the same candidate set (candidate_overlap).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -43,8 +46,14 @@ export interface BenchRow {
   recall_at_4: number;
   keyword_catchup_ms: number;
   keyword_p50_ms: number;
+  bit_knn_p50_ms: number;
+  hamming_p50_ms: number;
+  candidate_overlap: number;
   load_avg_1m: number;
 }
+
+/** Candidates the dense stage compares (the over-fetch of a top-4 query at 100k). */
+const DENSE_STAGE_CANDIDATES = 128;
 
 function parseArgs(argv: string[]) {
   const value = (name: string) => {
@@ -123,6 +132,19 @@ function run(argv: string[]): BenchRow[] {
       });
       vectorTimes.sort((a, b) => a - b);
       const keywordTimes = queries.map((q) => timeMs(() => search.search({ text: q }, 4, { mode: 'keyword' }))).sort((a, b) => a - b);
+      const stageQueries = qvecs.slice(0, Math.min(qvecs.length, 50));
+      let sameSets = 0;
+      const bitTimes: number[] = [];
+      const hammingTimes: number[] = [];
+      for (const v of stageQueries) {
+        let viaSqlite: number[] = [];
+        let viaKernel: number[] = [];
+        bitTimes.push(timeMs(() => (viaSqlite = store.vectors.candidates(v, DENSE_STAGE_CANDIDATES))));
+        hammingTimes.push(timeMs(() => (viaKernel = search.dense.candidates(v, DENSE_STAGE_CANDIDATES) ?? [])));
+        sameSets += overlap(viaSqlite, viaKernel);
+      }
+      bitTimes.sort((a, b) => a - b);
+      hammingTimes.sort((a, b) => a - b);
       const floatQueries = Math.min(queries.length, n >= 50_000 ? 15 : 50);
       const floatTimes = qvecs.slice(0, floatQueries).map((v) => timeMs(() => floatKnn.all(vectorToBlob(v)))).sort((a, b) => a - b);
       rows.push({
@@ -136,6 +158,9 @@ function run(argv: string[]): BenchRow[] {
         recall_at_4: round(recallHits / (queries.length * 4), 4),
         keyword_catchup_ms: Math.round(catchup),
         keyword_p50_ms: round(percentile(keywordTimes, 0.5)),
+        bit_knn_p50_ms: round(percentile(bitTimes, 0.5)),
+        hamming_p50_ms: round(percentile(hammingTimes, 0.5)),
+        candidate_overlap: round(sameSets / stageQueries.length, 3),
         load_avg_1m: round(os.loadavg()[0], 2),
       });
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
@@ -147,7 +172,20 @@ function run(argv: string[]): BenchRow[] {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, ...r }) => r)) + '\n');
+  else {
+    const last = rows[rows.length - 1];
+    process.stdout.write(
+      `dense stage at n=${last.n} (${DENSE_STAGE_CANDIDATES} candidates): sqlite-vec bit KNN ${last.bit_knn_p50_ms} ms vs WASM Hamming ${last.hamming_p50_ms} ms (×${round(last.bit_knn_p50_ms / last.hamming_p50_ms, 1)}); candidate sets overlap ${(last.candidate_overlap * 100).toFixed(1)} %\n`,
+    );
+  }
   return rows;
+}
+
+/** Fraction of `a` also in `b` (the two scans may order ties at the cut differently). */
+function overlap(a: number[], b: number[]): number {
+  if (a.length === 0) return b.length === 0 ? 1 : 0;
+  const set = new Set(b);
+  return a.filter((rid) => set.has(rid)).length / a.length;
 }
 
 /** How many of `got` reach the exact 4th-best cosine (ties count as hits). */

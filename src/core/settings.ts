@@ -4,19 +4,20 @@
  * feeds it from the workspace configuration.
  */
 import { z } from 'zod';
+import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
+import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
+import { DEFAULT_MISALIGNED } from './memory/misaligned';
+import { AgentLanguageSchema } from './memory/types';
+import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
+import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
 
-export const ADDITION_POLICIES = ['fixed', 'all', 'coarse', 'strict'] as const;
-export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined', 'forgetting'] as const;
+export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
 /** Defaults follow the paper's EHR values (period 200, α 0, n 5, β 0.7 / 0.3). */
 export const SettingsSchema = z.object({
   model: z.object({
     baseUrl: z.string().trim().default(''),
     name: z.string().trim().default(''),
-  }),
-  embedder: z.object({
-    provider: z.enum(['builtin', 'endpoint']).default('builtin'),
-    model: z.string().trim().default(''),
   }),
   retrieval: z.object({ k: z.number().int().min(1).max(32).default(4) }),
   addition: z.object({ policy: z.enum(ADDITION_POLICIES).default('strict') }),
@@ -29,30 +30,51 @@ export const SettingsSchema = z.object({
     historyBetaCoarse: z.number().min(0).max(1).default(0.3),
     forgettingThreshold: z.number().gt(0).lt(1).default(0.01),
     protectSeeds: z.boolean().default(false),
+    minActiveRecords: z.number().int().min(0).default(DEFAULT_MIN_ACTIVE_RECORDS),
+    periodicWindow: z.enum(PERIODIC_WINDOWS).default('sliding'),
+    attribution: z.enum(ATTRIBUTIONS).default('shown'),
+    followThreshold: z.number().min(0).max(1).default(DEFAULT_FOLLOW_THRESHOLD),
   }),
   /** Maximum number of active records; 0 = unlimited. */
   capacity: z.number().int().min(0).default(0),
   runner: z.object({
-    language: z.enum(['python', 'javascript']).default('python'),
+    language: AgentLanguageSchema.default('python'),
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     memoryMb: z.number().int().min(16).max(16_384).default(256),
+    /** "sandbox": Python only behind an OS boundary (refused where none exists); "none": unconfined, with a persistent warning. */
+    isolation: z.enum(RUNNER_ISOLATIONS).default('sandbox'),
   }),
   agent: z.object({
     /** SQLite database the generated code queries; empty = the bundled MIMIC-III demo. */
     dataPath: z.string().trim().default(''),
     maxDebugRounds: z.number().int().min(0).max(20).default(5),
+    /** Token budget of the coder's prompt (system, toolbox docs, demonstrations, question, debug turns). */
+    promptBudgetTokens: z.number().int().min(500).max(1_000_000).default(DEFAULT_PROMPT_BUDGET),
   }),
   /** Memory database file; empty = one database per workspace (the extension's workspace storage). */
   databasePath: z.string().trim().default(''),
   misaligned: z.object({
-    minInputSimilarity: z.number().min(0).max(1).default(0.6),
-    maxOutputSimilarity: z.number().min(0).max(1).default(0.5),
+    minInputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.minInputSimilarity),
+    maxOutputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.maxOutputSimilarity),
   }),
 });
 export type Settings = z.output<typeof SettingsSchema>;
 
-/** Every leaf key under `agentMemory.` (e.g. `deletion.period`), in schema order. */
-export const SETTING_KEYS: readonly string[] = leafKeys(SettingsSchema);
+/** The leaf keys of a settings object, dotted (`deletion.period`). */
+type LeafKeys<T, P extends string = ''> = {
+  [K in keyof T & string]: T[K] extends readonly unknown[] ? `${P}${K}` : T[K] extends object ? LeafKeys<T[K], `${P}${K}.`> : `${P}${K}`;
+}[keyof T & string];
+/** A setting key under `agentMemory.` (e.g. `deletion.period`), checked by the compiler. */
+export type SettingKey = LeafKeys<Settings>;
+
+/** Every leaf key under `agentMemory.`, in schema order: the one list of setting names (package.json must match it). */
+export const SETTING_KEYS = leafKeys(SettingsSchema) as [SettingKey, ...SettingKey[]];
+export const SettingKeySchema = z.enum(SETTING_KEYS);
+
+/** The full id of a setting, for messages: settingId('capacity') → 'agentMemory.capacity'. */
+export function settingId(key: SettingKey): `agentMemory.${SettingKey}` {
+  return `agentMemory.${key}`;
+}
 
 function leafKeys(schema: z.ZodObject, prefix = ''): string[] {
   return Object.entries(schema.shape).flatMap(([name, child]) =>
@@ -95,7 +117,7 @@ export function parseSettings(read: (key: string) => unknown): ParsedSettings {
     const path = issue.path.map(String);
     problems.push(`agentMemory.${path.join('.')}: ${issue.message} (using the default)`);
     // Drop the offending value so its default applies, then parse again.
-    let target = raw as Record<string, unknown>;
+    let target = raw;
     for (const part of path.slice(0, -1)) target = (target[part] ?? {}) as Record<string, unknown>;
     const last = path[path.length - 1];
     if (last === undefined || !(last in target)) return { settings: SettingsSchema.parse({ ...emptyGroups() }), problems };

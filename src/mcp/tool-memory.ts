@@ -11,7 +11,7 @@
  * memory.dispose();
  */
 import * as path from 'node:path';
-import { storeEmbedder, SyncEmbedder } from '../core/app-embedding';
+import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
 import { MemoryRetriever } from '../core/agent/retriever';
 import type { Logger } from '../core/logger';
 import { MemoryStore } from '../core/memory/store';

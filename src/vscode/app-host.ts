@@ -4,8 +4,7 @@
  * changes, and bridged to a VS Code event so views refresh on core changes.
  */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../core/app-types';
-import { AgentMemoryError } from '../core/errors';
+import type { AgentMemoryApp } from '../core/app/types';
 import type { Logger } from '../core/logger';
 import type { MemoryChangeEvent } from '../core/memory/types';
 import type { Settings } from './settings-schema';
@@ -16,18 +15,9 @@ export type { CreateAppOptions };
 
 export type CreateApp = (options: CreateAppOptions) => AgentMemoryApp | Promise<AgentMemoryApp>;
 
-/** An app that can take new settings in place (optional; otherwise it is re-created). */
-type ReconfigurableApp = AgentMemoryApp & { configure?(settings: Settings, apiKey?: string): void };
-
 /** Loads `createApp` from the core facade; the require is deferred so activation stays cheap. */
-export function loadCoreCreateApp(): CreateApp | undefined {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require('../core/app') as { createApp?: unknown };
-    return typeof mod.createApp === 'function' ? (mod.createApp as CreateApp) : undefined;
-  } catch {
-    return undefined;
-  }
+function loadCoreCreateApp(): CreateApp {
+  return (require('../core/app') as typeof import('../core/app')).createApp;
 }
 
 export interface AppHostOptions {
@@ -41,7 +31,7 @@ export interface AppHostOptions {
 }
 
 export class AppHost implements vscode.Disposable {
-  private app: ReconfigurableApp | undefined;
+  private app: AgentMemoryApp | undefined;
   private creating: Promise<AgentMemoryApp> | undefined;
   private appSubscription: { dispose(): void } | undefined;
   private factory: CreateApp | undefined;
@@ -49,6 +39,8 @@ export class AppHost implements vscode.Disposable {
   /** Core change events of whichever app instance is current (plus 'reset' on re-creation). */
   readonly onDidChange = this.changed.event;
   private busy = 0;
+  /** A change that needs a new app (database path) arrived while a task ran: re-create once it is idle. */
+  private resetWhenIdle = false;
 
   constructor(private readonly options: AppHostOptions) {
     this.factory = options.createApp;
@@ -57,11 +49,6 @@ export class AppHost implements vscode.Disposable {
   /** The app if it was already created (never opens the database). */
   get current(): AgentMemoryApp | undefined {
     return this.app;
-  }
-
-  /** True when a `createApp` factory is available (the core facade or an injected one). */
-  get hasFactory(): boolean {
-    return (this.factory ??= loadCoreCreateApp()) !== undefined;
   }
 
   /** Replaces the factory (integration tests inject one); drops the current app. */
@@ -85,19 +72,27 @@ export class AppHost implements vscode.Disposable {
       return await work(app);
     } finally {
       this.busy--;
+      if (this.busy === 0 && this.resetWhenIdle) {
+        this.resetWhenIdle = false;
+        this.reset();
+      }
     }
   }
 
-  /** Applies new settings: in place when the app supports it, else by re-creating it lazily. */
+  /**
+   * Applies new settings: in place (the core applies them between tasks), or for
+   * another database by re-creating the app lazily, after the running task if any.
+   */
   async settingsChanged(settings: Settings, databasePathChanged: boolean): Promise<void> {
     const app = this.app;
     if (!app) return;
-    if (!databasePathChanged && typeof app.configure === 'function') {
+    if (!databasePathChanged) {
       app.configure(settings, await this.options.apiKey());
       return;
     }
     if (this.busy > 0) {
-      this.options.logger.warn('settings changed while a task runs; they apply after it finishes');
+      this.options.logger.info('the memory database setting changed while a task runs; switching after it finishes');
+      this.resetWhenIdle = true;
       return;
     }
     this.reset();
@@ -117,9 +112,6 @@ export class AppHost implements vscode.Disposable {
 
   private async create(): Promise<AgentMemoryApp> {
     const factory = (this.factory ??= loadCoreCreateApp());
-    if (!factory) {
-      throw new AgentMemoryError('CONFIG', 'The Agent Memory core is not available in this build (src/core/app.ts is missing). Rebuild the extension with `npm run build`.');
-    }
     const started = performance.now();
     const databasePath = this.options.databasePath();
     const app = (await factory({
@@ -129,7 +121,7 @@ export class AppHost implements vscode.Disposable {
       demoDataDir: this.options.demoDataDir,
       storageDir: this.options.storageDir,
       logger: this.options.logger,
-    })) as ReconfigurableApp;
+    }));
     this.app = app;
     this.appSubscription = app.onDidChange((event) => this.changed.fire(event));
     this.options.logger.info(`[app] opened ${databasePath} in ${(performance.now() - started).toFixed(1)} ms`);

@@ -20,6 +20,7 @@ import { PendingResultCodeLens } from './result-codelens';
 import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
 import { MemoryStatusBar } from './status-bar';
+import { IsolationWarning } from './isolation-warning';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import type { MemoryNode } from './tree/tree-items';
 
@@ -72,6 +73,7 @@ export class Container implements vscode.Disposable {
 
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
     this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+    this.register(new IsolationWarning(this.settings));
 
     let lastDatabasePath = this.databasePath();
     this.register(

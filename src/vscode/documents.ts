@@ -7,7 +7,7 @@
  *   agent-memory:/roles.json         the role memories
  */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp, AgentTaskResult } from '../core/app-types';
+import type { AgentMemoryApp, AgentTaskResult } from '../core/app/types';
 import type { AppHost } from './app-host';
 import { debounce } from './debounce';
 import { languageInfo } from '../core/similarity/code/languages';

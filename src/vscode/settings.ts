@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Logger } from '../core/logger';
-import { parseSettings, Settings } from './settings-schema';
+import { parseSettings, SettingKey, Settings } from './settings-schema';
 
 export const SETTINGS_SECTION = 'agentMemory';
 
@@ -32,7 +32,7 @@ export class SettingsService implements vscode.Disposable {
    * Writes one `agentMemory.<key>` value: to the workspace when a folder is open,
    * otherwise to the user settings.
    */
-  async update(key: string, value: unknown): Promise<void> {
+  async update(key: SettingKey, value: unknown): Promise<void> {
     const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await vscode.workspace.getConfiguration(SETTINGS_SECTION).update(key, value, target);
     // onDidChangeConfiguration can lag behind the awaited update: read now so callers see it.

@@ -1,7 +1,7 @@
 /** Reads a task-stream JSONL file (one `{ "question": …, "answer"?: … }` per line); no vscode import. */
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import type { TaskStreamItem } from '../core/app-types';
+import type { TaskStreamItem } from '../core/app/types';
 import { AgentMemoryError } from '../core/errors';
 
 const TaskLineSchema = z.looseObject({

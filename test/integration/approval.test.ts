@@ -1,7 +1,7 @@
 /** Approve / reject (tree multi-select, ids, CodeLens), restore, purge, status bar. */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app-types';
+import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { RecordNode } from '../../src/vscode/tree/tree-items';
 import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';

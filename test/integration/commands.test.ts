@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app-types';
+import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import { closeAllEditors, EXTENSION_ID, freshMemory, run, setSetting, waitFor } from './helpers';
 

@@ -1,6 +1,6 @@
 /** The dashboard webview draws its charts and updates live while tasks run. */
 import * as assert from 'node:assert/strict';
-import type { AgentMemoryApp } from '../../src/core/app-types';
+import type { AgentMemoryApp } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';
 

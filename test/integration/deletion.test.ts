@@ -1,6 +1,6 @@
 /** Deletion with a dry-run preview: plan, then apply (tests skip the QuickPick and the modal). */
 import * as assert from 'node:assert/strict';
-import type { AgentMemoryApp, DeletionPlan } from '../../src/core/app-types';
+import type { AgentMemoryApp, DeletionPlan } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { DeletionOutcome } from '../../src/vscode/commands/policy-commands';
 import type { RecordNode } from '../../src/vscode/tree/tree-items';

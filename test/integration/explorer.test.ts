@@ -1,7 +1,7 @@
 /** The memory explorer inside a real extension host: groups, items, paging, sort/filter, tooltips. */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../src/core/app-types';
+import type { AgentMemoryApp } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { MemoryNode, RecordNode } from '../../src/vscode/tree/tree-items';
 import { freshMemory, run, setSetting } from './helpers';

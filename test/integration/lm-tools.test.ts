@@ -1,7 +1,7 @@
 /** The memory tools as VS Code language-model tools, invoked through vscode.lm in the real extension host. */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../src/core/app-types';
+import type { AgentMemoryApp } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { RecordNode } from '../../src/vscode/tree/tree-items';
 import { freshMemory, run, setSetting, waitFor } from './helpers';

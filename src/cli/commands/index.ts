@@ -12,7 +12,6 @@ function lazy(summary: string, load: () => { run(argv: string[]): Promise<number
 }
 
 export const COMMANDS: Record<string, CliCommand> = {
-
   version: lazy('print the Agent Memory version', () => require('./version')),
   import: lazy('import records from a JSONL file (all or nothing)', () => require('./import')),
   export: lazy('export records as JSONL to stdout', () => require('./export')),
@@ -22,6 +21,7 @@ export const COMMANDS: Record<string, CliCommand> = {
   'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
   seed: lazy('seed a memory database with the EHR demo records (gold programs)', () => require('./seed')),
   're-embed': lazy('re-fit the built-in embedder and re-embed every record (fixes an embedder mismatch)', () => require('./re-embed')),
+  run: lazy('run one program in the agent\'s sandbox (outcome, answer, stdout, error)', () => require('./run')),
   mcp: lazy('serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)', () => require('./mcp')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };

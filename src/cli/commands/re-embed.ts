@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { refitAndReembed } from '../../core/app-embedding';
+import { refitAndReembed } from '../../core/app/embedding';
 import { stderrLogger } from '../../core/logger';
 import { MemoryStore } from '../../core/memory/store';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { CodeLanguageSchema, codeSimilarity } from '../../core/similarity/code';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 
 export const summary = 'code similarity of CAND_FILE relative to REF_FILE (--lang LANGUAGE [--compat pycode_similar])';
 
@@ -36,6 +36,7 @@ function readSource(file: string, role: string): string {
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, { usage: USAGE, options: { lang: { type: 'string' }, compat: { type: 'string' } }, allowPositionals: true });
   if (parsed === HELP_SHOWN) return 0;
+  if (parsed.positionals.length !== 2) throw usageError(`Give REF_FILE and CAND_FILE (got ${parsed.positionals.length} file argument(s)).`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, files: parsed.positionals }, USAGE);
   const reference = readSource(args.files[0], 'Reference');
   const candidate = readSource(args.files[1], 'Candidate');

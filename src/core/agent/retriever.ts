@@ -5,6 +5,7 @@
  * record = the exact cosine between the question's and the record's embeddings
  * (clamped to [-1, 1] by HybridSearch). Used by the app and the benchmark harness.
  */
+import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import { HybridSearch } from '../memory/hybrid-search';
 import type { MemoryStore } from '../memory/store';
@@ -23,11 +24,14 @@ export interface MemoryRetrieverOptions {
  * const demos = retriever.retrieve('how many patients died in 2104?', embedder.embedSync(q), 4);
  * retriever.close();
  */
-export class MemoryRetriever {
+export class MemoryRetriever extends Disposable {
   // Question, code and language of a record never change: cached by id.
   private readonly texts = new Map<string, { question: string; code: string; language: Language }>();
 
-  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch) {}
+  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch) {
+    super();
+    this._register({ dispose: () => search.close() });
+  }
 
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
     return new MemoryRetriever(store, HybridSearch.open(store, options));
@@ -48,7 +52,8 @@ export class MemoryRetriever {
     });
   }
 
+  /** Closes the indexes (same as dispose). */
   close(): void {
-    this.search.close();
+    this.dispose();
   }
 }

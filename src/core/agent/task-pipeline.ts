@@ -96,7 +96,7 @@ export interface TaskPipelineResult {
  *
  * @example
  * const r = await runTaskPipeline(deps, 'how many patients died in 2104?', { databasePath, language: 'python', k: 4 });
- * r.verdict.kind; r.after.addition.recordId; r.run.shown;
+ * r.verdict.kind; r.after.addition.recordId; r.run.demonstrations.filter((d) => d.shown);
  */
 export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, options: TaskPipelineOptions): Promise<TaskPipelineResult> {
   const started = performance.now();
@@ -128,8 +128,7 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
     metadata: { taskIndex: run.taskIndex, model: run.model },
   };
   const candidate = options.candidate ? options.candidate(draft, run) : run.code ? draft : null;
-  const shown = new Set(run.shown);
-  const retrieved = run.demonstrations.map((d) => ({ ...d, shown: shown.has(d.recordId) }));
+  const retrieved = run.demonstrations;
   const log = {
     ...options.logExtra,
     model: run.model,

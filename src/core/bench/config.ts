@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AdditionPolicyNameSchema } from '../policy/addition';
 import { BenchDeletionSchema } from './policy-adapter';
+import { AttributionSchema } from '../policy/names';
 
 /** The paper's EHRAgent stream: 2,311 tasks (add-all ends at 2,411 records from 100), period 200. */
 export const PAPER_EHR_STREAM_TASKS = 2311;
@@ -50,6 +51,10 @@ export const BenchConfigSchema = z.object({
    * less often than the unfitted embedder (see README, bench section).
    */
   fitEmbedder: z.boolean().default(false),
+  /** Which retrieved records take Φ: `shown` (the paper) or `followed` (a labelled variant beyond the paper). */
+  attribution: AttributionSchema.default('shown'),
+  /** Memory floor: no deletion takes active memory below it (the paper's code keeps ≥ 1). */
+  minActiveRecords: z.number().int().min(0).optional(),
   /** Memoise deterministic executions (see run-cache.ts). */
   runCache: z.boolean().default(true),
 });

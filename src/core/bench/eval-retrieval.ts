@@ -32,7 +32,7 @@ import { MemoryStore } from '../memory/store';
 import { tokenizeForKeywords } from '../memory/text-processing';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
-import { goldProgram } from './gold-program';
+import { goldProgram } from '../data/gold-program';
 import { TfidfBaselineIndex } from './tfidf-baseline';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;

@@ -20,7 +20,7 @@ import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { codeSimilarity } from '../similarity/code';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
-import { goldProgram } from './gold-program';
+import { goldProgram } from '../data/gold-program';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
 import { BenchPolicies, PolicySettings } from './policy-adapter';
 import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';
@@ -168,7 +168,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
     }
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
-    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity };
+    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity, attribution: config.attribution, minActiveRecords: config.minActiveRecords };
     policies = new BenchPolicies(store, settings, { codeSimilarity });
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;

@@ -5,6 +5,7 @@
  * without deletion) run once.
  */
 import type { AdditionPolicyName } from '../policy/addition';
+import { ADDITION_POLICIES, PAPER_DELETION_SETTINGS } from '../policy/names';
 import type { BenchDeletion } from './policy-adapter';
 
 export interface GridCell {
@@ -19,8 +20,8 @@ export interface GridRow extends GridCell {
   agent_overhead_ms_p95: number;
 }
 
-export const TABLE1: GridCell[] = (['fixed', 'all', 'coarse', 'strict'] as const).map((addition) => ({ addition, deletion: 'none' }));
-export const TABLE2: GridCell[] = (['coarse', 'strict'] as const).flatMap((addition) => (['none', 'periodic', 'history', 'combined'] as const).map((deletion) => ({ addition, deletion })));
+export const TABLE1: GridCell[] = ADDITION_POLICIES.map((addition) => ({ addition, deletion: 'none' }));
+export const TABLE2: GridCell[] = (['coarse', 'strict'] as const).flatMap((addition) => PAPER_DELETION_SETTINGS.map((deletion) => ({ addition, deletion })));
 
 /** The unique cells of both tables, in table order. */
 export function paperGridCells(): GridCell[] {

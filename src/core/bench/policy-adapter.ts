@@ -5,15 +5,17 @@
  * goes through here.
  *
  * Schedule (the MemoryManager's default rules, SPEC §3):
- * - `periodic`: every `period` tasks over the window (t − period, t]; only
- *   records at least one period old; α = 0.
- * - `history`: after every task, on the records it evaluated: more than n = 5
+ * - `periodic`: after every task (sliding window; `fixed`: every `period`
+ *   tasks) over the window (t − period, t]; only records at least one period
+ *   old; α = 0.
+ * - `history`: after every task, on the records it credited: at least n = 5
  *   evaluated retrievals and mean Φ ≤ β (0.7 strict, 0.3 coarse).
- * - `combined`: history after every task, and every `period` tasks the
- *   combined plan (periodic OR history, the paper's code behaviour).
+ * - `combined`: history after every task, and the combined plan on the
+ *   periodic schedule (periodic OR history, the paper's code behaviour).
  * - `forgetting`: every 20 tasks (retention below the threshold).
- * - `--capacity N` (with any deletion): when the memory exceeds N, periodic
- *   then lowest mean Φ until at most N active records remain (paper §6.2).
+ * - `--capacity N` (with any deletion): after every task, periodic deletion,
+ *   then, if still over N, the single record with the lowest mean Φ (§6.2).
+ * No deletion takes the memory below `minActiveRecords` (default 1).
  * Φ for deletion is the addition policy's evaluator: coarse → the coarse
  * evaluator; fixed / all / strict → the ground truth (strict).
  */
@@ -22,10 +24,13 @@ import type { MemoryStore } from '../memory/store';
 import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
 import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
-import { defaultRules, RuleSpec } from '../policy/rules';
+import { capacityRule, defaultRules, RuleSpec } from '../policy/rules';
 import type { CodeSimilarityFn } from '../policy/metrics';
+import { Attribution, AutoDeletionPolicySchema, PeriodicWindow } from '../policy/names';
+import { codeSimilarity } from '../similarity/code';
 
-export const BenchDeletionSchema = z.enum(['none', 'periodic', 'history', 'combined', 'forgetting']);
+/** The bench runs the automatic deletion settings (capacity is the separate `--capacity`). */
+export const BenchDeletionSchema = AutoDeletionPolicySchema;
 export type BenchDeletion = z.infer<typeof BenchDeletionSchema>;
 
 export interface PolicySettings {
@@ -38,6 +43,14 @@ export interface PolicySettings {
   /** Defaults to 0.7 (strict Φ) or 0.3 (coarse Φ). */
   beta?: number;
   capacity?: number;
+  /** Memory floor (default 1, the paper's code's MIN_MEMORY_SIZE). */
+  minActiveRecords?: number;
+  /** Which retrieved records take Φ (default `shown`; `followed` is a labelled variant beyond the paper). */
+  attribution?: Attribution;
+  /** Attribution `followed`: the code similarity threshold (default 0.5). */
+  followThreshold?: number;
+  /** When periodic deletion runs (default `sliding`: after every task). */
+  periodicWindow?: PeriodicWindow;
 }
 
 /** History-rule β for the addition policy's evaluator. */
@@ -47,9 +60,9 @@ export function betaFor(settings: Pick<PolicySettings, 'addition' | 'beta'>): nu
 
 /** The rules of a setting: the MemoryManager's default schedule, plus the capacity rule when a capacity is set. */
 export function benchRules(settings: PolicySettings): RuleSpec[] {
-  const params = { period: settings.period, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings), capacity: settings.capacity ?? null };
-  const rules = defaultRules(settings.deletion, params).filter((r) => r.kind !== 'user-command');
-  if (settings.capacity !== undefined) rules.push({ id: 'capacity', kind: 'capacity-exceeded', capacity: settings.capacity, operation: 'delete:capacity' });
+  const params = { period: settings.period, periodicWindow: settings.periodicWindow, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings), capacity: settings.capacity ?? null };
+  const rules: RuleSpec[] = defaultRules(settings.deletion, params).filter((r) => r.kind !== 'user-command');
+  if (settings.capacity !== undefined) rules.push(capacityRule());
   return rules;
 }
 
@@ -76,7 +89,6 @@ export class BenchPolicies {
 
   constructor(store: MemoryStore, readonly settings: PolicySettings, options: { codeSimilarity?: CodeSimilarityFn } = {}) {
     this.manager = new MemoryManager(store, {
-      codeSimilarity: options.codeSimilarity,
       addition: settings.addition,
       mode: 'benchmark',
       deletion: settings.deletion,
@@ -86,7 +98,11 @@ export class BenchPolicies {
         minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS,
         beta: betaFor(settings),
         ...(settings.capacity !== undefined ? { capacity: settings.capacity } : {}),
+        ...(settings.minActiveRecords !== undefined ? { minActiveRecords: settings.minActiveRecords } : {}),
       },
+      attribution: settings.attribution ?? 'shown',
+      followThreshold: settings.followThreshold,
+      codeSimilarity: options.codeSimilarity ?? ((reference, candidate, language) => codeSimilarity(reference, candidate, language)),
       rules: benchRules(settings),
     });
   }

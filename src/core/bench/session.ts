@@ -4,6 +4,7 @@
  * offline reuse model, or an LLM over an OpenAI-compatible endpoint, which
  * also serves as the coarse judge).
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { LlmCodeGenerator, ReuseCodeGenerator, CodeGenerator } from '../agent/loop/generators';
@@ -27,8 +28,24 @@ export interface BenchSessionOptions {
 
 export interface BenchSession {
   deps: BenchDeps;
+  /** The read-only EHR database (value linking, the simulated agent's schema). */
+  db: BetterSqlite3.Database;
   runner: CodeRunner;
   dispose(): void;
+}
+
+/**
+ * The interpreter behind `python3` on PATH, resolved once: a version manager's
+ * shim (pyenv) costs a shell script per spawn, and a benchmark grid spawns
+ * thousands of programs. Falls back to `python3` when it cannot be resolved.
+ */
+export function resolvePython(): string {
+  try {
+    const exe = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    return exe && fs.existsSync(exe) ? exe : 'python3';
+  } catch {
+    return 'python3';
+  }
 }
 
 /**
@@ -48,7 +65,7 @@ export function createBenchSession(options: BenchSessionOptions): BenchSession {
     throw new AgentMemoryError('DATABASE', `Cannot open ${options.databasePath} as a SQLite database (${errorMessage(error)}); check --db.`);
   }
   const logger = options.logger ?? nullLogger;
-  const runner = createRunner(options.language, { logger });
+  const runner = createRunner(options.language, { logger, ...(options.language === 'python' ? { pythonPath: resolvePython() } : {}) });
   let generator: CodeGenerator;
   let judge: ChatModel | undefined;
   if (options.endpoint) {
@@ -61,6 +78,7 @@ export function createBenchSession(options: BenchSessionOptions): BenchSession {
   const run: BenchDeps['run'] = (request, signal) => runner.run(request, signal);
   return {
     runner,
+    db,
     deps: { run, cache: new RunCache(run), generator, judge, databasePath: options.databasePath, logger },
     dispose: () => {
       runner.dispose();

@@ -14,6 +14,8 @@ export const BenchTaskLineSchema = z.object({
   answer: z.unknown().refine((v) => v !== undefined, { message: 'answer (the ground truth) is required; use [] for an empty result' }),
   template: z.string().optional(),
   answer_status: z.string().optional(),
+  /** EHRSQL split: `valid` (training lines for the initial memory) or `test` (the stream). */
+  split: z.string().optional(),
 });
 
 /** One validated task. `line` is 1-based in the source file. */
@@ -25,6 +27,7 @@ export interface BenchTask {
   answer: unknown;
   template?: string;
   answerStatus?: string;
+  split?: string;
 }
 
 /**
@@ -59,6 +62,7 @@ export function parseTaskJsonl(text: string, source = 'tasks'): BenchTask[] {
       answer: t.answer,
       ...(t.template !== undefined ? { template: t.template } : {}),
       ...(t.answer_status !== undefined ? { answerStatus: t.answer_status } : {}),
+      ...(t.split !== undefined ? { split: t.split } : {}),
     });
   });
   if (tasks.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${source}: no tasks found; pass a JSONL file with one task per line.`);

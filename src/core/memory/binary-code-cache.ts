@@ -13,16 +13,16 @@ export function quantizeBinary(vector: Float32Array): Uint8Array {
 }
 
 /**
- * In-memory copy of the active vectors, keyed by record rowid: binary codes
- * (scanned with the Hamming kernel) and, optionally, the float vectors for
- * exact rescoring. It is a cache: sqlite-vec's `vec_bits` table and
- * `records.embedding` stay the durable data it is loaded from.
+ * In-memory copy of the active records' binary codes, keyed by record rowid,
+ * held directly in the Hamming kernel's memory (one `blocks * 16`-byte slot per
+ * record, no per-record objects besides the rid maps). It is a cache:
+ * sqlite-vec's `vec_bits` table stays the durable data it is loaded from. Exact
+ * rescoring reads the float vectors of the few candidates from the database.
  *
  * @example
  * const cache = new BinaryCodeCache(384);
- * cache.set(rid, quantizeBinary(vector), vector);
+ * cache.set(rid, quantizeBinary(vector));
  * cache.nearest(quantizeBinary(query), 64);  // rids, closest first
- * cache.cosine(rid, query);                  // exact dot product, or null without floats
  */
 export class BinaryCodeCache {
   readonly blocks: number;
@@ -30,8 +30,6 @@ export class BinaryCodeCache {
   private codes: Uint8Array;
   private readonly slotOf = new Map<number, number>();
   private ridAt: number[] = [];
-  private floats = new Float32Array(0);
-  private readonly hasFloat: boolean[] = [];
 
   constructor(readonly dimension: number, options: { kernel?: HammingKernel } = {}) {
     this.blocks = Math.ceil(dimension / 128);
@@ -54,8 +52,13 @@ export class BinaryCodeCache {
     return this.slotOf.has(rid);
   }
 
-  /** Adds or replaces the code of `rid` (`code` holds dimension/8 bytes) and, when given, its float vector. */
-  set(rid: number, code: Uint8Array, vector?: Float32Array): void {
+  /** Room for `n` codes in total (one growth instead of many during a bulk load). */
+  reserve(n: number): void {
+    this.codes = this.kernel.reserve(n, this.blocks);
+  }
+
+  /** Adds or replaces the code of `rid` (`code` holds dimension/8 bytes). */
+  set(rid: number, code: Uint8Array): void {
     const stride = this.blocks * 16;
     let slot = this.slotOf.get(rid);
     if (slot === undefined) {
@@ -65,31 +68,25 @@ export class BinaryCodeCache {
       this.slotOf.set(rid, slot);
     }
     const at = slot * stride;
-    this.codes.fill(0, at, at + stride);
-    this.codes.set(code.subarray(0, Math.min(code.length, stride)), at);
-    const dim = this.dimension;
-    if (vector && vector.length === dim) {
-      if (this.floats.length < (slot + 1) * dim) {
-        const next = new Float32Array(Math.max((slot + 1) * dim, Math.ceil(this.floats.length * 1.5), 1024 * dim));
-        next.set(this.floats);
-        this.floats = next;
-      }
-      this.floats.set(vector, slot * dim);
-      this.hasFloat[slot] = true;
-    } else {
-      this.hasFloat[slot] = false;
-    }
+    if (code.length < stride) this.codes.fill(0, at + code.length, at + stride);
+    this.codes.set(code.length > stride ? code.subarray(0, stride) : code, at);
   }
 
-  /** Exact dot product of `query` with the cached float vector of `rid`; null when not cached. */
-  cosine(rid: number, query: Float32Array): number | null {
-    const slot = this.slotOf.get(rid);
-    if (slot === undefined || !this.hasFloat[slot]) return null;
-    const f = this.floats;
-    const dim = this.dimension;
-    let s = 0;
-    for (let d = 0, o = slot * dim; d < dim; d++, o++) s += query[d] * f[o];
-    return s;
+  /** `set` from `bytes` code bytes at `offset` of `source` (bulk loads: no view per record). */
+  setFrom(rid: number, source: Uint8Array, offset: number, bytes: number): void {
+    const stride = this.blocks * 16;
+    let slot = this.slotOf.get(rid);
+    if (slot === undefined) {
+      slot = this.ridAt.length;
+      this.codes = this.kernel.reserve(slot + 1, this.blocks);
+      this.ridAt.push(rid);
+      this.slotOf.set(rid, slot);
+    }
+    const codes = this.codes;
+    const at = slot * stride;
+    const n = Math.min(bytes, stride);
+    for (let i = 0; i < n; i++) codes[at + i] = source[offset + i];
+    for (let i = n; i < stride; i++) codes[at + i] = 0;
   }
 
   delete(rid: number): void {
@@ -102,21 +99,15 @@ export class BinaryCodeCache {
       const moved = this.ridAt[last];
       this.ridAt[slot] = moved;
       this.slotOf.set(moved, slot);
-      const dim = this.dimension;
-      if (this.hasFloat[last]) this.floats.copyWithin(slot * dim, last * dim, (last + 1) * dim);
-      this.hasFloat[slot] = this.hasFloat[last];
     }
     this.ridAt.pop();
-    this.hasFloat.pop();
     this.slotOf.delete(rid);
   }
 
   clear(): void {
     this.slotOf.clear();
     this.ridAt = [];
-    this.hasFloat.length = 0;
   }
-
   /** The `count` rids with the smallest Hamming distance to `queryCode`, closest first. */
   nearest(queryCode: Uint8Array, count: number): number[] {
     const n = this.ridAt.length;

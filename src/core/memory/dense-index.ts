@@ -1,9 +1,10 @@
-import { AgentMemoryError } from '../errors';
-import { Disposable } from '../events';
+import type { Statement } from 'better-sqlite3';
 import { Logger, nullLogger, tagged } from '../logger';
 import { BinaryCodeCache, quantizeBinary } from './binary-code-cache';
+import type { Database } from './database';
+import { RecordChangeLog } from './record-changes';
 import type { MemoryStore } from './store';
-import { blobToVector } from './vector-index';
+import { blobToVector, dot } from './vector-index';
 
 /** One exact dense neighbour. */
 export interface DenseHit {
@@ -12,61 +13,69 @@ export interface DenseHit {
   similarity: number;
 }
 
+interface ChunkRow {
+  size: number;
+  validity: Buffer;
+  rowids: Buffer;
+  vectors: Buffer;
+}
+
 /**
- * Dense search over the active records. An in-memory cache holds the binary
- * codes kept durably by sqlite-vec (`vec_bits`, read from it at open) and the
- * float vectors (from `records.embedding`): a Hamming scan (WASM SIMD kernel)
- * over-fetches candidates, which are rescored exactly with the floats. The
- * cache follows the store through its derived-index hooks (new activations
- * are applied lazily before the next query) and reloads when another process
- * changed the database or the memory was re-embedded. Memory: dim×4 + dim/8
- * bytes per active record (about 155 MB at 100k × 384).
+ * Dense search over the active records. The binary codes kept durably by
+ * sqlite-vec (`vec_bits`) are read at open in bulk, one vec0 chunk (1024
+ * codes) at a time, straight into the Hamming kernel's memory; a scan (WASM
+ * SIMD kernel) over-fetches candidates, whose float vectors are then read with
+ * one `rid IN json_each(?)` query and rescored exactly. Memory: dim/8 bytes per
+ * active record (4.8 MB at 100k × 384) instead of the float vectors.
+ *
+ * Freshness: before a query the index re-reads the records changed since the
+ * last one (the `record_changes` log, written by every process through
+ * triggers), so writes by this process, the CLI or another window are seen by
+ * the next query. A re-embed (or a log that no longer reaches back) reloads.
+ *
+ * `open(store, { background: true })` reads the chunks across event-loop turns
+ * (a few ms each) so an editor host never blocks long; a query arriving before
+ * the end finishes the load at once.
  *
  * @example
  * const dense = DenseIndex.open(store);
- * dense.search(queryVector, 4, 1024); // [{ rid, similarity }], best first
+ * dense.search(queryVector, 4, 128); // [{ rid, similarity }], best first; null when it cannot answer
  */
 export class DenseIndex {
   private cache: BinaryCodeCache | null = null;
-  private readonly pending = new Set<number>();
-  private syncedChangeId = -1;
-  private readonly subscriptions: Disposable[] = [];
+  private seq = 0;
+  private loader: Loader | null = null;
+  private readonly log: RecordChangeLog;
+  private readonly rescoreStmt;
+  private readonly changedStmt;
+  private readonly dimStmt;
   private readonly logger: Logger;
+  /** Settles when the codes are loaded (at once for a synchronous open). */
+  readonly ready: Promise<void>;
 
-  private constructor(private readonly store: MemoryStore, logger: Logger) {
+  private constructor(private readonly db: Database, logger: Logger, background: boolean) {
     this.logger = tagged(logger, 'dense');
+    this.log = new RecordChangeLog(db);
+    this.rescoreStmt = db.prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
+    this.changedStmt = db.prepare('SELECT rid, status, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?))');
+    this.dimStmt = db.prepare("SELECT value FROM meta WHERE key = 'vector_dim'").pluck();
+    this.loader = this.startLoad();
+    if (!background) this.finishLoad();
+    this.ready = background ? this.loadInBackground() : Promise.resolve();
   }
 
-  static open(store: MemoryStore, options: { logger?: Logger } = {}): DenseIndex {
-    const index = new DenseIndex(store, options.logger ?? store.log ?? nullLogger);
-    index.reload();
-    index.subscriptions.push(
-      store.addDerivedIndex({
-        activated: (records) => {
-          for (const r of records) index.pending.add(r.rid);
-        },
-        deactivated: (rids) => {
-          for (const rid of rids) {
-            index.pending.delete(rid);
-            index.cache?.delete(rid);
-          }
-        },
-      }),
-      store.onDidChange((event) => {
-        if (event.kind === 'reembedded' || event.kind === 'reset') index.reload();
-        else index.syncedChangeId = store.changeId;
-      }),
-    );
-    return index;
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): DenseIndex {
+    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
   }
 
-  /** Number of active vectors (including ones queued). */
+  /** Number of active codes held. */
   get size(): number {
-    return (this.cache?.size ?? 0) + this.pending.size;
+    this.finishLoad();
+    return this.cache?.size ?? 0;
   }
 
   get dimension(): number | null {
-    return this.store.vectors.dimension;
+    return this.cache?.dimension ?? null;
   }
 
   /** Which Hamming kernel is in use ('wasm-simd' or 'js'). */
@@ -74,94 +83,179 @@ export class DenseIndex {
     return this.cache?.kernelKind ?? null;
   }
 
-  /** Up to `count` active rids nearest to `vector` by Hamming distance of the sign codes. */
-  candidates(vector: Float32Array, count: number): number[] {
-    const cache = this.ready(vector);
-    return cache ? cache.nearest(quantizeBinary(vector), count) : [];
+  /** Up to `count` active rids nearest to `vector` by Hamming distance of the sign codes (null when it cannot answer). */
+  candidates(vector: Float32Array, count: number): number[] | null {
+    const cache = this.fresh(vector);
+    return cache ? cache.nearest(quantizeBinary(vector), count) : null;
   }
 
-  /** The `k` best of `candidates` coarse candidates, by exact cosine. */
-  search(vector: Float32Array, k: number, candidates: number): DenseHit[] {
-    const cache = this.ready(vector);
-    if (!cache) return [];
+  /**
+   * The `k` best of `candidates` coarse candidates, by exact cosine; null when
+   * the dense side cannot answer (no vectors, or the query comes from an
+   * embedder of another dimension).
+   */
+  search(vector: Float32Array, k: number, candidates: number): DenseHit[] | null {
+    const rids = this.candidates(vector, Math.max(k, candidates));
+    if (!rids) return null;
+    if (rids.length === 0) return [];
+    const rows = this.rescoreStmt.all(JSON.stringify(rids)) as { rid: number; embedding: Buffer | null }[];
     const hits: DenseHit[] = [];
-    for (const rid of cache.nearest(quantizeBinary(vector), Math.max(k, candidates))) {
-      const similarity = cache.cosine(rid, vector);
-      if (similarity === null) continue;
-      if (hits.length === k && similarity <= hits[k - 1].similarity) continue;
-      let i = hits.length < k ? hits.length : k - 1;
-      if (hits.length < k) hits.push({ rid, similarity });
-      while (i > 0 && hits[i - 1].similarity < similarity) {
-        hits[i] = hits[i - 1];
-        i--;
-      }
-      hits[i] = { rid, similarity };
+    for (const row of rows) {
+      if (!row.embedding || row.embedding.byteLength !== vector.byteLength) continue;
+      hits.push({ rid: row.rid, similarity: dotBlob(vector, row.embedding) });
     }
-    return hits;
+    hits.sort((a, b) => b.similarity - a.similarity || a.rid - b.rid);
+    return hits.slice(0, k);
   }
 
-  /** Exact cosine with an active record's cached vector (null when it has none). */
-  cosine(rid: number, vector: Float32Array): number | null {
-    return this.ready(vector)?.cosine(rid, vector) ?? null;
-  }
-
-  private ready(vector: Float32Array): BinaryCodeCache | null {
-    this.ensureFresh();
-    this.drain();
-    if (!this.cache) return null;
-    if (vector.length !== this.cache.dimension) {
-      throw new AgentMemoryError('EMBEDDER_MISMATCH', `Query vector has ${vector.length} dimensions, the memory ${this.cache.dimension}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
-    }
-    return this.cache;
-  }
-
-  /** Re-reads every code from sqlite-vec. */
+  /** Re-reads every code from sqlite-vec (synchronously). */
   reload(): void {
-    this.pending.clear();
-    this.syncedChangeId = this.store.changeId;
-    const dim = this.store.vectors.dimension;
-    if (dim === null) {
-      this.cache = null;
-      return;
-    }
-    const cache = new BinaryCodeCache(dim);
-    const codes = new Map<number, Buffer>();
-    for (const row of this.store.db.prepare('SELECT rowid AS rid, embedding FROM vec_bits').iterate() as Iterable<{ rid: number | bigint; embedding: Buffer }>) {
-      codes.set(Number(row.rid), row.embedding);
-    }
-    const floats = this.store.db.prepare("SELECT rid, embedding FROM records WHERE status = 'active' AND embedding IS NOT NULL").iterate() as Iterable<{ rid: number; embedding: Buffer }>;
-    for (const row of floats) {
-      const code = codes.get(row.rid);
-      if (code) cache.set(row.rid, code, blobToVector(row.embedding));
-    }
-    this.cache = cache;
-    this.logger.debug(`loaded ${cache.size} binary codes (${cache.kernelKind} kernel)`);
+    this.loader = this.startLoad();
+    this.finishLoad();
   }
 
   dispose(): void {
-    for (const s of this.subscriptions.splice(0)) s.dispose();
+    this.loader = null;
   }
 
-  private ensureFresh(): void {
-    const current = this.store.changeId;
-    if (current === this.syncedChangeId) return;
-    this.logger.info(`database changed outside this process (change ${this.syncedChangeId} → ${current}); reloading codes`);
-    this.reload();
+  private fresh(vector: Float32Array): BinaryCodeCache | null {
+    this.finishLoad();
+    this.catchUp();
+    const cache = this.cache;
+    if (!cache || vector.length !== cache.dimension) return null;
+    return cache;
   }
 
-  private drain(): void {
-    if (this.pending.size === 0) return;
-    const rids = [...this.pending];
-    this.pending.clear();
-    const dim = this.store.vectors.dimension;
-    if (dim === null) return;
-    if (!this.cache || this.cache.dimension !== dim) this.cache = new BinaryCodeCache(dim);
-    const rows = this.store.db
-      .prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active' AND embedding IS NOT NULL")
-      .all(JSON.stringify(rids)) as { rid: number; embedding: Buffer }[];
+  private catchUp(): void {
+    const changes = this.log.since(this.seq);
+    if ('reload' in changes) {
+      this.logger.info(`many records changed since the codes were read (change ${this.seq} → ${changes.head}); reloading`);
+      this.reload();
+      return;
+    }
+    if (changes.rids.length === 0) return;
+    const dim = this.storedDimension();
+    if (dim !== (this.cache?.dimension ?? null)) {
+      this.reload();
+      return;
+    }
+    this.seq = changes.head;
+    const cache = this.cache;
+    if (!cache) return;
+    const rows = this.changedStmt.all(JSON.stringify(changes.rids)) as { rid: number; status: string; embedding: Buffer | null }[];
+    const live = new Set<number>();
     for (const row of rows) {
-      const vector = blobToVector(row.embedding);
-      this.cache.set(row.rid, quantizeBinary(vector), vector);
+      if (row.status !== 'active' || !row.embedding || row.embedding.byteLength !== cache.dimension * 4) continue;
+      cache.set(row.rid, quantizeBinary(blobToVector(row.embedding)));
+      live.add(row.rid);
+    }
+    for (const rid of changes.rids) if (!live.has(rid)) cache.delete(rid);
+  }
+
+  private storedDimension(): number | null {
+    const value = this.dimStmt.get() as string | undefined;
+    return value === undefined ? null : Number(value);
+  }
+
+  private startLoad(): Loader {
+    const seq = this.log.head();
+    const dim = this.storedDimension();
+    const cache = dim === null ? null : new BinaryCodeCache(dim);
+    let chunkIds: number[] = [];
+    let chunkStmt: Statement | null = null;
+    if (cache) {
+      try {
+        chunkIds = this.db.prepare('SELECT chunk_id FROM vec_bits_chunks ORDER BY chunk_id').pluck().all() as number[];
+        chunkStmt = this.db.prepare(
+          'SELECT c.size AS size, c.validity AS validity, c.rowids AS rowids, v.vectors AS vectors FROM vec_bits_chunks c JOIN vec_bits_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.chunk_id = ?',
+        );
+        cache.reserve(chunkIds.length * 1024);
+      } catch (error) {
+        this.logger.warn(`cannot read vec_bits chunks (${String(error)}); reading the codes row by row`);
+        chunkIds = [];
+        this.readRows(cache);
+      }
+    }
+    return { seq, cache, chunkIds, chunkStmt, next: 0, started: Date.now() };
+  }
+
+  /** Reads one vec0 chunk into the cache; false when done. */
+  private loadStep(loader: Loader): boolean {
+    const cache = loader.cache;
+    if (!cache || !loader.chunkStmt || loader.next >= loader.chunkIds.length) return false;
+    const chunk = loader.chunkStmt.get(loader.chunkIds[loader.next++]) as ChunkRow | undefined;
+    if (!chunk) return true;
+    const bytes = cache.dimension / 8;
+    if (chunk.vectors.length < chunk.size * bytes || chunk.rowids.length < chunk.size * 8 || chunk.validity.length * 8 < chunk.size) {
+      throw new Error(`vec_bits chunk of unexpected shape (${chunk.size} slots, ${chunk.vectors.length} code bytes)`);
+    }
+    const rowids = new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset, chunk.rowids.byteLength);
+    for (let i = 0; i < chunk.size; i++) {
+      if ((chunk.validity[i >>> 3] & (1 << (i & 7))) === 0) continue;
+      cache.setFrom(Number(rowids.getBigInt64(i * 8, true)), chunk.vectors, i * bytes, bytes);
+    }
+    return true;
+  }
+
+  /** Fallback when the vec0 chunk tables are not as expected: one row at a time through the virtual table. */
+  private readRows(cache: BinaryCodeCache): void {
+    cache.clear();
+    for (const [rid, code] of this.db.prepare('SELECT rowid, embedding FROM vec_bits').raw(true).iterate() as Iterable<[number | bigint, Buffer]>) {
+      cache.set(Number(rid), code);
     }
   }
+
+  private finishLoad(): void {
+    const loader = this.loader;
+    if (!loader) return;
+    try {
+      while (this.loadStep(loader));
+    } catch (error) {
+      this.logger.warn(`${String(error)}; reading the codes row by row`);
+      if (loader.cache) this.readRows(loader.cache);
+    }
+    this.complete(loader);
+  }
+
+  private complete(loader: Loader): void {
+    this.loader = null;
+    this.cache = loader.cache;
+    this.seq = loader.seq;
+    this.catchUp();
+    this.logger.debug(`loaded ${this.cache?.size ?? 0} binary codes in ${Date.now() - loader.started} ms (${this.cache?.kernelKind ?? 'no'} kernel)`);
+  }
+
+  private async loadInBackground(): Promise<void> {
+    for (;;) {
+      const loader = this.loader;
+      if (!loader) return;
+      try {
+        if (!this.loadStep(loader)) {
+          this.complete(loader);
+          return;
+        }
+      } catch {
+        this.finishLoad();
+        return;
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+interface Loader {
+  seq: number;
+  cache: BinaryCodeCache | null;
+  chunkIds: number[];
+  chunkStmt: Statement | null;
+  next: number;
+  started: number;
+}
+
+/** Dot product of a query vector and a float32 BLOB (no copy when aligned). */
+export function dotBlob(q: Float32Array, blob: Buffer): number {
+  if (blob.byteOffset % 4 === 0) return dot(q, new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4));
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return dot(q, new Float32Array(copy.buffer));
 }

@@ -4,8 +4,9 @@ import { Logger } from '../logger';
 import { DenseIndex } from './dense-index';
 import { fuseRankings, FusionOptions, RankedKey } from './fusion';
 import { KeywordIndex, KeywordIndexOptions } from './keyword-index';
+import { InlineKeywords, KeywordSource, WorkerKeywords } from './keyword-service';
 import type { MemoryStore } from './store';
-import { dot } from './vector-index';
+import { dotBlob } from './dense-index';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -52,6 +53,29 @@ export interface SearchHit {
   keywordRank?: number;
 }
 
+/** A retrieval side that contributed to an answer. */
+export type SearchSide = 'dense' | 'keyword';
+
+export interface SearchAnswer {
+  hits: SearchHit[];
+  /**
+   * The sides that answered: both when fused; 'dense' alone while the keyword
+   * index is still loading (or failed); 'keyword' alone when the dense side
+   * cannot answer (no query vector, embedder mismatch, no vectors stored).
+   */
+  sides: SearchSide[];
+}
+
+export interface HybridSearchOptions extends KeywordIndexOptions {
+  logger?: Logger;
+  /**
+   * Open without blocking: the dense codes load across event-loop turns and
+   * the keyword index loads in a worker thread (fused once ready). Default:
+   * on for a file-backed store with a persisted keyword index, off otherwise.
+   */
+  background?: boolean;
+}
+
 const OptionsSchema = z.object({
   mode: z.enum(['hybrid', 'vector', 'keyword']).default('hybrid'),
   recency: z.object({ lambda: z.number().min(0).finite(), currentTask: z.number().int().min(0) }).optional(),
@@ -65,15 +89,19 @@ interface CandidateRow {
 
 /**
  * Hybrid retrieval over the active records: dense candidates (binary-code
- * Hamming scan over a cache of sqlite-vec's `vec_bits`, then exact cosine
- * rescoring from `records.embedding`), keyword candidates (MiniSearch BM25),
- * fused with reciprocal-rank fusion and de-duplicated, optionally weighted by
- * recency. Works keyword-only when no query vector is given.
+ * Hamming scan over sqlite-vec's `vec_bits` codes held in the kernel's memory,
+ * then exact cosine rescoring of the candidates read from `records.embedding`),
+ * keyword candidates (MiniSearch BM25), fused with reciprocal-rank fusion and
+ * de-duplicated, optionally weighted by recency. The keyword side is the
+ * backup: it answers alone when the dense side cannot (no query vector,
+ * embedder mismatch, no vectors), waiting for it to load if need be. Both sides
+ * see writes of other processes at the next query (record_changes log).
  *
  * @example
  * const search = HybridSearch.open(store, { logger });
  * const hits = search.search({ text: question, vector: embedder.embedSync(question) }, 4);
  * // [{ recordId, rid, score, inputSimilarity, denseRank, keywordRank }]
+ * search.answer(query, 4).sides; // ['dense', 'keyword']
  * search.close();
  */
 export class HybridSearch {
@@ -82,20 +110,33 @@ export class HybridSearch {
 
   constructor(
     store: MemoryStore,
-    readonly keywords: KeywordIndex,
+    readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
   ) {
-    this.rowStmt = store.db.prepare("SELECT rid, id, created_task FROM records WHERE rid = ? AND status = 'active'");
-    this.embeddingStmt = store.db.prepare('SELECT embedding FROM records WHERE rid = ?');
+    this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task FROM records WHERE rid = ? AND status = 'active'");
+    this.embeddingStmt = store.connectionForQueries().prepare('SELECT embedding FROM records WHERE rid = ?');
   }
 
-  /** Opens the keyword index (loading or rebuilding it) and the dense candidate cache. */
-  static open(store: MemoryStore, options: KeywordIndexOptions & { logger?: Logger } = {}): HybridSearch {
-    return new HybridSearch(store, KeywordIndex.open(store, options), DenseIndex.open(store, { logger: options.logger }));
+  /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
+  static open(store: MemoryStore, options: HybridSearchOptions = {}): HybridSearch {
+    const logger = options.logger ?? store.log;
+    const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
+    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options));
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }));
+  }
+
+  /** Settles when both sides are loaded. */
+  get ready(): Promise<void> {
+    return Promise.all([this.dense.ready, this.keywords.ready]).then(() => undefined);
   }
 
   /** The `k` best active records for the query. */
   search(query: SearchQuery, k: number, options: SearchOptions = {}): SearchHit[] {
+    return this.answer(query, k, options).hits;
+  }
+
+  /** The `k` best active records for the query, and which sides answered. */
+  answer(query: SearchQuery, k: number, options: SearchOptions = {}): SearchAnswer {
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new AgentMemoryError('INVALID_INPUT', `k must be an integer from 1 to ${MAX_K}, got ${k}.`);
     const { mode, recency } = OptionsSchema.parse({ mode: options.mode, recency: options.recency });
     const vector = query.vector;
@@ -103,8 +144,17 @@ export class HybridSearch {
     const useKeyword = mode !== 'vector';
     const depth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
     const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
-    const denseHits = useDense ? this.dense.search(vector, depth, k * overfetch) : [];
-    const keywordHits = useKeyword ? this.keywords.search(query.text, depth) : [];
+    const denseAnswer = useDense ? this.dense.search(vector, depth, k * overfetch) : null;
+    if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
+      throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
+    }
+    // The keyword side is the backup: without a dense answer, wait for it to load.
+    const keywordAnswer = useKeyword ? this.keywords.search(query.text, depth, denseAnswer === null) : null;
+    const denseHits = denseAnswer ?? [];
+    const keywordHits = keywordAnswer ?? [];
+    const sides: SearchSide[] = [];
+    if (denseAnswer) sides.push('dense');
+    if (keywordAnswer) sides.push('keyword');
     const cosines = new Map<number, number>(denseHits.map((h) => [h.rid, h.similarity]));
     const denseRanked: RankedKey[] = denseHits.map((h) => ({ key: String(h.rid), score: h.similarity }));
     const keywordRanked: RankedKey[] = keywordHits.map((h) => ({ key: String(h.rid), score: h.score }));
@@ -122,7 +172,7 @@ export class HybridSearch {
       const row = this.rowStmt.get(rid) as CandidateRow | undefined;
       if (!row) continue;
       let cosine = cosines.get(rid) ?? null;
-      if (cosine === null && vector) cosine = this.dense.cosine(rid, vector) ?? this.storedCosine(rid, vector);
+      if (cosine === null && vector) cosine = this.storedCosine(rid, vector);
       const omega = recency ? Math.exp(-recency.lambda * Math.max(0, recency.currentTask - row.created_task)) : 1;
       // Float32 dot products of unit vectors can land a hair outside [-1, 1].
       if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
@@ -134,7 +184,7 @@ export class HybridSearch {
       out.push(hit);
     }
     if (recency) out.sort((a, b) => b.score - a.score);
-    return out.slice(0, k).map(({ row: _row, ...hit }) => hit);
+    return { hits: out.slice(0, k).map(({ row: _row, ...hit }) => hit), sides };
   }
 
   /** Cosine with the stored vector of a record the dense cache does not hold (null without one). */
@@ -152,12 +202,4 @@ export class HybridSearch {
     this.keywords.close();
     this.dense.dispose();
   }
-}
-
-/** Dot product of a query vector and a float32 BLOB (no copy when aligned). */
-function dotBlob(q: Float32Array, blob: Buffer): number {
-  if (blob.byteOffset % 4 === 0) return dot(q, new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4));
-  const copy = new Uint8Array(blob.byteLength);
-  copy.set(blob);
-  return dot(q, new Float32Array(copy.buffer));
 }

@@ -30,7 +30,7 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
   const statuses = z.array(StatusSchema).optional().parse(options.status);
   const withEmbeddings = options.embeddings ?? true;
   const where = statuses && statuses.length > 0 ? 'WHERE status IN (SELECT value FROM json_each(?))' : '';
-  const stmt = store.db.prepare(`SELECT ${RECORD_COLUMNS}, status_before_delete, embedding FROM records ${where} ORDER BY rid`);
+  const stmt = store.connectionForQueries().prepare(`SELECT ${RECORD_COLUMNS}, status_before_delete, embedding FROM records ${where} ORDER BY rid`);
   const rows = (where ? stmt.iterate(JSON.stringify(statuses)) : stmt.iterate()) as Iterable<RecordRow & { status_before_delete: 'pending' | 'active' | null; embedding: Buffer | null }>;
   let count = 0;
   for (const row of rows) {
@@ -114,8 +114,8 @@ export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options
   });
   const redactions = new RedactionTally();
   const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false, redactions };
-  const lifecycle = store.db.prepare('UPDATE records SET status_before_delete = ?, updated_at = COALESCE(?, updated_at) WHERE id = ?');
-  const write = store.db.transaction(() => {
+  const lifecycle = store.connectionForQueries().prepare('UPDATE records SET status_before_delete = ?, updated_at = COALESCE(?, updated_at) WHERE id = ?');
+  const write = store.connectionForQueries().transaction(() => {
     // Runs of records with / without vectors, in file order (so a re-export lists them in the same order).
     for (let start = 0; start < records.length; ) {
       const vectored = records[start].embedding !== undefined;

@@ -7,29 +7,33 @@ import type { Logger } from '../logger';
 
 /**
  * The keyword index file beside the database: one JSON header line (format,
- * the store's change id and active-record count when written), then
- * MiniSearch's own JSON. A file whose header disagrees with the database is
- * stale; one that does not parse is corrupt; either way the caller rebuilds.
+ * the `record_changes` seq the index reflects, its document count), one line
+ * with the document frequency of every term, then MiniSearch's own JSON. The
+ * caller catches a loaded index up on the changes after `seq` (or rebuilds
+ * when the change log no longer reaches back that far); a file that does not
+ * parse is corrupt and rebuilt.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 
 const HeaderSchema = z.object({
   format: z.literal(FORMAT),
-  changeId: z.number().int(),
-  activeCount: z.number().int().min(0),
+  seq: z.number().int().min(0),
+  documentCount: z.number().int().min(0),
 });
+const FrequencySchema = z.array(z.tuple([z.string(), z.number().int().min(0)]));
 
 export interface IndexFileStamp {
-  changeId: number;
-  activeCount: number;
+  /** Last `record_changes` seq applied to the index. */
+  seq: number;
+  documentCount: number;
 }
 
 export type IndexFileRead<T> =
-  | { origin: 'loaded'; index: MiniSearch<T> }
-  | { origin: 'rebuilt:missing' | 'rebuilt:stale' | 'rebuilt:corrupt' };
+  | { origin: 'loaded'; index: MiniSearch<T>; seq: number; frequencies: Map<string, number> }
+  | { origin: 'rebuilt:missing' | 'rebuilt:corrupt' };
 
-/** Loads the index if the file exists and matches `expected`; says why not otherwise. */
-export function readIndexFile<T>(file: string, expected: IndexFileStamp, options: Options<T>, logger: Logger): IndexFileRead<T> {
+/** Loads the index file; says why not when it cannot. */
+export function readIndexFile<T>(file: string, options: Options<T>, logger: Logger): IndexFileRead<T> {
   removeStaleTempFiles(file, logger);
   let text: string;
   try {
@@ -39,30 +43,29 @@ export function readIndexFile<T>(file: string, expected: IndexFileStamp, options
     return { origin: 'rebuilt:missing' };
   }
   try {
-    const newline = text.indexOf('\n');
-    if (newline < 0) throw new Error('no header line');
-    const header = HeaderSchema.parse(JSON.parse(text.slice(0, newline)));
-    if (header.changeId !== expected.changeId || header.activeCount !== expected.activeCount) {
-      logger.info(`keyword index ${file} is stale (change ${header.changeId} vs ${expected.changeId}, ${header.activeCount} vs ${expected.activeCount} active records); rebuilding`);
-      return { origin: 'rebuilt:stale' };
-    }
-    const index = MiniSearch.loadJSON<T>(text.slice(newline + 1), options);
-    if (index.documentCount !== expected.activeCount) throw new Error(`holds ${index.documentCount} documents for ${expected.activeCount} active records`);
-    logger.debug(`loaded keyword index ${file} (${expected.activeCount} records)`);
-    return { origin: 'loaded', index };
+    const first = text.indexOf('\n');
+    const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
+    if (second < 0) throw new Error('no header lines');
+    const header = HeaderSchema.parse(JSON.parse(text.slice(0, first)));
+    const frequencies = new Map(FrequencySchema.parse(JSON.parse(text.slice(first + 1, second))));
+    const index = MiniSearch.loadJSON<T>(text.slice(second + 1), options);
+    if (index.documentCount !== header.documentCount) throw new Error(`holds ${index.documentCount} documents, its header says ${header.documentCount}`);
+    logger.debug(`loaded keyword index ${file} (${header.documentCount} records, change ${header.seq})`);
+    return { origin: 'loaded', index, seq: header.seq, frequencies };
   } catch (error) {
-    logger.warn(`keyword index ${file} is corrupt (${errorMessage(error)}); rebuilding`);
+    logger.warn(`keyword index ${file} is corrupt or of an older format (${errorMessage(error)}); rebuilding`);
     return { origin: 'rebuilt:corrupt' };
   }
 }
 
-/** Writes header + index atomically (temp file, fsync, rename); a failed write removes its temp file. */
-export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, index: MiniSearch<T>): void {
+/** Writes header + frequencies + index atomically (temp file, fsync, rename); a failed write removes its temp file. */
+export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, frequencies: Map<string, number>, index: MiniSearch<T>): void {
   const tmp = `${file}${TEMP_INFIX}${process.pid}`;
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
       fs.writeSync(fd, JSON.stringify({ format: FORMAT, ...stamp }) + '\n');
+      fs.writeSync(fd, JSON.stringify([...frequencies]) + '\n');
       fs.writeSync(fd, JSON.stringify(index));
       fs.fsyncSync(fd);
     } finally {
@@ -119,3 +122,4 @@ function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+

@@ -1,9 +1,10 @@
 import MiniSearch from 'minisearch';
 import { errorMessage } from '../errors';
-import { Disposable } from '../events';
 import { Logger, nullLogger, tagged } from '../logger';
-import type { IndexedText, MemoryStore } from './store';
+import type { Database } from './database';
 import { readIndexFile, writeIndexFile } from './keyword-index-file';
+import { RecordChangeLog } from './record-changes';
+import type { IndexedText, MemoryStore } from './store';
 import { stem, tokenizeForKeywords } from './text-processing';
 
 /** Default delay before a changed index is written to disk. */
@@ -15,9 +16,10 @@ export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
  * questions stays around a millisecond. Small memories never hit the budget.
  */
 export const DEFAULT_MAX_POSTINGS = 5_000;
-/** BM25 parameters (MiniSearch's defaults). */
-const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
-const FIELD_BOOST: Record<string, number> = { question: 1, code: 0.5 };
+/** BM25 parameters (MiniSearch's defaults, stated once here). */
+export const KEYWORD_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+/** Field weights of a keyword query. */
+export const KEYWORD_FIELD_BOOST: Record<string, number> = { question: 1, code: 0.5 };
 export const KEYWORD_FILE_SUFFIX = '.minisearch.json';
 
 export interface KeywordHit {
@@ -59,14 +61,16 @@ function tokenize(text: string, field?: string): string[] {
 }
 
 const identity = (term: string): string => term;
+const splitTerms = (text: string): string[] => text.split(' ');
 
-const MINISEARCH_OPTIONS = {
+/** MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching. */
+export const MINISEARCH_OPTIONS = {
   fields: ['question', 'code'],
   idField: 'id',
   storeFields: [],
   tokenize,
   processTerm: identity,
-  searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' as const },
+  searchOptions: { boost: KEYWORD_FIELD_BOOST, bm25: KEYWORD_BM25, prefix: false, fuzzy: false, combineWith: 'OR' as const },
 };
 
 function newMiniSearch(): MiniSearch<Doc> {
@@ -74,41 +78,16 @@ function newMiniSearch(): MiniSearch<Doc> {
 }
 
 /**
- * The parts of MiniSearch 7's index the fast scorer reads (pinned dependency;
- * `usesKnownInternals` checks the shape and the scorer falls back to the
- * public `search` if it ever changes).
- */
-interface MiniSearchInternals {
-  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
-  _documentIds: Map<number, unknown>;
-  _fieldLength: Map<number, number[]>;
-  _avgFieldLength: number[];
-  _documentCount: number;
-  _fieldIds: Record<string, number>;
-  _nextId: number;
-}
-
-function internalsOf(ms: MiniSearch<Doc>): MiniSearchInternals | null {
-  const m = ms as unknown as Partial<MiniSearchInternals>;
-  const ok =
-    typeof m._index?.get === 'function' &&
-    m._documentIds instanceof Map &&
-    m._fieldLength instanceof Map &&
-    Array.isArray(m._avgFieldLength) &&
-    typeof m._documentCount === 'number' &&
-    typeof m._nextId === 'number' &&
-    m._fieldIds !== undefined &&
-    typeof m._fieldIds.question === 'number';
-  return ok ? (m as MiniSearchInternals) : null;
-}
-
-/**
- * BM25 keyword index (MiniSearch) over the ACTIVE records (question + code
- * identifiers; document id = record rowid). Kept in sync through the store's
- * derived-index hooks (activations are applied lazily, in one batch, before
- * the next query or flush), persisted atomically beside the database with the
- * store's change id and active count, and rebuilt from the database when the
- * file is missing, stale or corrupt.
+ * BM25 keyword index (MiniSearch, through its public API only) over the ACTIVE
+ * records (question + code identifiers; document id = record rowid). Before a
+ * query it catches up on the records changed since the last one, by this or
+ * any other process (the `record_changes` log). It is persisted atomically
+ * beside the database with the change seq it reflects, so a reopened index
+ * loads the file and catches up on what other processes wrote meanwhile; it
+ * is rebuilt when the file is missing, corrupt or older than the log reaches.
+ *
+ * The index keeps its own document frequency per term (one count per field a
+ * term occurs in) to pick the rarest query terms within a postings budget.
  *
  * @example
  * const keywords = KeywordIndex.open(store, { logger });
@@ -117,49 +96,46 @@ function internalsOf(ms: MiniSearch<Doc>): MiniSearchInternals | null {
  */
 export class KeywordIndex {
   private ms = newMiniSearch();
-  private scores = new Float64Array(0);
-  private matched = new Uint8Array(0);
-  private stamp = new Uint32Array(0);
-  private generation = 0;
-  /** Field lengths by MiniSearch short id (typed copies of `_fieldLength`, filled up to `lengthsFilled`). */
-  private lengths: [Uint16Array, Uint16Array] = [new Uint16Array(0), new Uint16Array(0)];
-  private lengthsFilled = 0;
-  private readonly pending = new Map<number, IndexedText>();
-  private syncedChangeId: number;
+  private frequencies = new Map<string, number>();
+  private seq = 0;
   private dirty = false;
   private timer: NodeJS.Timeout | null = null;
-  private readonly subscriptions: Disposable[] = [];
+  private readonly log: RecordChangeLog;
+  private readonly changedStmt;
   private readonly logger: Logger;
   private readonly file: string | null;
   private readonly debounceMs: number;
   private readonly maxPostings: number;
   origin: KeywordIndexOrigin = 'memory';
 
-  private constructor(private readonly store: MemoryStore, options: KeywordIndexOptions) {
-    this.logger = tagged(options.logger ?? store.log ?? nullLogger, 'keywords');
-    const dbFile = store.db.memory ? null : store.db.name;
+  private constructor(private readonly db: Database, options: KeywordIndexOptions, logger: Logger) {
+    this.logger = tagged(logger, 'keywords');
+    const dbFile = db.memory ? null : db.name;
     this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
     this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
-    this.syncedChangeId = store.changeId;
+    this.log = new RecordChangeLog(db);
+    this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
   }
 
-  /** Loads the persisted index (checked against the database) or rebuilds it, and subscribes to changes. */
+  /** Loads the persisted index and catches it up with the database, or rebuilds it. */
   static open(store: MemoryStore, options: KeywordIndexOptions = {}): KeywordIndex {
-    const index = new KeywordIndex(store, options);
+    return KeywordIndex.openDatabase(store.connectionForQueries(), options, options.logger ?? store.log ?? nullLogger);
+  }
+
+  /** As `open`, on a bare connection (the keyword worker has no store). */
+  static openDatabase(db: Database, options: KeywordIndexOptions, logger: Logger = nullLogger): KeywordIndex {
+    const index = new KeywordIndex(db, options, logger);
     index.origin = index.file ? index.load(index.file) : 'memory';
     if (index.origin !== 'loaded') index.rebuild();
     if (index.file && index.origin !== 'loaded') index.persist();
-    index.subscriptions.push(
-      store.addDerivedIndex({ activated: (records) => index.activated(records), deactivated: (rids) => index.deactivated(rids) }),
-      store.onDidChange(() => index.changed()),
-    );
     return index;
   }
 
-  /** Number of indexed (active) records, including ones queued for indexing. */
+  /** Number of indexed (active) records. */
   get size(): number {
-    return this.ms.documentCount + this.pending.size;
+    this.catchUp();
+    return this.ms.documentCount;
   }
 
   get persistFile(): string | null {
@@ -167,54 +143,45 @@ export class KeywordIndex {
   }
 
   /**
-   * Best `limit` active records for `text` by BM25 (no fuzzy or prefix
-   * matching), scored exactly like MiniSearch's OR search (sum over terms and
-   * boosted fields, times the number of query terms matched) but over typed
-   * arrays, with the query terms taken rarest first within the postings budget.
+   * Best `limit` active records for `text` by BM25 (MiniSearch's OR search: no
+   * fuzzy or prefix matching, field boosts), with the query terms taken rarest
+   * first within the postings budget.
    */
   search(text: string, limit: number): KeywordHit[] {
-    this.ensureFresh();
-    this.drain();
+    this.catchUp();
     const terms = this.selectTerms(text);
     if (terms.length === 0 || limit <= 0) return [];
-    const internals = internalsOf(this.ms);
-    if (!internals) return this.publicSearch(terms, limit);
-    return this.fastSearch(internals, terms, limit);
+    // The terms are already index terms: split only (the field tokenizers would stem them again).
+    const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
+    return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
   }
 
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
-    this.drain();
-    const data = internalsOf(this.ms)?._index.get(term);
-    if (!data) return 0;
-    let n = 0;
-    for (const postings of data.values()) n += postings.size;
-    return n;
+    this.catchUp();
+    return this.frequencies.get(term) ?? 0;
   }
 
-  /** Applies queued changes and writes the file when it changed. */
+  /** Writes the file now when it changed. */
   flush(): void {
-    this.drain();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.dirty && this.file) this.persist();
     this.dirty = false;
   }
 
-  /** Flushes and unsubscribes from the store. */
+  /** Flushes pending writes. */
   close(): void {
     this.flush();
-    for (const s of this.subscriptions.splice(0)) s.dispose();
   }
 
   /** Rebuilds the whole index from the active records in the database. */
   rebuild(): void {
     const started = Date.now();
     this.ms = newMiniSearch();
-    this.lengthsFilled = 0;
-    this.pending.clear();
-    this.syncedChangeId = this.store.changeId;
-    this.addDocs(this.store.activeTexts());
+    this.frequencies.clear();
+    this.seq = this.log.head();
+    this.addDocs(this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[]);
     this.dirty = true;
     this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
   }
@@ -223,7 +190,7 @@ export class KeywordIndex {
 
   private selectTerms(text: string): string[] {
     const unique = [...new Set(tokenizeForKeywords(text))];
-    const withDf = unique.map((t) => ({ t, df: this.documentFrequency(t) })).filter((x) => x.df > 0);
+    const withDf = unique.map((t) => ({ t, df: this.frequencies.get(t) ?? 0 })).filter((x) => x.df > 0);
     withDf.sort((a, b) => a.df - b.df);
     const out: string[] = [];
     let used = 0;
@@ -235,113 +202,47 @@ export class KeywordIndex {
     return out;
   }
 
-  /** Copies field lengths of documents added since the last query into typed arrays. */
-  private fillLengths(ix: MiniSearchInternals): void {
-    if (this.lengthsFilled > ix._nextId) this.lengthsFilled = 0; // a new MiniSearch instance
-    if (this.lengthsFilled === ix._nextId) return;
-    if (this.lengths[0].length < ix._nextId) {
-      const size = Math.max(ix._nextId, this.lengths[0].length * 2, 1024);
-      this.lengths = this.lengths.map((old) => {
-        const next = new Uint16Array(size);
-        next.set(old);
-        return next;
-      }) as [Uint16Array, Uint16Array];
+  /** Applies the changes other connections (and this one) committed since the last query. */
+  private catchUp(): void {
+    const changes = this.log.since(this.seq);
+    if ('reload' in changes) {
+      this.logger.info(`the change log no longer reaches change ${this.seq}; rebuilding`);
+      this.rebuild();
+      this.schedulePersist();
+      return;
     }
-    const q = ix._fieldIds.question;
-    const c = ix._fieldIds.code;
-    for (let doc = this.lengthsFilled; doc < ix._nextId; doc++) {
-      const lens = ix._fieldLength.get(doc);
-      if (!lens) continue;
-      this.lengths[q][doc] = Math.min(65535, lens[q] ?? 0);
-      this.lengths[c][doc] = Math.min(65535, lens[c] ?? 0);
-    }
-    this.lengthsFilled = ix._nextId;
+    if (changes.rids.length === 0) return;
+    this.seq = changes.head;
+    this.apply(changes.rids);
+    this.schedulePersist();
   }
 
-  private publicSearch(terms: string[], limit: number): KeywordHit[] {
-    const results = this.ms.search(terms.join(' '), { tokenize: (q) => q.split(' '), processTerm: identity });
-    return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
-  }
-
-  private fastSearch(ix: MiniSearchInternals, terms: string[], limit: number): KeywordHit[] {
-    if (this.scores.length < ix._nextId) {
-      this.scores = new Float64Array(Math.max(ix._nextId, this.scores.length * 2, 1024));
-      this.matched = new Uint8Array(this.scores.length);
-      this.stamp = new Uint32Array(this.scores.length);
-      this.generation = 0;
-    }
-    this.fillLengths(ix);
-    const scores = this.scores;
-    const matched = this.matched;
-    const touched: number[] = [];
-    const n = ix._documentCount;
-    const checkDiscarded = this.ms.dirtCount > 0;
-    for (const term of terms) {
-      const data = ix._index.get(term);
-      if (!data) continue;
-      const stamp = this.stamp;
-      const generation = ++this.generation;
-      for (const [field, boost] of Object.entries(FIELD_BOOST)) {
-        const fieldId = ix._fieldIds[field];
-        const postings = data.get(fieldId);
-        if (!postings) continue;
-        const df = postings.size;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        const avg = ix._avgFieldLength[fieldId];
-        const lengths = this.lengths[fieldId];
-        const kb = BM25.k * (1 - BM25.b);
-        const kbAvg = (BM25.k * BM25.b) / avg;
-        const weight = boost * idf;
-        for (const [doc, tf] of postings) {
-          if (checkDiscarded && !ix._documentIds.has(doc)) continue;
-          const s = weight * (BM25.d + (tf * (BM25.k + 1)) / (tf + kb + kbAvg * lengths[doc]));
-          if (matched[doc] === 0) touched.push(doc);
-          if (stamp[doc] !== generation) {
-            stamp[doc] = generation;
-            matched[doc]++;
-          }
-          scores[doc] += s;
-        }
-      }
-    }
-    // Bounded insertion selection of the best `limit`, then reset the scratch arrays.
-    const best: { doc: number; score: number }[] = [];
-    for (const doc of touched) {
-      const score = scores[doc] * matched[doc];
-      scores[doc] = 0;
-      matched[doc] = 0;
-      if (best.length === limit && score <= best[limit - 1].score) continue;
-      let i = best.length < limit ? best.length : limit - 1;
-      if (best.length < limit) best.push({ doc, score });
-      while (i > 0 && best[i - 1].score < score) {
-        best[i] = best[i - 1];
-        i--;
-      }
-      best[i] = { doc, score };
-    }
-    return best.map((b) => ({ rid: ix._documentIds.get(b.doc) as number, score: b.score }));
-  }
-
-  /** Another process changed the database since we last synced: rebuild. */
-  private ensureFresh(): void {
-    const current = this.store.changeId;
-    if (current === this.syncedChangeId) return;
-    this.logger.info(`database changed outside this index (change ${this.syncedChangeId} → ${current}); rebuilding`);
-    this.rebuild();
-  }
-
-  private activated(records: IndexedText[]): void {
-    for (const r of records) this.pending.set(r.rid, r);
-  }
-
-  private deactivated(rids: number[]): void {
-    const indexed = rids.filter((rid) => !this.pending.delete(rid) && this.ms.has(rid));
-    if (indexed.length > 0) this.ms.discardAll(indexed);
-  }
-
-  private changed(): void {
-    this.syncedChangeId = this.store.changeId;
+  private apply(rids: number[]): void {
+    const gone = rids.filter((rid) => this.ms.has(rid));
+    for (const rid of gone) this.count(this.textOf(rid), -1);
+    if (gone.length > 0) this.ms.discardAll(gone);
+    this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
     this.dirty = true;
+  }
+
+  /** The indexed text of a record as it still is in the database (for frequency bookkeeping). */
+  private textOf(rid: number): Doc | null {
+    const row = this.db.prepare('SELECT question, code FROM records WHERE rid = ?').get(rid) as { question: string; code: string } | undefined;
+    return row ? { id: rid, question: row.question, code: row.code } : null;
+  }
+
+  private count(doc: Doc | null, delta: number): void {
+    if (!doc) return;
+    const terms = new Set([...tokenize(doc.question, 'question').map((t) => `q:${t}`), ...tokenize(doc.code, 'code').map((t) => `c:${t}`)]);
+    for (const key of terms) {
+      const term = key.slice(2);
+      const next = (this.frequencies.get(term) ?? 0) + delta;
+      if (next > 0) this.frequencies.set(term, next);
+      else this.frequencies.delete(term);
+    }
+  }
+
+  private schedulePersist(): void {
     if (!this.file || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -354,32 +255,35 @@ export class KeywordIndex {
     this.timer.unref();
   }
 
-  private drain(): void {
-    if (this.pending.size === 0) return;
-    const records = [...this.pending.values()];
-    this.pending.clear();
-    this.addDocs(records.filter((r) => !this.ms.has(r.rid)));
-  }
-
   private addDocs(records: IndexedText[]): void {
-    this.ms.addAll(records.map((r) => ({ id: r.rid, question: r.question, code: r.code })));
+    const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
+    for (const doc of docs) this.count(doc, 1);
+    this.ms.addAll(docs);
   }
 
   private load(file: string): KeywordIndexOrigin {
-    const changeId = this.store.changeId;
-    const read = readIndexFile<Doc>(file, { changeId, activeCount: this.store.counts().active }, MINISEARCH_OPTIONS, this.logger);
-    if (read.origin === 'loaded') {
-      this.ms = read.index;
-      this.lengthsFilled = 0;
-      this.syncedChangeId = changeId;
+    const read = readIndexFile<Doc>(file, MINISEARCH_OPTIONS, this.logger);
+    if (read.origin !== 'loaded') return read.origin;
+    const changes = this.log.since(read.seq);
+    if (read.seq > this.log.head() || 'reload' in changes) {
+      this.logger.info(`keyword index ${file} is stale (change ${read.seq}, the database is at ${changes.head} and its log does not reach back); rebuilding`);
+      return 'rebuilt:stale';
     }
-    return read.origin;
+    this.ms = read.index;
+    this.frequencies = read.frequencies;
+    this.seq = read.seq;
+    if (changes.rids.length > 0) {
+      this.logger.info(`keyword index ${file} is behind (change ${read.seq} → ${changes.head}); catching up on ${changes.rids.length} records`);
+      this.seq = changes.head;
+      this.apply(changes.rids);
+    }
+    return 'loaded';
   }
 
   private persist(): void {
     if (!this.file) return;
     try {
-      writeIndexFile(this.file, { changeId: this.syncedChangeId, activeCount: this.ms.documentCount }, this.ms);
+      writeIndexFile(this.file, { seq: this.seq, documentCount: this.ms.documentCount }, this.frequencies, this.ms);
     } catch (error) {
       // The file is a cache of the database: failing to write it (disk full) loses nothing; the next open rebuilds.
       this.logger.warn(`could not write the keyword index file ${this.file} (${errorMessage(error)}); it will be rebuilt at the next open`);

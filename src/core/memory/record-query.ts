@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Database } from './database';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
+import { DEFAULT_MISALIGNED, MISALIGNED_CONDITION, misalignedParams } from './misaligned';
 import { LanguageSchema, MemoryRecord, StatusSchema } from './types';
+
+export { DEFAULT_MISALIGNED };
 
 export const DEFAULT_PAGE_SIZE = 200;
 
@@ -26,7 +29,6 @@ export interface ListResult {
   total: number;
 }
 
-export const DEFAULT_MISALIGNED = { minInputSimilarity: 0.6, maxOutputSimilarity: 0.5 };
 
 const ORDER = {
   // Never-evaluated records sort after evaluated ones.
@@ -53,10 +55,8 @@ export function listRecords(db: Database, input: ListQuery): ListResult {
     params.text = `%${q.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
   }
   if (q.misalignedOnly) {
-    const t = q.misaligned ?? DEFAULT_MISALIGNED;
-    where.push('in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= @minIn AND out_sim_sum / out_sim_count <= @maxOut');
-    params.minIn = t.minInputSimilarity;
-    params.maxOut = t.maxOutputSimilarity;
+    where.push(MISALIGNED_CONDITION);
+    Object.assign(params, misalignedParams(q.misaligned ?? DEFAULT_MISALIGNED));
   }
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = (db.prepare(`SELECT COUNT(*) AS n FROM records ${clause}`).get(params) as { n: number }).n;

@@ -125,9 +125,36 @@ UPDATE records SET in_sim_count = (SELECT COUNT(*) FROM retrievals r WHERE r.rid
 `,
   },
   {
+    version: 4,
+    description: 'attribution of a task\'s utility: which retrieved records were shown in the prompt, and followed',
+    // shown = 1: the record was placed in the prompt (rows logged before v4 were credited, so 1).
+    // followed: NULL = not assessed (attribution 'shown'); 1 / 0 = the generated code did / did
+    // not follow the record (attribution 'followed'). Φ is written only where shown = 1 and
+    // followed is not 0; other rows keep utility NULL and do not count toward the history mean.
+    sql: `
+ALTER TABLE retrievals ADD COLUMN shown INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE retrievals ADD COLUMN followed INTEGER;
+`,
+  },
+  {
     version: 6,
     description: 'records may carry any code language (records from other agents over MCP)',
     run: (db) => rebuildWithoutLanguageCheck(db),
+  },
+  {
+    version: 7,
+    description: 'record change log for cross-process freshness of the derived indexes',
+    // Every insert, status/text/vector change and purge of a record appends its rid here
+    // (triggers, so every writer — any process, any code path — is covered). The dense and
+    // keyword indexes remember the last seq they applied and catch up on the rids after it
+    // before a query. Old entries are pruned (a reader that fell behind the prune rebuilds).
+    sql: `
+CREATE TABLE record_changes (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL);
+CREATE TRIGGER record_changes_insert AFTER INSERT ON records BEGIN INSERT INTO record_changes(rid) VALUES (NEW.rid); END;
+CREATE TRIGGER record_changes_update AFTER UPDATE OF status, question, code, embedding ON records BEGIN INSERT INTO record_changes(rid) VALUES (NEW.rid); END;
+CREATE TRIGGER record_changes_delete AFTER DELETE ON records BEGIN INSERT INTO record_changes(rid) VALUES (OLD.rid); END;
+CREATE TRIGGER record_changes_prune AFTER INSERT ON record_changes WHEN NEW.seq % 10000 = 0 BEGIN DELETE FROM record_changes WHERE seq <= NEW.seq - 200000; END;
+`,
   },
 ];
 

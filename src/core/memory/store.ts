@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { Emitter } from '../events';
+import { Disposable } from '../lifecycle';
 import { Logger, nullLogger } from '../logger';
 import { Database, markClean, openDatabase, OpenDatabaseOptions } from './database';
 import { databaseError } from './database-errors';
@@ -22,49 +23,14 @@ import {
 import { CommitQueue } from './commit-queue';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
-import type { RedactionTally } from '../security/redact';
 import { redactNewRecords } from '../security/record-redaction';
 
-/** What the keyword index (or any other derived index) needs to stay in sync. */
-export interface IndexedText {
-  rid: number;
-  id: string;
-  question: string;
-  code: string;
-}
-
-export interface DerivedIndexListener {
-  /** Records that became retrievable (added active, approved, restored). Called after commit. */
-  activated(records: IndexedText[]): void;
-  /** Records that stopped being retrievable (deleted, rejected, purged). Called after commit. */
-  deactivated(rids: number[]): void;
-}
-
-export interface OperationContext {
-  trigger: Trigger;
-  reason?: string;
-  /** Per-record evidence written to the audit log (e.g. the deletion rule's figures). */
-  evidence?: Record<string, Record<string, unknown>>;
-}
-
-export interface AddOptions extends OperationContext {
-  /** One vector per input (same order), all from `embedderId`. */
-  embeddings?: Float32Array[];
-  embedderId?: string;
-  /** Read back and return the stored records (default true); bulk writers pass false and get []. */
-  returnRecords?: boolean;
-  /** Receives the counts of secrets redacted from the records' text (each record's audit entry has its own). */
-  redactions?: RedactionTally;
-}
+import { AddOptions, DerivedIndexListener, IndexedText, mismatchCheck, OperationContext } from './store-types';
+import { StoreQueries } from './store-queries';
+export type { AddOptions, DerivedIndexListener, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
 export const DEFAULT_CACHE_SIZE_KIB = 65_536;
-
-export interface RetrievalLogEntry {
-  recordId: string;
-  rank: number;
-  inputSimilarity: number | null;
-}
 
 /** Column order of the positional parameters `add` binds. */
 const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
@@ -90,19 +56,42 @@ const TransitionRules: Record<'approve' | 'reject' | 'delete' | 'restore' | 'pur
  * const [rec] = store.add([{ question: 'how many patients?', execution: { code: 'answer = 1', language: 'python', outcome: 'success' } }], { trigger: 'user' });
  * store.transition([rec.id], 'delete', { trigger: 'user', reason: 'wrong answer' });
  */
-export class MemoryStore {
+export class MemoryStore extends Disposable {
   readonly vectors: VectorIndex;
   private readonly changes = new Emitter<MemoryChangeEvent>();
   readonly onDidChange = this.changes.event;
   private readonly derived: DerivedIndexListener[] = [];
   private readonly logger: Logger;
   private readonly commits: CommitQueue;
+  /** Named read queries for the services above the store (seeding, re-embed, dashboard). */
+  readonly queries: StoreQueries;
 
-  constructor(readonly db: Database, options: { logger?: Logger } = {}) {
+  constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
+    super();
+    this._register({
+      dispose: () => {
+        if (!this.db.open) return;
+        const file = this.db.memory || this.db.readonly ? null : this.db.name;
+        this.db.close();
+        // Recorded as cleanly closed: the next open may skip the full integrity check (database.ts).
+        if (file) markClean(file);
+      },
+    });
+    this._register(this.changes);
     this.logger = options.logger ?? nullLogger;
     this.commits = new CommitQueue(db);
     db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
+    this.queries = new StoreQueries(db);
+  }
+
+  /**
+   * @internal The raw connection, for the modules of src/core/memory only (task
+   * log, indexes, JSONL, queries/). Nothing outside src/core/memory may call it
+   * (test/unit/architecture/house-rules.test.ts enforces this; tests may).
+   */
+  connectionForQueries(): Database {
+    return this.db;
   }
 
   /** Opens (creating and migrating as needed) a store at `file` (or ':memory:'). */
@@ -110,12 +99,9 @@ export class MemoryStore {
     return new MemoryStore(openDatabase(file, options), { logger: options.logger });
   }
 
+  /** Closes the connection (same as dispose). */
   close(): void {
-    this.changes.dispose();
-    if (!this.db.open) return;
-    const file = this.db.memory || this.db.readonly ? null : this.db.name;
-    this.db.close();
-    if (file) markClean(file);
+    this.dispose();
   }
 
   /** Prepared statements are cached by SQL text (preparing costs more than running a point query). */
@@ -139,6 +125,10 @@ export class MemoryStore {
 
   getMeta(key: string): string | undefined {
     return (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  deleteMeta(key: string): void {
+    this.stmt('DELETE FROM meta WHERE key = ?').run(key);
   }
 
   setMeta(key: string, value: string): void {
@@ -473,15 +463,5 @@ export class MemoryStore {
 
   get log(): Logger {
     return this.logger;
-  }
-}
-
-function mismatchCheck(stored: { id: string; dimension: number }, id: string, dimension: number): void {
-  if (stored.id !== id || stored.dimension !== dimension) {
-    throw new AgentMemoryError(
-      'EMBEDDER_MISMATCH',
-      `This memory was embedded with ${stored.id} (${stored.dimension} dimensions) but the configured embedder is ${id} (${dimension}). Run "Agent Memory: Re-embed Memory" (CLI: agent-memory re-embed) to rebuild the vectors, or switch the embedder back.`,
-      { stored, configured: { id, dimension } },
-    );
   }
 }

@@ -18,14 +18,16 @@ const SQL = {
   insertRetrieval: 'INSERT INTO retrievals (task_index, rid, rank, input_similarity) VALUES (?, ?, ?, ?)',
   bumpRetrieved: 'UPDATE records SET retrieval_count = retrieval_count + 1, last_retrieved_task = MAX(COALESCE(last_retrieved_task, 0), @task), in_sim_sum = in_sim_sum + COALESCE(@sim, 0), in_sim_count = in_sim_count + (@sim IS NOT NULL) WHERE rid = @rid',
   // One pass over the task's retrieval rows: undo a previous evaluation's Φ (if any) and apply the new one.
+  // Only credited rows (shown in the prompt, and not judged 'not followed') take Φ; see markAttribution.
   utilityOnRecords: `UPDATE records SET utility_sum = utility_sum - COALESCE(r.utility, 0) + ?, utility_count = utility_count + (r.utility IS NULL)
-      FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid`,
-  utilityOnRetrievals: 'UPDATE retrievals SET utility = ? WHERE task_index = ?',
+      FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid AND r.shown = 1 AND COALESCE(r.followed, 1) = 1`,
+  utilityOnRetrievals: 'UPDATE retrievals SET utility = ? WHERE task_index = ? AND shown = 1 AND COALESCE(followed, 1) = 1',
+  attribution: 'UPDATE retrievals SET shown = ?, followed = ? WHERE task_index = ? AND rid = ? AND utility IS NULL',
   utilityOnTask: 'UPDATE tasks SET utility = ?, evaluator = COALESCE(?, evaluator) WHERE task_index = ?',
   retrievalOf: 'SELECT r.rid, r.output_similarity FROM retrievals r JOIN records ON records.rid = r.rid WHERE records.id = ? AND r.task_index = ?',
   outputOnRetrieval: 'UPDATE retrievals SET output_similarity = ? WHERE task_index = ? AND rid = ?',
   outputOnRecord: 'UPDATE records SET out_sim_sum = out_sim_sum - COALESCE(?, 0) + ?, out_sim_count = out_sim_count + (? IS NULL) WHERE rid = ?',
-  retrievalsOf: 'SELECT task_index, rank, input_similarity, output_similarity, utility FROM retrievals WHERE rid = ? ORDER BY task_index DESC LIMIT ?',
+  retrievalsOf: 'SELECT task_index, rank, input_similarity, output_similarity, utility, shown, followed FROM retrievals WHERE rid = ? ORDER BY task_index DESC LIMIT ?',
 } as const;
 
 export interface TaskRow {
@@ -76,7 +78,7 @@ export class TaskLog {
   constructor(private readonly store: MemoryStore) {}
 
   private get db() {
-    return this.store.db;
+    return this.store.connectionForQueries();
   }
 
   private stmt(name: keyof typeof SQL): Statement {
@@ -157,7 +159,26 @@ export class TaskLog {
     this.store.fireChange({ kind: 'retrieval', ids: entries.map((e) => e.recordId) });
   }
 
-  /** Writes Φ onto every retrieval row of the task (re-evaluation replaces the old value). */
+  /**
+   * Marks which of the task's retrievals were shown in the prompt and, under the
+   * `followed` attribution, whether the generated code followed them
+   * (null = not assessed). Call before setUtility: Φ goes only to rows shown and
+   * not marked "not followed". Rows that already carry a Φ are left alone.
+   */
+  markAttribution(taskIndex: number, entries: readonly { recordId: string; shown: boolean; followed: boolean | null }[]): void {
+    if (entries.length === 0) return;
+    const update = this.stmt('attribution');
+    const run = this.db.transaction(() => {
+      for (const e of entries) {
+        const rid = this.store.ridOf(e.recordId);
+        if (rid === undefined) throw new AgentMemoryError('NOT_FOUND', `Cannot mark the attribution of unknown record '${e.recordId}'.`);
+        update.run(e.shown ? 1 : 0, e.followed === null ? null : e.followed ? 1 : 0, taskIndex, rid);
+      }
+    });
+    run.immediate();
+  }
+
+  /** Writes Φ onto the task's credited retrieval rows (shown, not "not followed"); re-evaluation replaces the old value. */
   setUtility(taskIndex: number, utility: number, evaluator?: string): void {
     const phi = UnitIntervalSchema.parse(utility);
     const run = this.db.transaction(() => {
@@ -185,17 +206,33 @@ export class TaskLog {
   }
 
   /** Retrieval rows of one record, newest first. */
-  retrievalsOf(recordId: string, limit = 20): { taskIndex: number; rank: number; inputSimilarity: number | null; outputSimilarity: number | null; utility: number | null }[] {
+  retrievalsOf(recordId: string, limit = 20): RetrievalRow[] {
     const rid = this.store.ridOf(recordId);
     if (rid === undefined) return [];
-    return (this.stmt('retrievalsOf').all(rid, limit) as { task_index: number; rank: number; input_similarity: number | null; output_similarity: number | null; utility: number | null }[]).map((r) => ({
+    return (this.stmt('retrievalsOf').all(rid, limit) as { task_index: number; rank: number; input_similarity: number | null; output_similarity: number | null; utility: number | null; shown: number; followed: number | null }[]).map((r) => ({
       taskIndex: r.task_index,
       rank: r.rank,
       inputSimilarity: r.input_similarity,
       outputSimilarity: r.output_similarity,
       utility: r.utility,
+      shown: r.shown === 1,
+      followed: r.followed === null ? null : r.followed === 1,
     }));
   }
+}
+
+/** One row of the retrieval log. `shown && followed === false` is "shown, not followed". */
+export interface RetrievalRow {
+  taskIndex: number;
+  rank: number;
+  inputSimilarity: number | null;
+  outputSimilarity: number | null;
+  /** Φ credited to this retrieval; null when not evaluated or not credited. */
+  utility: number | null;
+  /** Placed in the prompt. */
+  shown: boolean;
+  /** Followed by the generated code (attribution 'followed'); null when not assessed. */
+  followed: boolean | null;
 }
 
 function toTaskRow(r: Record<string, unknown>): TaskRow {

@@ -25,7 +25,8 @@ export const LanguageSchema = z
 export type Language = z.infer<typeof LanguageSchema>;
 
 /** Only `active` records are retrievable; `pending` await a human verdict; `deleted` are soft-deleted. */
-export const StatusSchema = z.enum(['pending', 'active', 'deleted']);
+export const RECORD_STATUSES = ['pending', 'active', 'deleted'] as const;
+export const StatusSchema = z.enum(RECORD_STATUSES);
 export type RecordStatus = z.infer<typeof StatusSchema>;
 
 export const ProvenanceSchema = z.enum(['seed', 'agent', 'import', 'user']);

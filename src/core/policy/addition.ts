@@ -1,7 +1,10 @@
-import { z } from 'zod';
 import type { MemoryStore } from '../memory/store';
-import type { MemoryRecord, Trigger } from '../memory/types';
+import type { MemoryRecord, RecordStatus, Trigger } from '../memory/types';
+import { AdditionMode, AdditionPolicyName, AdditionPolicyNameSchema } from './names';
 import type { Evaluation } from './utility';
+
+export { AdditionPolicyNameSchema };
+export type { AdditionMode, AdditionPolicyName };
 
 /**
  * Addition policies (SPEC §2, paper §4): whether a finished task `(q, e)`
@@ -17,15 +20,12 @@ import type { Evaluation } from './utility';
  *   approves it; if a human verdict is already known it is applied directly
  *   (approve → active, reject → not added).
  */
-export const AdditionPolicyNameSchema = z.enum(['fixed', 'all', 'coarse', 'strict']);
-export type AdditionPolicyName = z.infer<typeof AdditionPolicyNameSchema>;
-export type AdditionMode = 'editor' | 'benchmark';
 
 export const ADDITION_THRESHOLD = 0.5;
 
 export interface AdditionDecision {
   add: boolean;
-  status: 'active' | 'pending' | null;
+  status: Extract<RecordStatus, 'active' | 'pending'> | null;
   reason: string;
 }
 

@@ -1,25 +1,33 @@
-import type { Statement } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { AgentMemoryError } from '../errors';
 import type { Disposable } from '../events';
 import { Logger, nullLogger, tagged } from '../logger';
+import { DeletionQueries, deletionQueries } from '../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../memory/store';
 import { TaskLog } from '../memory/task-log';
+import type { DemonstrationAttributionInput } from '../memory/demonstration';
 import type { Language, NewRecordInput, Trigger } from '../memory/types';
-import { AdditionDecision, AdditionMode, AdditionPolicyName, approvePending, decideAddition, rejectPending } from './addition';
+import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, DeletionParams, planDeletion, purgeRecords, restoreRecords } from './deletion';
-import type { DeletionPolicyName, PolicyDeletionPlan } from './deletion/types';
-import { CodeSimilarityFn, RetrievedDemonstration, TaskSimilarity, taskSimilarity } from './metrics';
-import { DeletionSetting, defaultRules, evaluateRules, PolicyOperation, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
-import type { Evaluation, EvaluatorId } from './utility';
+import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
+import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
+import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
+import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
+import type { Evaluation } from './utility';
 
 export interface MemoryManagerOptions {
   addition: AdditionPolicyName;
   /** `editor`: strict stores pending records; `benchmark`: strict uses the ground truth. */
   mode?: AdditionMode;
   deletion?: DeletionSetting;
-  /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode). */
+  /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode, minActiveRecords). */
   deletionParams?: DeletionParams;
+  /** When the periodic rule runs (default `sliding`: after every task). */
+  periodicWindow?: PeriodicWindow;
+  /** Which retrieved records take the task's Φ (default `shown`; `followed` is a labelled variant beyond the paper). */
+  attribution?: Attribution;
+  /** Attribution `followed`: code similarity to a shown record at or above which it counts as followed (default 0.5). */
+  followThreshold?: number;
   /** Rules; default `defaultRules(deletion, deletionParams)`. */
   rules?: RuleSpec[];
   codeSimilarity?: CodeSimilarityFn;
@@ -30,8 +38,12 @@ export interface MemoryManagerOptions {
 
 export interface AfterTaskInput {
   taskIndex: number;
-  /** The records shown as demonstrations (their retrievals were logged in the read step). */
-  retrieved: readonly RetrievedDemonstration[];
+  /**
+   * The records retrieved for the task (their retrievals were logged in the read
+   * step), each with `shown`: whether the prompt actually included it. Only shown
+   * records take the task's Φ.
+   */
+  retrieved: readonly DemonstrationAttributionInput[];
   /** Φ of the task (null when not evaluated, e.g. awaiting a human verdict). */
   evaluation: Evaluation | null;
   /** The (q, e) that may become a record; status, createdTask and similarities are set here. */
@@ -54,6 +66,19 @@ export interface DeletionRun {
   policy: DeletionPolicyName;
   recordIds: string[];
   skipped: string[];
+  /** Records the policy selected that the memory floor kept. */
+  floorKept: string[];
+}
+
+/** Which retrieved records took the task's Φ. */
+export interface TaskAttribution {
+  attribution: Attribution;
+  /** Retrieved and placed in the prompt. */
+  shown: string[];
+  /** Took the task's Φ (= shown under `shown`; shown and followed under `followed`). */
+  credited: string[];
+  /** Attribution `followed`: shown, but the generated code did not follow them (no Φ). */
+  shownNotFollowed: string[];
 }
 
 export interface AfterTaskResult {
@@ -61,17 +86,13 @@ export interface AfterTaskResult {
   utility: number | null;
   evaluator: EvaluatorId | null;
   similarity: TaskSimilarity;
+  attribution: TaskAttribution;
   addition: AdditionDecision & { recordId: string | null };
   firings: RuleFiring[];
   deletions: DeletionRun[];
 }
 
 const LAST_RUN_META = 'policy.last_run_by_rule';
-const SQL = {
-  taskExists: 'SELECT 1 FROM tasks WHERE task_index = ?',
-  countActive: "SELECT COUNT(*) AS n FROM records WHERE status = 'active'",
-  utilityOf: "SELECT id, utility_sum, utility_count FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
-} as const;
 /** Safety bound on plan/apply batches for one firing (each batch ≤ the plan limit). */
 const MAX_BATCHES = 1000;
 
@@ -96,15 +117,19 @@ export class MemoryManager implements Disposable {
   private readonly subscription: Disposable;
   private readonly needsCount: boolean;
   private readonly needsUtility: boolean;
-  private readonly statements = new Map<keyof typeof SQL, Statement>();
+  private readonly queries: DeletionQueries;
 
   constructor(readonly store: MemoryStore, readonly options: MemoryManagerOptions) {
     this.tasks = new TaskLog(store);
+    this.queries = deletionQueries(store);
     this.logger = tagged(options.logger ?? nullLogger, 'policy');
     const p = options.deletionParams ?? {};
-    this.rules = (options.rules ?? defaultRules(options.deletion ?? 'none', { ...p, forgettingEvery: options.forgettingEvery })).map((r) => RuleSpecSchema.parse(r));
+    this.rules = (options.rules ?? defaultRules(options.deletion ?? 'none', { ...p, periodicWindow: options.periodicWindow, forgettingEvery: options.forgettingEvery })).map((r) => RuleSpecSchema.parse(r));
     if (this.rules.some((r) => r.operation === 'delete:capacity') && p.capacity === undefined) {
-      throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      throw capacityRequiredError();
+    }
+    if (options.attribution === 'followed' && !options.codeSimilarity) {
+      throw new AgentMemoryError('CONFIG', "The 'followed' attribution needs a code similarity function: pass codeSimilarity, or set agentMemory.deletion.attribution to 'shown'.");
     }
     this.needsCount = this.rules.some((r) => r.kind === 'capacity-exceeded');
     this.needsUtility = this.rules.some((r) => r.kind === 'utility-drop');
@@ -120,7 +145,7 @@ export class MemoryManager implements Disposable {
 
   /** Runs the per-task bookkeeping (see the class comment). Synchronous; ≤ 1 ms without deletions. */
   afterTask(input: AfterTaskInput): AfterTaskResult {
-    if (!this.statement('taskExists').get(input.taskIndex)) {
+    if (!this.queries.taskExists(input.taskIndex)) {
       throw new AgentMemoryError('NOT_FOUND', `No task ${input.taskIndex}: begin it with TaskLog.begin before calling afterTask.`);
     }
     // One transaction for the whole step (one commit instead of four or more); the
@@ -131,10 +156,11 @@ export class MemoryManager implements Disposable {
   private step(input: AfterTaskInput): AfterTaskResult {
     const { taskIndex, evaluation } = input;
     const utility = evaluation?.utility ?? null;
-    if (evaluation && utility !== null) this.tasks.setUtility(taskIndex, utility, evaluation.evaluator);
-
     const language = input.language ?? input.candidate?.execution.language ?? 'python';
     const finalCode = input.finalCode !== undefined ? input.finalCode : (input.candidate?.execution.code ?? null);
+    const attribution = this.attribute(input, finalCode, language);
+    if (evaluation && utility !== null) this.tasks.setUtility(taskIndex, utility, evaluation.evaluator);
+
     const similarity = taskSimilarity(input.retrieved, finalCode, language, this.options.codeSimilarity);
     if (similarity.outputSimilarity !== null && similarity.topRecordId !== null) {
       this.tasks.setOutputSimilarity(taskIndex, similarity.topRecordId, similarity.outputSimilarity);
@@ -154,24 +180,51 @@ export class MemoryManager implements Disposable {
       capacity: this.options.deletionParams?.capacity ?? null,
       lastRunByRule: this.lastRunByRule,
       commands: input.commands,
-      utilityUpdates: this.needsUtility && utility !== null ? this.utilityOf(input.retrieved.map((r) => r.recordId)) : [],
+      utilityUpdates: this.needsUtility && utility !== null ? this.utilityOf(attribution.credited) : [],
     });
     const deletions = firings.map((f) => this.runFiring(f, taskIndex));
     if (firings.length > 0) this.store.setMeta(LAST_RUN_META, JSON.stringify(this.lastRunByRule));
-    return { taskIndex, utility, evaluator: evaluation?.evaluator ?? null, similarity, addition, firings, deletions };
+    return { taskIndex, utility, evaluator: evaluation?.evaluator ?? null, similarity, attribution, addition, firings, deletions };
+  }
+
+  /**
+   * Marks on the retrieval log which records were shown and (attribution
+   * `followed`) followed, before Φ is written: Φ goes only to the credited ones.
+   * Followed = code similarity(record's code, final code) ≥ followThreshold; with no
+   * final code nothing was followed.
+   */
+  private attribute(input: AfterTaskInput, finalCode: string | null, language: Language): TaskAttribution {
+    const mode = this.options.attribution ?? 'shown';
+    const threshold = this.options.followThreshold ?? DEFAULT_FOLLOW_THRESHOLD;
+    const marks = input.retrieved.map((d) => {
+      if (!d.shown || mode === 'shown') return { recordId: d.recordId, shown: d.shown, followed: null };
+      const sim = finalCode !== null && d.code !== undefined && this.options.codeSimilarity ? this.options.codeSimilarity(d.code, finalCode, d.language ?? language) : 0;
+      return { recordId: d.recordId, shown: true, followed: Number.isFinite(sim) && sim >= threshold };
+    });
+    this.tasks.markAttribution(input.taskIndex, marks);
+    return {
+      attribution: mode,
+      shown: marks.filter((m) => m.shown).map((m) => m.recordId),
+      credited: marks.filter((m) => m.shown && m.followed !== false).map((m) => m.recordId),
+      shownNotFollowed: marks.filter((m) => m.shown && m.followed === false).map((m) => m.recordId),
+    };
   }
 
   /** Dry run of a deletion policy at the current task (nothing changes). */
   plan(policy: DeletionPolicyName, params: DeletionParams = {}): PolicyDeletionPlan {
     if (policy === 'capacity' && (params.capacity ?? this.options.deletionParams?.capacity) === undefined) {
-      throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
+      throw capacityRequiredError();
     }
-    return planDeletion(this.store.db, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
+    return planDeletion(this.store, policy, this.tasks.currentIndex, { ...this.options.deletionParams, ...params });
   }
 
-  /** Applies a (previewed) plan as soft deletes with audit entries. */
-  apply(plan: PolicyDeletionPlan, trigger: Trigger = 'user'): { deleted: string[]; skipped: string[] } {
-    return applyDeletionPlan(this.store, plan, trigger);
+  /** Applies a (previewed) plan as soft deletes with audit entries; the memory floor holds. */
+  apply(plan: PolicyDeletionPlan, trigger: Trigger = 'user'): { deleted: string[]; skipped: string[]; floorKept: string[] } {
+    return applyDeletionPlan(this.store, plan, trigger, { minActiveRecords: this.minActiveRecords });
+  }
+
+  private get minActiveRecords(): number {
+    return this.options.deletionParams?.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS;
   }
 
   // User operations go through the store's events, which invalidate the cached count.
@@ -226,43 +279,35 @@ export class MemoryManager implements Disposable {
   }
 
   private runFiring(firing: RuleFiring, taskIndex: number): DeletionRun {
-    const policy = firing.operation.slice('delete:'.length) as DeletionPolicyName;
+    const policy: DeletionPolicyName = policyOf(firing.operation);
     const params: DeletionParams = { ...this.options.deletionParams, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
     const deleted: string[] = [];
     const skipped: string[] = [];
+    const floorKept: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const plan = planDeletion(this.store.db, policy, taskIndex, params);
-      const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger));
+      const plan = planDeletion(this.store, policy, taskIndex, params);
+      const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger, { minActiveRecords: this.minActiveRecords }));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);
+      floorKept.push(...(plan.floor?.kept.map((c) => c.recordId) ?? []), ...result.floorKept);
       if (this.activeCount !== null) this.activeCount -= result.deleted.length;
       if (!plan.truncated || result.deleted.length === 0) break;
     }
     this.lastRunByRule[firing.ruleId] = taskIndex;
     if (deleted.length > 0) this.logger.info(`${firing.trigger} (${firing.reason}): ${policy} deletion removed ${deleted.length} record(s) at task ${taskIndex}`);
-    return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: deleted, skipped };
+    if (floorKept.length > 0) this.logger.info(`${firing.trigger}: the memory floor (minActiveRecords = ${this.minActiveRecords}) kept ${floorKept.length} record(s) at task ${taskIndex}`);
+    return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: deleted, skipped, floorKept };
   }
 
   private countActive(): number {
     if (this.activeCount === null) {
-      this.activeCount = (this.statement('countActive').get() as { n: number }).n;
+      this.activeCount = this.queries.countActive();
     }
     return this.activeCount;
   }
 
   private utilityOf(recordIds: string[]): UtilityUpdate[] {
-    if (recordIds.length === 0) return [];
-    const rows = this.statement('utilityOf').all(JSON.stringify(recordIds)) as { id: string; utility_sum: number; utility_count: number }[];
-    return rows.map((r) => ({ recordId: r.id, evaluatedCount: r.utility_count, meanUtility: r.utility_count > 0 ? r.utility_sum / r.utility_count : null }));
-  }
-
-  private statement(name: keyof typeof SQL): Statement {
-    let statement = this.statements.get(name);
-    if (!statement) {
-      statement = this.store.db.prepare(SQL[name]);
-      this.statements.set(name, statement);
-    }
-    return statement;
+    return this.queries.utilityOf(recordIds);
   }
 
   /** Runs a store change of our own without invalidating the cached active count. */

@@ -1,4 +1,5 @@
-import { DEFAULT_MISALIGNED } from '../memory/record-query';
+import type { RetrievedDemonstration } from '../memory/demonstration';
+import { DEFAULT_MISALIGNED, isMisaligned, MisalignedThresholds } from '../memory/misaligned';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog } from '../memory/task-log';
 import type { Language, MemoryRecord } from '../memory/types';
@@ -11,24 +12,14 @@ import type { Language, MemoryRecord } from '../memory/types';
  *   highest input similarity, task's final code) — reference first, as the
  *   paper's pycode_similar call (the score is asymmetric).
  * - Record: mean input / output similarity over its retrievals, and the
- *   misaligned-replay flag (mean input ≥ minInputSimilarity and mean output ≤
- *   maxOutputSimilarity; defaults DEFAULT_MISALIGNED from record-query.ts, the
- *   same thresholds the explorer's "misaligned only" filter uses).
+ *   misaligned-replay flag: the one rule of src/core/memory/misaligned.ts (the
+ *   explorer, the dashboard and the listing filter use the same).
  */
 export type CodeSimilarityFn = (reference: string, candidate: string, language: Language) => number;
 
-export interface RetrievedDemonstration {
-  recordId: string;
-  inputSimilarity: number | null;
-  /** The record's code (needed for output similarity). */
-  code?: string;
-  language?: Language;
-  /**
-   * Whether the demonstration was placed in the coder's prompt (the prompt builder
-   * drops some for the token budget). Absent: shown. Set by the task pipeline.
-   */
-  shown?: boolean;
-}
+/** What the similarity metrics need of a retrieved demonstration (code: for output similarity). */
+export type SimilarityInput = Pick<RetrievedDemonstration, 'recordId' | 'inputSimilarity'> & Partial<Pick<RetrievedDemonstration, 'code' | 'language'>>;
+export type { MisalignedThresholds };
 
 export interface TaskSimilarity {
   inputSimilarity: number | null;
@@ -37,10 +28,6 @@ export interface TaskSimilarity {
   topRecordId: string | null;
 }
 
-export interface MisalignedThresholds {
-  minInputSimilarity: number;
-  maxOutputSimilarity: number;
-}
 
 /**
  * Computes a task's input and output similarity.
@@ -48,8 +35,8 @@ export interface MisalignedThresholds {
  * @example
  * taskSimilarity([{ recordId: 'a', inputSimilarity: 0.9, code: 'x = 1' }], 'x = 2', 'python', codeSimilarity);
  */
-export function taskSimilarity(retrieved: readonly RetrievedDemonstration[], finalCode: string | null, language: Language, codeSimilarity?: CodeSimilarityFn): TaskSimilarity {
-  let top: RetrievedDemonstration | null = null;
+export function taskSimilarity(retrieved: readonly SimilarityInput[], finalCode: string | null, language: Language, codeSimilarity?: CodeSimilarityFn): TaskSimilarity {
+  let top: SimilarityInput | null = null;
   for (const r of retrieved) {
     if (r.inputSimilarity === null) continue;
     if (top === null || r.inputSimilarity > (top.inputSimilarity as number)) top = r;
@@ -85,8 +72,7 @@ export interface RecordAlignment {
  */
 export function recordAlignment(record: MemoryRecord, thresholds: MisalignedThresholds = DEFAULT_MISALIGNED): RecordAlignment {
   const { meanInputSimilarity, meanOutputSimilarity } = record.stats;
-  const misaligned = meanInputSimilarity !== null && meanOutputSimilarity !== null && meanInputSimilarity >= thresholds.minInputSimilarity && meanOutputSimilarity <= thresholds.maxOutputSimilarity;
-  return { meanInputSimilarity, meanOutputSimilarity, misaligned };
+  return { meanInputSimilarity, meanOutputSimilarity, misaligned: isMisaligned(record.stats, thresholds) };
 }
 
 /** Records flagged as misaligned replay (set-based, via the store's listing). */

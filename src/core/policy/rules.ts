@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { Trigger } from '../memory/types';
-import { UTILITY_EPSILON } from './deletion/types';
+import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PERIOD, UTILITY_EPSILON } from './deletion/types';
+import { DeletionPolicyName, DeletionSetting, operationOf, PeriodicWindow, PolicyOperation, PolicyOperationSchema, RULE_ID } from './names';
+
+export type { DeletionSetting, PolicyOperation };
+export { PolicyOperationSchema };
 
 /**
  * The deterministic rule engine (SPEC §6, inference-only AgeMem design): decides
@@ -12,13 +16,10 @@ import { UTILITY_EPSILON } from './deletion/types';
  *   never run), e.g. periodic/combined deletion every `period` tasks.
  * - `capacity-exceeded`: fires when activeCount > capacity (the rule's own, or the snapshot's).
  * - `user-command`: fires when the snapshot carries the named command (trigger `user`).
- * - `utility-drop`: fires when a record updated in this task has more than
+ * - `utility-drop`: fires when a record credited in this task has at least
  *   `minRetrievals` evaluated retrievals and a mean utility ≤ beta (the history
- *   rule's condition), naming those records.
+ *   rule's condition, ≥ n as the paper's text and code), naming those records.
  */
-export const PolicyOperationSchema = z.enum(['delete:periodic', 'delete:history', 'delete:combined', 'delete:capacity', 'delete:forgetting']);
-export type PolicyOperation = z.infer<typeof PolicyOperationSchema>;
-
 const RuleId = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/i, 'a rule id is letters, digits, dot, dash or underscore');
 
 export const RuleSpecSchema = z.discriminatedUnion('kind', [
@@ -84,9 +85,9 @@ export function evaluateRules(rules: readonly RuleSpec[], state: RuleState): Rul
         if (state.commands?.includes(rule.command)) firings.push({ ruleId: rule.id, operation: rule.operation, trigger: 'user', reason: `user command ${rule.command}` });
         break;
       case 'utility-drop': {
-        const low = (state.utilityUpdates ?? []).filter((u) => u.meanUtility !== null && u.evaluatedCount > rule.minRetrievals && u.meanUtility <= rule.beta + UTILITY_EPSILON);
+        const low = (state.utilityUpdates ?? []).filter((u) => u.meanUtility !== null && u.evaluatedCount >= rule.minRetrievals && u.meanUtility <= rule.beta + UTILITY_EPSILON);
         if (low.length > 0) {
-          firings.push({ ruleId: rule.id, operation: rule.operation, trigger, reason: `${low.length} record(s) fell to mean utility ≤ ${rule.beta} after more than ${rule.minRetrievals} retrievals`, recordIds: low.map((u) => u.recordId) });
+          firings.push({ ruleId: rule.id, operation: rule.operation, trigger, reason: `${low.length} record(s) fell to mean utility ≤ ${rule.beta} after at least ${rule.minRetrievals} retrievals`, recordIds: low.map((u) => u.recordId) });
         }
         break;
       }
@@ -95,36 +96,57 @@ export function evaluateRules(rules: readonly RuleSpec[], state: RuleState): Rul
   return firings;
 }
 
-export type DeletionSetting = 'none' | 'periodic' | 'history' | 'combined' | 'capacity' | 'forgetting';
+/** What the default rules are built from (the deletion settings). */
+export interface DefaultRuleParams {
+  period?: number;
+  /** When the periodic rule runs (see names.ts PERIODIC_WINDOWS); default `sliding`. */
+  periodicWindow?: PeriodicWindow;
+  minRetrievals?: number;
+  beta?: number;
+  capacity?: number | null;
+  forgettingEvery?: number;
+}
 
 /**
  * The default rules for a deletion setting (the paper's schedule):
- * periodic/combined every `period` tasks; history checked on the records each
- * task evaluated (utility-drop); capacity after every addition that overflows;
- * forgetting every `forgettingEvery` tasks. Every setting also answers the user
- * command `delete:<policy>`.
+ * - periodic / combined: the periodic (combined) plan after every task with the
+ *   `sliding` window (default), or every `period` tasks with the `fixed` one;
+ * - history: checked after every task on the records it credited (utility-drop);
+ * - capacity (paper §6.2): after every task, periodic deletion, then the single
+ *   least-utility record if still over the cap (see deletion/capacity.ts);
+ * - forgetting: every `forgettingEvery` tasks.
+ * Every setting also answers the user command `delete:<policy>`.
+ *
+ * @example
+ * defaultRules('combined', { period: 200 }); // periodic-deletion (every task), utility-drop, user-combined
  */
-export function defaultRules(setting: DeletionSetting, params: { period?: number; minRetrievals?: number; beta?: number; capacity?: number | null; forgettingEvery?: number } = {}): RuleSpec[] {
-  const period = params.period ?? 200;
-  const n = params.minRetrievals ?? 5;
-  const beta = params.beta ?? 0.7;
-  const drop: RuleSpec = { id: 'utility-drop', kind: 'utility-drop', minRetrievals: n, beta, operation: 'delete:history' };
+export function defaultRules(setting: DeletionSetting, params: DefaultRuleParams = {}): RuleSpec[] {
+  const period = params.period ?? DEFAULT_PERIOD;
+  const everyTasks = (params.periodicWindow ?? 'sliding') === 'sliding' ? 1 : period;
+  const n = params.minRetrievals ?? DEFAULT_MIN_RETRIEVALS;
+  const beta = params.beta ?? DEFAULT_BETA_STRICT;
+  const drop: RuleSpec = { id: RULE_ID.utilityDrop, kind: 'utility-drop', minRetrievals: n, beta, operation: 'delete:history' };
   switch (setting) {
     case 'none':
       return [];
     case 'periodic':
-      return [{ id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks: period, operation: 'delete:periodic' }, userRule('periodic')];
+      return [{ id: RULE_ID.periodic, kind: 'every-n-tasks', everyTasks, operation: 'delete:periodic' }, userRule('periodic')];
     case 'history':
       return [drop, userRule('history')];
     case 'combined':
-      return [{ id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks: period, operation: 'delete:combined' }, drop, userRule('combined')];
+      return [{ id: RULE_ID.periodic, kind: 'every-n-tasks', everyTasks, operation: 'delete:combined' }, drop, userRule('combined')];
     case 'capacity':
-      return [{ id: 'capacity', kind: 'capacity-exceeded', ...(params.capacity != null ? { capacity: params.capacity } : {}), operation: 'delete:capacity' }, userRule('capacity')];
+      return [capacityRule(), userRule('capacity')];
     case 'forgetting':
-      return [{ id: 'forgetting-curve', kind: 'every-n-tasks', everyTasks: params.forgettingEvery ?? 20, operation: 'delete:forgetting' }, userRule('forgetting')];
+      return [{ id: RULE_ID.forgetting, kind: 'every-n-tasks', everyTasks: params.forgettingEvery ?? 20, operation: 'delete:forgetting' }, userRule('forgetting')];
   }
 }
 
-function userRule(policy: string): RuleSpec {
-  return { id: `user-${policy}`, kind: 'user-command', command: `delete:${policy}`, operation: `delete:${policy}` as PolicyOperation };
+/** The capacity rule of §6.2: the capacity plan after every task (the cap itself is a deletion parameter). */
+export function capacityRule(): RuleSpec {
+  return { id: RULE_ID.capacity, kind: 'every-n-tasks', everyTasks: 1, operation: 'delete:capacity' };
+}
+
+function userRule(policy: DeletionPolicyName): RuleSpec {
+  return { id: `user-${policy}`, kind: 'user-command', command: operationOf(policy), operation: operationOf(policy) };
 }

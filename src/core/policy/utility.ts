@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { answersMatch, AnswerCompareOptions } from './answers';
+import { EvaluatorId, EvaluatorIdSchema } from './names';
 
 /**
  * Utility evaluators Φ ∈ [0,1] (SPEC §1 step 3, paper §4.1 and Appendix A.2).
@@ -16,8 +17,8 @@ import { answersMatch, AnswerCompareOptions } from './answers';
  * A task's Φ is written onto every retrieval row of that task by the memory
  * manager (TaskLog.setUtility).
  */
-export const EvaluatorIdSchema = z.enum(['strict:ground-truth', 'strict:human', 'coarse:judge', 'coarse:self']);
-export type EvaluatorId = z.infer<typeof EvaluatorIdSchema>;
+export { EvaluatorIdSchema };
+export type { EvaluatorId };
 
 export const EvaluationSchema = z.object({
   /** Φ in [0,1]; null when not (yet) evaluated, e.g. awaiting a human verdict. */

@@ -14,8 +14,8 @@
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
-import type { SyncEmbedder } from '../app-embedding';
-import type { RetrievedDemonstration } from '../agent/loop/agent-loop';
+import type { SyncEmbedder } from '../app/embedding';
+import type { RetrievedDemonstration } from '../memory/demonstration';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog, TaskRow } from '../memory/task-log';
 import type { AdditionPolicyName } from '../policy/addition';
@@ -173,11 +173,12 @@ export class MemoryTools {
   }
 
   /** The demonstrations a search returned that still exist (purged ones are skipped). */
-  private demonstrations(logged: { recordId: string; inputSimilarity: number | null }[]): RetrievedDemonstration[] {
+  /** The records a memory_search returned; all of them were shown to the client (so all take Φ under attribution `shown`). */
+  private demonstrations(logged: { recordId: string; inputSimilarity: number | null }[]): (RetrievedDemonstration & { shown: boolean })[] {
     const records = new Map(this.deps.store.getMany(logged.map((d) => d.recordId)).map((r) => [r.id, r]));
     return logged.flatMap((d, rank) => {
       const r = records.get(d.recordId);
-      return r ? [{ recordId: r.id, question: r.question, code: r.execution.code, language: r.execution.language, inputSimilarity: d.inputSimilarity, rank }] : [];
+      return r ? [{ recordId: r.id, question: r.question, code: r.execution.code, language: r.execution.language, inputSimilarity: d.inputSimilarity, rank, shown: true }] : [];
     });
   }
 }

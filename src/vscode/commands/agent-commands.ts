@@ -1,7 +1,7 @@
 /** Run the agent on one question, or on a task stream with progress and cancel. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentTaskResult, TaskStreamItem } from '../../core/app-types';
+import type { AgentTaskResult, TaskStreamItem } from '../../core/app/types';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';

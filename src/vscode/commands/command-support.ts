@@ -3,7 +3,7 @@
  * resolution from tree items / ids / palette, QuickPick pickers, the trust gate.
  */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError, errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import type { RecordStatus } from '../../core/memory/types';

@@ -1,10 +1,11 @@
 /** Addition policy choice and deletion with a dry-run preview (QuickPick of candidates, then a modal). */
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app-types';
+import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { ADDITION_POLICIES } from '../settings-schema';
+import { DELETION_POLICIES } from '../../core/policy/names';
 import { cancelled, confirm, NoPromptOptions, registerSafeCommand } from './command-support';
 
 const ADDITION_HELP: Record<AdditionPolicyName, string> = {
@@ -70,7 +71,6 @@ export function registerPolicyCommands(c: Container): vscode.Disposable[] {
   ];
 }
 
-const DELETION_POLICIES: readonly DeletionPolicyName[] = ['combined', 'periodic', 'history', 'forgetting', 'capacity'];
 
 /** Command arguments are a boundary: an unknown policy name gets a clear error. */
 function parseDeletionPolicy(value: string): DeletionPolicyName {
@@ -92,9 +92,10 @@ async function pickDeletionPolicy(): Promise<DeletionPolicyName> {
 async function runDeletion(c: Container, policy: DeletionPolicyName, options: DeletionArgs): Promise<DeletionOutcome> {
   return c.host.withApp(async (app) => {
     const plan = app.planDeletion(policy);
-    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s)`);
+    const floor = plan.floor ? ` ${plan.floor.sentence}` : '';
+    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${floor}`);
     if (plan.candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.`);
+      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${floor}`);
       return { plan, deleted: 0 };
     }
     let chosen: DeletionCandidate[];
@@ -106,7 +107,7 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
     } else {
       const picks = await vscode.window.showQuickPick(
         plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: formatEvidence(cand.evidence), picked: true, candidate: cand })),
-        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
+        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
       );
       if (!picks || picks.length === 0) return cancelled();
       chosen = picks.map((p) => p.candidate);

@@ -1,8 +1,8 @@
 /** Approve / reject / restore / purge / delete records, open a record, diff a task against its demonstration. */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
-import type { RecordStatus } from '../../core/memory/types';
+import { RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { recordUri, taskUri } from '../documents';
 import { cancelled, confirm, idsFromArgs, NoPromptOptions, optionsFromArgs, pickRecords, registerSafeCommand } from './command-support';
@@ -73,7 +73,8 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
     ),
 
     registerSafeCommand(c.logger, 'agentMemory.loadMore', (status) => {
-      if (status === 'pending' || status === 'active' || status === 'deleted') c.tree.loadMore(status);
+      const parsed = StatusSchema.safeParse(status);
+      if (parsed.success) c.tree.loadMore(parsed.data);
     }),
   ];
 }

@@ -3,7 +3,7 @@
  * parsed with zod before use. media/dashboard.js mirrors these shapes (JSDoc typedefs).
  */
 import { z } from 'zod';
-import type { DashboardData } from '../../core/app-types';
+import type { DashboardData } from '../../core/app/types';
 
 /** Extension → webview. */
 export type ToWebview = { type: 'data'; data: DashboardData } | { type: 'error'; message: string };

@@ -4,11 +4,11 @@
  * core records to tree items and refreshes on core change events (debounced).
  */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { DEFAULT_PAGE_SIZE, ListQuery } from '../../core/memory/record-query';
-import type { Language, RecordStatus } from '../../core/memory/types';
+import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types';
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';
 import type { Settings } from '../settings-schema';
@@ -22,7 +22,7 @@ export interface TreeFilter {
   misalignedOnly?: boolean;
 }
 
-const STATUSES: RecordStatus[] = ['pending', 'active', 'deleted'];
+const STATUSES: readonly RecordStatus[] = RECORD_STATUSES;
 const REFRESH_DELAY_MS = 150;
 
 export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, vscode.Disposable {

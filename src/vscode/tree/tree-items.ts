@@ -1,7 +1,8 @@
 /** Maps core records to tree items: label, description, icon, contextValue, tooltip. */
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../core/app-types';
+import type { AgentMemoryApp } from '../../core/app/types';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
+import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
 
 export type MemoryNode = GroupNode | RecordNode | LoadMoreNode;
@@ -26,10 +27,9 @@ export interface LoadMoreNode {
 const GROUP_LABEL: Record<RecordStatus, string> = { pending: 'Pending', active: 'Active', deleted: 'Deleted' };
 const GROUP_ICON: Record<RecordStatus, string> = { pending: 'clock', active: 'database', deleted: 'trash' };
 
-/** True when a record's retrievals show high input but low output similarity. */
+/** True when a record's retrievals show high input but low output similarity (the one rule of core/memory/misaligned.ts). */
 export function isMisaligned(record: MemoryRecord, thresholds: Settings['misaligned']): boolean {
-  const { meanInputSimilarity: inSim, meanOutputSimilarity: outSim, retrievalCount } = record.stats;
-  return retrievalCount > 0 && inSim !== null && outSim !== null && inSim >= thresholds.minInputSimilarity && outSim <= thresholds.maxOutputSimilarity;
+  return isMisalignedRule(record.stats, thresholds);
 }
 
 /** `memory:<status>[:misaligned]`, matched by menus with `viewItem =~ /^memory:pending/`. */

@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createApp } from '../../../src/core/app';
-import { DEMO_TASKS_FILE, readDemoTasks, type DemoTask } from '../../../src/core/app-seed';
+import { DEMO_TASKS_FILE, readDemoTasks, type DemoTask } from '../../../src/core/data/ehr-tasks';
 import { CODER_SYSTEM_PROMPT } from '../../../src/core/agent/loop/generators';
 import { nullLogger } from '../../../src/core/logger';
 import { SettingsSchema, type Settings } from '../../../src/core/settings';
@@ -33,7 +33,6 @@ export function ehrTask(id: string): DemoTask {
 export function settingsWith(overrides: { model?: Partial<Settings['model']>; addition?: Partial<Settings['addition']>; agent?: Partial<Settings['agent']> } = {}): Settings {
   return SettingsSchema.parse({
     model: { ...overrides.model },
-    embedder: {},
     retrieval: {},
     addition: { ...overrides.addition },
     deletion: {},
@@ -124,7 +123,7 @@ export async function closedPort(): Promise<number> {
 export function timingProblems(timings: unknown): string[] {
   const t = timings as Record<string, unknown>;
   const names = ['retrieveMs', 'generateMs', 'runMs', 'overheadMs', 'totalMs'];
-  const problems = names.filter((n) => typeof t?.[n] !== 'number' || !Number.isFinite(t[n] as number) || (t[n] as number) < 0).map((n) => `${n} = ${String(t?.[n])}`);
+  const problems = names.filter((n) => typeof t?.[n] !== 'number' || !Number.isFinite(t[n]) || (t[n]) < 0).map((n) => `${n} = ${String(t?.[n])}`);
   if (problems.length > 0) return problems;
   const { retrieveMs, generateMs, runMs, overheadMs, totalMs } = t as Record<string, number>;
   const eps = 1e-6;

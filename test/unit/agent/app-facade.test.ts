@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { demoStream, readDemoTasks } from '../../../src/core/app-seed';
+import { demoStream, readDemoTasks } from '../../../src/core/data/ehr-tasks';
 import { AppHandle, DATA_DIR, openApp, settingsWith } from './agent-fixture';
 
 /** The facade the editor uses, in plain Node: dashboard data, deletion plans, JSONL, audit. */

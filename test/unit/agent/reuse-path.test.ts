@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goldProgram } from '../../../src/core/bench/gold-program';
-import { demoSeedRecords } from '../../../src/core/app-seed';
+import { goldProgram } from '../../../src/core/data/gold-program';
+import { demoSeedRecords } from '../../../src/core/data/ehr-tasks';
 import { answersMatch } from '../../../src/core/policy/answers';
 import { AppHandle, ehrTask, ehrTasks, openApp, settingsWith, timingProblems } from './agent-fixture';
 
@@ -64,7 +64,7 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     assert.equal(log.attempts[0].outcome, 'success');
     assert.match(log.attempts[0].note, new RegExp(`reused record ${result.demonstrations[0].recordId}`));
     assert.deepEqual(log.retrieved.map((d) => d.recordId), result.demonstrations.map((d) => d.recordId));
-    assert.ok(log.retrieved.every((d) => d.shown), 'the reuse model (no prompt budget) is shown every retrieved record');
+    assert.deepEqual(log.retrieved.map((d) => d.shown), result.demonstrations.map((d) => d.shown), 'the log marks the shown demonstrations (the reuse model: the record it adapted)');
     assert.equal(log.model, result.model);
     assert.equal(log.gaveUp, null);
     assert.deepEqual(timingProblems(log.timings), []);
@@ -90,9 +90,11 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     h.app.approve([recordId]);
     assert.equal(h.app.get(recordId)?.status, 'active');
     assert.equal(h.app.task(result.taskIndex)?.utility, 1);
+    // Φ goes only to the demonstrations the agent was shown; the reuse model (no prompt budget) is shown all.
+    assert.ok(result.demonstrations.length > 0 && result.demonstrations.every((d) => d.shown));
     for (const d of result.demonstrations) {
       const rows = h.app.retrievalsOf(d.recordId).filter((r) => r.taskIndex === result.taskIndex);
-      assert.equal(rows[0].utility, 1, `Φ on the retrieval row of ${d.recordId}`);
+      assert.equal(rows[0].utility, d.shown ? 1 : null, `Φ on the retrieval row of ${d.recordId} (shown: ${d.shown})`);
     }
   });
 

@@ -6,7 +6,7 @@ import { run } from '../../../src/cli/commands/bench';
 import { runBench } from '../../../src/core/bench/harness';
 import type { BenchMetrics } from '../../../src/core/bench/metrics';
 import { createBenchSession } from '../../../src/core/bench/session';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { readTaskFile } from '../../../src/core/bench/task-file';
 import { planTasks } from '../../../src/core/bench/task-plan';
 import { MemoryStore } from '../../../src/core/memory/store';
@@ -131,7 +131,7 @@ describe('bench: LLM path against a fake OpenAI-compatible endpoint', function (
     const key = process.env.AGENT_MEMORY_API_KEY;
     process.env.AGENT_MEMORY_API_KEY = API_KEY;
     let printed = '';
-    process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => ((printed += chunk), true));
     let code: number;
     try {
       code = await run(['--tasks', tasksFile, '--db', DB, '--model', fake.baseURL, '--model-name', 'fake-coder', '--initial-memory', '6', '--language', 'javascript', '--quiet', '--out', out, ...extra]);

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { run } from '../../../src/cli/commands/bench';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { runBench, BenchRun } from '../../../src/core/bench/harness';
 import { shiftOrder } from '../../../src/core/bench/kmeans';
 import type { BenchMetrics } from '../../../src/core/bench/metrics';

@@ -34,7 +34,7 @@ describe('backup and restore', function () {
     const writer = spawn(process.execPath, ['--require', 'tsx/cjs', WRITER, file, 'w', '0', String(BATCH)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       let acked = 0;
-      writer.stdout!.on('data', (d: Buffer) => (acked += (d.toString().match(/^ok /gm) ?? []).length));
+      writer.stdout.on('data', (d: Buffer) => (acked += (d.toString().match(/^ok /gm) ?? []).length));
       while (acked < 30) await new Promise((r) => setTimeout(r, 50));
       const results: { records: number; changeId: number }[] = [];
       for (let i = 0; i < 3; i++) {
@@ -93,7 +93,7 @@ describe('backup and restore', function () {
     const file = path.join(dir, 'memory.sqlite');
     fill(file, 'old', 2);
     const checkpoint = MemoryStore.open(file);
-    checkpoint.db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpoint.connectionForQueries().pragma('wal_checkpoint(TRUNCATE)');
     checkpoint.close();
     const before = sha(file);
     const bad = path.join(dir, 'bad.sqlite');
@@ -117,7 +117,7 @@ describe('backup and restore', function () {
     await backupDatabase(src, backup);
     const holder = spawn(process.execPath, ['-e', `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(file)}); d.exec('BEGIN IMMEDIATE'); d.prepare("INSERT INTO meta(key, value) VALUES ('held', '1')").run(); process.stdout.write('locked\\n'); setTimeout(() => {}, 60000);`], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()));
+      await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()));
       await assert.rejects(restoreDatabase(backup, file), (e: unknown) => isAgentMemoryError(e, 'LOCKED'));
     } finally {
       holder.kill('SIGKILL');

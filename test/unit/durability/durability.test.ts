@@ -73,14 +73,14 @@ describe('durability with real processes', function () {
     assert.ok(acked.length >= 12 * 25);
     const store = MemoryStore.open(db);
     try {
-      assert.equal(store.db.pragma('integrity_check', { simple: true }), 'ok');
-      const present = new Set((store.db.prepare('SELECT id FROM records').all() as { id: string }[]).map((r) => r.id));
+      assert.equal(store.connectionForQueries().pragma('integrity_check', { simple: true }), 'ok');
+      const present = new Set((store.connectionForQueries().prepare('SELECT id FROM records').all() as { id: string }[]).map((r) => r.id));
       const missing = acked.filter((id) => !present.has(id));
       assert.deepEqual(missing, []);
       // Whole batches only: the row count is a multiple of the batch size.
       assert.equal(present.size % 25, 0);
       // The vector index holds exactly the committed active records.
-      assert.equal((store.db.prepare('SELECT COUNT(*) AS n FROM vec_bits').get() as { n: number }).n, present.size);
+      assert.equal((store.connectionForQueries().prepare('SELECT COUNT(*) AS n FROM vec_bits').get() as { n: number }).n, present.size);
       assert.equal(store.audit({ limit: 100_000 }).length, present.size);
     } finally {
       store.close();
@@ -104,8 +104,8 @@ describe('durability with real processes', function () {
     assert.equal(acksB.ids.length, batches * size);
     const store = MemoryStore.open(db);
     try {
-      assert.equal(store.db.pragma('integrity_check', { simple: true }), 'ok');
-      const present = new Set((store.db.prepare('SELECT id FROM records').all() as { id: string }[]).map((r) => r.id));
+      assert.equal(store.connectionForQueries().pragma('integrity_check', { simple: true }), 'ok');
+      const present = new Set((store.connectionForQueries().prepare('SELECT id FROM records').all() as { id: string }[]).map((r) => r.id));
       assert.equal(present.size, 2 * batches * size);
       for (const id of [...acksA.ids, ...acksB.ids]) assert.ok(present.has(id), id);
       assert.equal(store.changeId, 2 * batches);

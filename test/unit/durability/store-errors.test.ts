@@ -26,7 +26,7 @@ function expectCode(fn: () => unknown, code: ErrorCode, ...patterns: RegExp[]): 
 function makeDatabase(file: string, records = 300): void {
   const store = MemoryStore.open(file);
   store.add(Array.from({ length: records }, (_, i) => sampleRecord({ id: `r${i}`, question: `question ${i} ${'x'.repeat(200)}`, code: `answer = ${i} # ${'y'.repeat(300)}` })), { trigger: 'user', returnRecords: false });
-  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  store.connectionForQueries().pragma('wal_checkpoint(TRUNCATE)');
   store.close();
 }
 
@@ -82,7 +82,7 @@ describe('store integrity and typed errors (real files and conditions)', functio
     const holder = spawn(process.execPath, ['-e', `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(file)}); d.exec('BEGIN IMMEDIATE'); d.prepare("INSERT INTO meta(key, value) VALUES ('held', '1')").run(); process.stdout.write('locked\\n'); setTimeout(() => {}, 60000);`], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve, reject) => {
-        holder.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
+        holder.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
         holder.on('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
       });
       const store = MemoryStore.open(file, { busyTimeoutMs: 300 });

@@ -72,7 +72,7 @@ describe('JSONL fidelity and import validation', function () {
     try {
       const file = path.join(dir, 'm.sqlite');
       const a = lifecycleStore();
-      a.db.prepare('VACUUM INTO ?').run(file);
+      a.connectionForQueries().prepare('VACUUM INTO ?').run(file);
       a.close();
       const ids = (status: string) => {
         const out = cli(['export', '--db', file, '--status', status]);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { refitAndReembed } from '../../../src/core/app-embedding';
+import { refitAndReembed } from '../../../src/core/app/embedding';
 import { MemoryStore } from '../../../src/core/memory/store';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { demoSeedRecords, readDemoTasks } from '../../../src/core/app-seed';
+import { demoSeedRecords, readDemoTasks } from '../../../src/core/data/ehr-tasks';
 
 const TASKS = readDemoTasks(path.resolve(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'));
 

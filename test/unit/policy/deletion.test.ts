@@ -26,7 +26,7 @@ describe('history-based deletion', () => {
     h.record('good', 0);
     h.retrieveSeries('bad', 1, [0, 0, 1, 0, 0, 0.2]); // mean 0.2
     h.retrieveSeries('good', 11, [1, 1, 0.4, 1, 1, 1]); // mean 0.9
-    const plan = planHistory(h.store.db, { taskIndex: 20, minRetrievals: 5, beta: 0.7 });
+    const plan = planHistory(h.store, { taskIndex: 20, minRetrievals: 5, beta: 0.7 });
     assert.deepEqual(ids(plan), ['bad']);
     const ev = plan.candidates[0].evidence;
     assert.equal(ev.totalRetrievals, 6);
@@ -37,12 +37,14 @@ describe('history-based deletion', () => {
     assert.equal(plan.candidates[0].question, 'question for bad');
   });
 
-  it('keeps a record with exactly n retrievals (freq must exceed n)', () => {
+  it('fires at exactly n retrievals (freq ≥ n, the paper\'s text and code), not at n − 1', () => {
+    // Hand computation: n = 5, β = 0.7. After 4 retrievals at Φ 0: freq 4 < 5 → kept.
+    // After the 5th: freq 5 ≥ 5 and mean 0 ≤ 0.7 → deleted.
     h.record('five', 0);
-    h.retrieveSeries('five', 1, [0, 0, 0, 0, 0]);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), []);
-    h.retrieve(6, ['five'], 0);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), ['five']);
+    h.retrieveSeries('five', 1, [0, 0, 0, 0]);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), []);
+    h.retrieve(5, ['five'], 0);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 10, minRetrievals: 5, beta: 0.7 })), ['five']);
   });
 
   it('deletes at mean exactly β (≤), keeps just above', () => {
@@ -50,8 +52,8 @@ describe('history-based deletion', () => {
     h.record('above', 0);
     h.retrieveSeries('at', 1, [0.7, 0.7, 0.7, 0.7, 0.7, 0.7]); // floating sum 4.2000000000000002
     h.retrieveSeries('above', 11, [0.7, 0.7, 0.7, 0.7, 0.7, 0.71]);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20, beta: 0.7 })), ['at']);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20, beta: 0.3 })), []);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 20, beta: 0.7 })), ['at']);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 20, beta: 0.3 })), []);
   });
 
   it('restricted to named records, considers only those', () => {
@@ -59,14 +61,15 @@ describe('history-based deletion', () => {
     h.record('b', 0);
     h.retrieveSeries('a', 1, [0, 0, 0, 0, 0, 0]);
     h.retrieveSeries('b', 11, [0, 0, 0, 0, 0, 0]);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20, recordIds: ['b', 'missing'] })), ['b']);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 20 })), ['a', 'b']);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 20, recordIds: ['b', 'missing'] })), ['b']);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 20 })), ['a', 'b']);
   });
 
   it('counts only evaluated retrievals toward n', () => {
     h.record('r', 0);
-    h.retrieveSeries('r', 1, [0, 0, 0, 0, 0, null, null]);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 10 })), []);
+    // 7 retrievals, 4 evaluated: 4 < n = 5 → kept.
+    h.retrieveSeries('r', 1, [0, 0, 0, 0, null, null, null]);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 10 })), []);
   });
 
   it('ignores pending and deleted records, and seeds when protected', () => {
@@ -77,8 +80,8 @@ describe('history-based deletion', () => {
     h.retrieveSeries('pend', 11, [0, 0, 0, 0, 0, 0]);
     h.retrieveSeries('gone', 21, [0, 0, 0, 0, 0, 0]);
     h.store.transition(['gone'], 'delete', { trigger: 'user' });
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 30 })), ['seed']);
-    assert.deepEqual(ids(planHistory(h.store.db, { taskIndex: 30, protectSeeds: true })), []);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 30 })), ['seed']);
+    assert.deepEqual(ids(planHistory(h.store, { taskIndex: 30, protectSeeds: true })), []);
   });
 });
 
@@ -92,7 +95,7 @@ describe('periodic deletion', () => {
     h.record('fresh', 0);
     h.retrieve(50, ['stale', 'fresh'], 1); // before the window (200, 400]
     h.retrieve(350, ['fresh'], 1);
-    const plan = planPeriodic(h.store.db, { taskIndex: 400, period: 200, alpha: 0 });
+    const plan = planPeriodic(h.store, { taskIndex: 400, period: 200, alpha: 0 });
     assert.deepEqual(ids(plan), ['stale']);
     assert.equal(plan.candidates[0].evidence.retrievalsInWindow, 0);
     assert.equal(plan.candidates[0].evidence.totalRetrievals, 1);
@@ -104,7 +107,7 @@ describe('periodic deletion', () => {
     h.record('inside', 0);
     h.retrieve(200, ['edge'], 1);
     h.retrieve(201, ['inside'], 1);
-    assert.deepEqual(ids(planPeriodic(h.store.db, { taskIndex: 400 })), ['edge']);
+    assert.deepEqual(ids(planPeriodic(h.store, { taskIndex: 400 })), ['edge']);
   });
 
   it('α boundary: deleted with exactly α retrievals in the window, kept with α + 1', () => {
@@ -113,25 +116,25 @@ describe('periodic deletion', () => {
     h.retrieve(300, ['two', 'three'], 1);
     h.retrieve(310, ['two', 'three'], 1);
     h.retrieve(320, ['three'], 1);
-    assert.deepEqual(ids(planPeriodic(h.store.db, { taskIndex: 400, alpha: 2 })), ['two']);
-    assert.deepEqual(ids(planPeriodic(h.store.db, { taskIndex: 400, alpha: 1 })), []);
+    assert.deepEqual(ids(planPeriodic(h.store, { taskIndex: 400, alpha: 2 })), ['two']);
+    assert.deepEqual(ids(planPeriodic(h.store, { taskIndex: 400, alpha: 1 })), []);
   });
 
   it('keeps records younger than one period', () => {
     h.record('old', 200);
     h.record('young', 201);
-    assert.deepEqual(ids(planPeriodic(h.store.db, { taskIndex: 400 })), ['old']);
+    assert.deepEqual(ids(planPeriodic(h.store, { taskIndex: 400 })), ['old']);
   });
 
   it('protects seeds when asked', () => {
     h.record('seed', 0, 'seed');
     h.record('agent', 0);
-    assert.deepEqual(ids(planPeriodic(h.store.db, { taskIndex: 400, protectSeeds: true })), ['agent']);
+    assert.deepEqual(ids(planPeriodic(h.store, { taskIndex: 400, protectSeeds: true })), ['agent']);
   });
 
   it('materializes at most `limit` candidates, oldest first, and counts the total', () => {
     for (let i = 0; i < 5; i++) h.record(`r${i}`, 10 - i);
-    const plan = planPeriodic(h.store.db, { taskIndex: 400, limit: 2 });
+    const plan = planPeriodic(h.store, { taskIndex: 400, limit: 2 });
     assert.equal(plan.total, 5);
     assert.equal(plan.truncated, true);
     assert.deepEqual(plan.candidates.map((c) => c.recordId), ['r4', 'r3']);
@@ -155,7 +158,7 @@ describe('combined deletion', () => {
 
   it('default (either rule fires) removes periodic, history and both, labelled by rule', () => {
     build();
-    const plan = planCombined(h.store.db, { taskIndex: 400 });
+    const plan = planCombined(h.store, { taskIndex: 400 });
     const rules = Object.fromEntries(plan.candidates.map((c) => [c.recordId, c.rule]));
     assert.deepEqual(rules, { stale: 'periodic', bad: 'history', both: 'periodic+history' });
     assert.equal(plan.candidates.find((c) => c.recordId === 'bad')!.evidence.retrievalsInWindow, 6);
@@ -163,7 +166,7 @@ describe('combined deletion', () => {
 
   it("mode 'both' is the paper's product of indicators", () => {
     build();
-    assert.deepEqual(ids(planCombined(h.store.db, { taskIndex: 400, mode: 'both' })), ['both']);
+    assert.deepEqual(ids(planCombined(h.store, { taskIndex: 400, mode: 'both' })), ['both']);
   });
 });
 
@@ -172,14 +175,22 @@ describe('capacity-limited deletion', () => {
   beforeEach(() => (h = new History()));
   afterEach(() => h.close());
 
-  it('does nothing at or under capacity', () => {
+  it('under capacity removes only what periodic deletion removes (§6.2 runs periodic after every task)', () => {
     h.record('a', 0);
     h.record('b', 0);
-    assert.equal(planCapacity(h.store.db, { taskIndex: 500, capacity: 2 }).candidates.length, 0);
+    // t = 100 < period: nothing is old enough for periodic, and 2 ≤ 2.
+    assert.equal(planCapacity(h.store, { taskIndex: 100, capacity: 2 }).candidates.length, 0);
+    // t = 500: both were created at 0 ≤ 300 and never retrieved in (300, 500] → periodic takes both, under the cap too.
+    assert.deepEqual(planCapacity(h.store, { taskIndex: 500, capacity: 2 }).candidates.map((c) => c.rule), ['periodic', 'periodic']);
   });
 
-  it('runs periodic first, then removes lowest mean utility; never-retrieved last; ties older first', () => {
-    // All retrieved inside the window (t=500, period 200) except 'stale'.
+  it('periodic first, then the SINGLE record with the least mean utility (ties: fewer retrievals, older); never-evaluated last', () => {
+    // Hand computation at t = 500, period 200 (window (300, 500]), α = 0:
+    //   stale (created 0, no retrieval in the window)      → periodic
+    //   low  Φ 0.1 ×1 | mid-old Φ 0.5 ×2 | mid-new Φ 0.5 ×1 | high Φ 0.9 ×1 | never-old, never-new (created 310/320: too young)
+    // 7 active. cap 6: 7 − 1 = 6 ≤ 6 → periodic only. cap 5 or even cap 1: periodic + ONE record, the least mean: low.
+    // Applying it and planning again (cap 1) picks, one per run: mid-new (0.5, 1 retrieval, before mid-old's 2),
+    // mid-old, high, then the never-evaluated, older first: never-old, never-new (which the floor of 1 keeps).
     h.record('stale', 0);
     h.record('low', 100);
     h.record('mid-old', 50);
@@ -190,21 +201,29 @@ describe('capacity-limited deletion', () => {
     h.retrieveSeries('low', 301, [0.1]);
     h.retrieve(302, ['mid-old', 'mid-new'], 0.5);
     h.retrieve(303, ['high'], 0.9);
-    const at = (capacity: number) => planCapacity(h.store.db, { taskIndex: 500, capacity }).candidates.map((c) => `${c.recordId}:${c.rule}`);
+    h.retrieve(304, ['mid-old'], 0.5);
+    const at = (capacity: number) => planCapacity(h.store, { taskIndex: 500, capacity }).candidates.map((c) => `${c.recordId}:${c.rule}`);
     assert.deepEqual(at(6), ['stale:periodic']);
     assert.deepEqual(at(5), ['stale:periodic', 'low:capacity']);
-    assert.deepEqual(at(3), ['stale:periodic', 'low:capacity', 'mid-old:capacity', 'mid-new:capacity']);
-    assert.deepEqual(at(1), ['stale:periodic', 'low:capacity', 'mid-old:capacity', 'mid-new:capacity', 'high:capacity', 'never-old:capacity']);
-    const plan = planCapacity(h.store.db, { taskIndex: 500, capacity: 3 });
-    assert.equal(plan.params.activeAfter, 3);
-    assert.equal(plan.candidates[1].evidence.rank, 1);
+    assert.deepEqual(at(1), ['stale:periodic', 'low:capacity']);
+    const first = planCapacity(h.store, { taskIndex: 500, capacity: 1 });
+    assert.equal(first.params.activeAfter, 5);
+    assert.equal(first.candidates[1].evidence.activeAfterPeriodic, 6);
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const plan = planDeletion(h.store, 'capacity', 500, { capacity: 1 });
+      order.push(...plan.candidates.filter((c) => c.rule === 'capacity').map((c) => c.recordId));
+      applyDeletionPlan(h.store, plan);
+    }
+    assert.deepEqual(order, ['low', 'mid-new', 'mid-old', 'high', 'never-old']);
+    assert.deepEqual(h.store.list({ status: 'active' }).items.map((r) => r.id), ['never-new']);
   });
 
   it('never removes protected seeds, even if the memory stays over capacity', () => {
     h.record('s1', 0, 'seed');
     h.record('s2', 0, 'seed');
     h.record('a', 390);
-    const plan = planCapacity(h.store.db, { taskIndex: 400, capacity: 1, protectSeeds: true });
+    const plan = planCapacity(h.store, { taskIndex: 400, capacity: 1, protectSeeds: true });
     assert.deepEqual(ids(plan), ['a']);
     assert.equal(plan.params.activeAfter, 2);
   });
@@ -231,7 +250,7 @@ describe('forgetting-curve deletion', () => {
     h.retrieve(75, ['used'], 1);
     h.retrieve(80, ['used'], 1);
     h.retrieve(10, ['used-long-ago'], 1);
-    const plan = planForgetting(h.store.db, { taskIndex: 100, threshold, timeScale: 10 });
+    const plan = planForgetting(h.store, { taskIndex: 100, threshold, timeScale: 10 });
     assert.deepEqual(ids(plan), ['never', 'used-long-ago']);
     const ev = plan.candidates.find((c) => c.recordId === 'used-long-ago')!.evidence;
     assert.equal(ev.deltaTasks, 90);
@@ -241,8 +260,8 @@ describe('forgetting-curve deletion', () => {
 
   it('default threshold 0.01 and time scale 40 forget a never-retrieved record after ~184 tasks', () => {
     h.record('r', 0);
-    assert.deepEqual(ids(planForgetting(h.store.db, { taskIndex: 184 })), []);
-    assert.deepEqual(ids(planForgetting(h.store.db, { taskIndex: 185 })), ['r']);
+    assert.deepEqual(ids(planForgetting(h.store, { taskIndex: 184 })), []);
+    assert.deepEqual(ids(planForgetting(h.store, { taskIndex: 185 })), ['r']);
   });
 });
 
@@ -256,12 +275,12 @@ describe('dry run, apply, restore, purge', () => {
     h.record('good', 0);
     h.retrieveSeries('bad', 1, [0, 0, 0, 0, 0, 0]);
     const before = h.store.changeId;
-    const plan = planDeletion(h.store.db, 'history', 10, { beta: 0.3 });
+    const plan = planDeletion(h.store, 'history', 10, { beta: 0.3 });
     assert.equal(h.store.changeId, before);
     assert.equal(h.store.require('bad').status, 'active');
 
     const result = applyDeletionPlan(h.store, plan, 'rule:history-deletion');
-    assert.deepEqual(result, { deleted: ['bad'], skipped: [] });
+    assert.deepEqual(result, { deleted: ['bad'], skipped: [], floorKept: [] });
     assert.equal(h.store.require('bad').status, 'deleted');
     const audit = h.store.audit({ recordId: 'bad' })[0];
     assert.equal(audit.operation, 'delete');
@@ -272,19 +291,19 @@ describe('dry run, apply, restore, purge', () => {
     assert.equal(audit.evidence.from, 'active');
 
     // Applying the same plan again skips the record that is no longer active.
-    assert.deepEqual(applyDeletionPlan(h.store, plan), { deleted: [], skipped: ['bad'] });
+    assert.deepEqual(applyDeletionPlan(h.store, plan), { deleted: [], skipped: ['bad'], floorKept: [] });
 
     restoreRecords(h.store, ['bad'], { reason: 'false positive' });
     assert.equal(h.store.require('bad').status, 'active');
     assert.equal(h.store.audit({ recordId: 'bad' })[0].operation, 'restore');
 
-    applyDeletionPlan(h.store, planDeletion(h.store.db, 'history', 10, { beta: 0.3 }));
+    applyDeletionPlan(h.store, planDeletion(h.store, 'history', 10, { beta: 0.3 }));
     purgeRecords(h.store, ['bad']);
     assert.equal(h.store.get('bad'), undefined);
     assert.deepEqual(h.store.audit({ recordId: 'bad' }).map((e) => e.operation).reverse(), ['add', 'delete', 'restore', 'delete', 'purge']);
   });
 
   it('capacity needs a capacity', () => {
-    assert.throws(() => planDeletion(h.store.db, 'capacity', 1), (e: unknown) => isAgentMemoryError(e, 'CONFIG'));
+    assert.throws(() => planDeletion(h.store, 'capacity', 1), (e: unknown) => isAgentMemoryError(e, 'CONFIG'));
   });
 });

@@ -69,7 +69,7 @@ describe('MemoryManager.afterTask', () => {
     const manager = new MemoryManager(h.store, { addition: 'strict', mode: 'benchmark', codeSimilarity: () => 0.3 });
     const t = h.tasks.begin('how many patients?');
     h.tasks.logRetrievals(t, [{ recordId: 'demo', rank: 0, inputSimilarity: 0.9 }]);
-    const result = manager.afterTask({ taskIndex: t, retrieved: [{ recordId: 'demo', inputSimilarity: 0.9, code: 'x' }], evaluation: gt(1), candidate: sampleRecord({ question: 'how many patients?' }) });
+    const result = manager.afterTask({ taskIndex: t, retrieved: [{ recordId: 'demo', inputSimilarity: 0.9, code: 'x', shown: true }], evaluation: gt(1), candidate: sampleRecord({ question: 'how many patients?' }) });
     assert.equal(result.addition.status, 'active');
     const rec = h.store.require(result.addition.recordId!);
     assert.equal(rec.provenance, 'seed'); // sampleRecord sets provenance explicitly
@@ -101,24 +101,26 @@ describe('MemoryManager.afterTask', () => {
     manager.dispose();
   });
 
-  it('fires history deletion through the utility-drop rule on the 6th bad retrieval', () => {
+  it('fires history deletion through the utility-drop rule on the 5th bad retrieval (≥ n = 5)', () => {
     h.record('bad', 0);
+    h.record('keep', 0);
     const manager = new MemoryManager(h.store, { addition: 'fixed', deletion: 'history', deletionParams: { beta: 0.7 } });
     const outcomes = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 5; i++) {
       const t = h.tasks.begin(`q${i}`);
       h.tasks.logRetrievals(t, [{ recordId: 'bad', rank: 0, inputSimilarity: 0.5 }]);
-      outcomes.push(manager.afterTask({ taskIndex: t, retrieved: [{ recordId: 'bad', inputSimilarity: 0.5 }], evaluation: gt(0), candidate: null }));
+      outcomes.push(manager.afterTask({ taskIndex: t, retrieved: [{ recordId: 'bad', inputSimilarity: 0.5, shown: true }], evaluation: gt(0), candidate: null }));
     }
-    assert.deepEqual(outcomes.slice(0, 5).map((o) => o.firings.length), [0, 0, 0, 0, 0]);
-    assert.deepEqual(outcomes[5].deletions.map((d) => [d.ruleId, d.policy, d.recordIds]), [['utility-drop', 'history', ['bad']]]);
+    assert.deepEqual(outcomes.slice(0, 4).map((o) => o.firings.length), [0, 0, 0, 0]);
+    assert.deepEqual(outcomes[4].deletions.map((d) => [d.ruleId, d.policy, d.recordIds]), [['utility-drop', 'history', ['bad']]]);
     assert.equal(h.store.audit({ recordId: 'bad' })[0].trigger, 'rule:utility-drop');
     manager.dispose();
   });
 
-  it('runs combined deletion every period and remembers the last run across managers', () => {
+  it('with the fixed window, runs combined deletion every period and remembers the last run across managers', () => {
     h.record('stale', 0);
-    const opts = { addition: 'fixed' as const, deletion: 'combined' as const, deletionParams: { period: 5 } };
+    h.record('fresh', 5);
+    const opts = { addition: 'fixed' as const, deletion: 'combined' as const, deletionParams: { period: 5 }, periodicWindow: 'fixed' as const };
     let manager = new MemoryManager(h.store, opts);
     const run = () => { const t = h.tasks.begin('q'); return manager.afterTask({ taskIndex: t, retrieved: [], evaluation: gt(1), candidate: null }); };
     const results = [run(), run(), run(), run(), run()];

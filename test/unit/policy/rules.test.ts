@@ -30,18 +30,20 @@ describe('rule engine', () => {
     assert.equal(f.ruleId, 'user-combined');
   });
 
-  it('utility drop names the records over n evaluated retrievals with mean ≤ β', () => {
+  it('utility drop names the records with at least n evaluated retrievals and mean ≤ β', () => {
     const drop: RuleSpec = { id: 'utility-drop', kind: 'utility-drop', minRetrievals: 5, beta: 0.7, operation: 'delete:history' };
     const [f] = evaluateRules([drop], state({
       utilityUpdates: [
         { recordId: 'low', meanUtility: 0.5, evaluatedCount: 6 },
-        { recordId: 'few', meanUtility: 0.0, evaluatedCount: 5 },
+        { recordId: 'at-n', meanUtility: 0.0, evaluatedCount: 5 },
+        { recordId: 'few', meanUtility: 0.0, evaluatedCount: 4 },
         { recordId: 'high', meanUtility: 0.8, evaluatedCount: 9 },
         { recordId: 'edge', meanUtility: 0.7, evaluatedCount: 6 },
         { recordId: 'none', meanUtility: null, evaluatedCount: 0 },
       ],
     }));
-    assert.deepEqual(f.recordIds, ['low', 'edge']);
+    // count ≥ 5 and mean ≤ 0.7: low (6, 0.5), at-n (5, 0), edge (6, 0.7); not few (4), high (0.8), none (null).
+    assert.deepEqual(f.recordIds, ['low', 'at-n', 'edge']);
     assert.deepEqual(evaluateRules([drop], state({ utilityUpdates: [{ recordId: 'high', meanUtility: 0.8, evaluatedCount: 9 }] })), []);
   });
 
@@ -56,8 +58,12 @@ describe('rule engine', () => {
   it('default rules follow the paper schedule per setting', () => {
     assert.deepEqual(defaultRules('none'), []);
     assert.deepEqual(defaultRules('periodic').map((r) => [r.kind, r.operation]), [['every-n-tasks', 'delete:periodic'], ['user-command', 'delete:periodic']]);
+    // Sliding window (default): after every task; fixed: every period.
+    assert.equal((defaultRules('periodic', { period: 200 })[0] as { everyTasks: number }).everyTasks, 1);
+    assert.equal((defaultRules('combined', { period: 200, periodicWindow: 'fixed' })[0] as { everyTasks: number }).everyTasks, 200);
     assert.deepEqual(defaultRules('history', { beta: 0.3 }).map((r) => r.kind), ['utility-drop', 'user-command']);
     assert.equal((defaultRules('history', { beta: 0.3 })[0] as { beta: number }).beta, 0.3);
-    assert.deepEqual(defaultRules('capacity', { capacity: 100 })[0], { id: 'capacity', kind: 'capacity-exceeded', capacity: 100, operation: 'delete:capacity' });
+    // §6.2: the capacity plan runs after every task (periodic, then one record if still over).
+    assert.deepEqual(defaultRules('capacity', { capacity: 100 })[0], { id: 'capacity', kind: 'every-n-tasks', everyTasks: 1, operation: 'delete:capacity' });
   });
 });

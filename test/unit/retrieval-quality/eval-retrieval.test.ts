@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { InProcessBackend, StoreBackend, evaluateRetrieval, loadEvalFile, parseEvalJsonl } from '../../../src/core/bench/eval-retrieval';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';

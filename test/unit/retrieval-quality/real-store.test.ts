@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';

@@ -15,7 +15,7 @@ describe('Hamming scan', () => {
     const store = MemoryStore.open(':memory:');
     for (let seed = 1; seed <= 5; seed++) {
       const v = unitVector(seed, 384);
-      const row = store.db.prepare('SELECT vec_quantize_binary(?) AS b').get(Buffer.from(v.buffer)) as { b: Buffer };
+      const row = store.connectionForQueries().prepare('SELECT vec_quantize_binary(?) AS b').get(Buffer.from(v.buffer)) as { b: Buffer };
       assert.deepEqual(Buffer.from(quantizeBinary(v)), row.b);
     }
     store.close();

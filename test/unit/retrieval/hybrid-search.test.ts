@@ -133,8 +133,13 @@ describe('HybridSearch', () => {
     assert.ok(Math.abs((weighted[1].inputSimilarity ?? 0) - Math.min(1, cos)) < 1e-9, 'input similarity stays the raw cosine');
   });
 
-  it('rejects a query vector of another dimension with the re-embed remedy', () => {
+  it('answers a query vector of another dimension from the keyword side, and says so', () => {
     seedWithVectors();
-    assert.throws(() => search.search({ text: 'x', vector: unitVector(1, 16) }, 4), /Re-embed/);
+    const answer = search.answer({ text: 'intake method for danazol', vector: unitVector(1, 16) }, 4);
+    assert.deepEqual(answer.sides, ['keyword']);
+    assert.equal(answer.hits[0].recordId, 'r1');
+    assert.deepEqual(search.answer({ text: 'intake method for danazol', vector: embedder.embedSync('intake method for danazol') }, 4).sides, ['dense', 'keyword']);
+    // Vector-only mode has no backup: it names the remedy.
+    assert.throws(() => search.search({ text: 'x', vector: unitVector(1, 16) }, 4, { mode: 'vector' }), /Re-embed/);
   });
 });

@@ -28,7 +28,8 @@ for (const language of ['javascript', 'python'] as RunLanguage[]) {
       assert.ok(r.durationMs >= 1400 && r.durationMs < 4000, `duration ${r.durationMs}`);
     });
 
-    it('stops a memory hog', async () => {
+    it('stops a memory hog', async function () {
+      this.timeout(40_000); // two runs of up to 8 s each, slower on a loaded machine (QuickJS is an interpreter)
       const code = js
         ? 'const keep = []; for (;;) keep.push(new Array(1e5).fill(Math.random()));'
         : 'keep = []\nwhile True:\n    keep.append(bytearray(10 ** 7))';
@@ -37,14 +38,14 @@ for (const language of ['javascript', 'python'] as RunLanguage[]) {
       assert.equal(r.killedBy, 'memory', JSON.stringify(r));
       assert.equal(r.answer, null);
       if (js) {
-        // Off-heap memory (Buffers) is caught by the RSS watchdog, not the V8 heap limit.
-        const buffers = await run('const keep = []; for (;;) keep.push(Buffer.alloc(2e7, 1));', { timeoutMs: 8000, memoryMb: 64 });
+        // Binary buffers count against the same capped WebAssembly memory.
+        const buffers = await run('const keep = []; for (;;) keep.push(new Uint8Array(2e7).fill(1));', { timeoutMs: 8000, memoryMb: 64 });
         assert.equal(buffers.killedBy, 'memory', JSON.stringify(buffers.error));
         assert.equal(buffers.outcome, 'error');
       }
     });
 
-    it('refuses a file write outside the temp dir and allows one inside', async () => {
+    it('refuses a file write outside the working dir (Python: allows one inside)', async () => {
       const target = path.join(os.tmpdir(), `agent-memory-escape-${process.pid}-${language}.txt`);
       fs.rmSync(target, { force: true });
       const outside = await run(
@@ -53,14 +54,11 @@ for (const language of ['javascript', 'python'] as RunLanguage[]) {
           : `open(${JSON.stringify(target)}, 'w').write('x')\nanswer = 'wrote'`,
       );
       assert.equal(outside.outcome, 'error');
-      assert.match(outside.error?.kind ?? '', js ? /AccessDenied/ : /PermissionError/);
+      assert.match(outside.error?.kind ?? '', js ? /ReferenceError/ : /PermissionError/);
       assert.equal(outside.error?.line, 1);
       assert.equal(fs.existsSync(target), false);
-      const inside = await run(
-        js
-          ? "const fs = require('fs'); fs.writeFileSync('scratch.txt', 'kept'); answer = fs.readFileSync('scratch.txt', 'utf8')"
-          : "open('scratch.txt', 'w').write('kept')\nanswer = open('scratch.txt').read()",
-      );
+      if (js) return; // JavaScript has no file access at all
+      const inside = await run("open('scratch.txt', 'w').write('kept')\nanswer = open('scratch.txt').read()");
       assert.equal(inside.outcome, 'success', JSON.stringify(inside.error));
       assert.equal(inside.answer, 'kept');
     });
@@ -82,7 +80,7 @@ for (const language of ['javascript', 'python'] as RunLanguage[]) {
       for (const code of attempts) {
         const r = await run(code);
         assert.equal(r.outcome, 'error', code);
-        assert.match(r.error?.kind ?? '', js ? /AccessDenied/ : /PermissionError/, `${code}: ${JSON.stringify(r.error)}`);
+        assert.match(r.error?.kind ?? '', js ? /ReferenceError/ : /PermissionError/, `${code}: ${JSON.stringify(r.error)}`);
       }
       assert.equal(fs.existsSync(marker), false);
     });

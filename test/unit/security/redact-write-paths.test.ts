@@ -54,7 +54,7 @@ describe('redaction on every write path', () => {
     assert.deepEqual(audit.evidence.redacted, tally.byKind);
     let exported = '';
     exportJsonl(store, (line) => (exported += line));
-    const raw = JSON.stringify(store.db.prepare('SELECT * FROM records').all()) + JSON.stringify(store.db.prepare('SELECT * FROM audit').all());
+    const raw = JSON.stringify(store.connectionForQueries().prepare('SELECT * FROM records').all()) + JSON.stringify(store.connectionForQueries().prepare('SELECT * FROM audit').all());
     store.close();
     for (const secret of [OPENAI_KEY, GITHUB_TOKEN, PASSWORD]) {
       assert.ok(!raw.includes(secret), `row holds ${secret}`);
@@ -79,7 +79,7 @@ describe('redaction on every write path', () => {
     const tasks = new TaskLog(store);
     const t = tasks.begin(`use ${OPENAI_KEY} to call the API`);
     tasks.finish(t, { code: `key = "${OPENAI_KEY}"`, answer: [GITHUB_TOKEN], log: { error: `401 Incorrect API key provided: ${OPENAI_KEY}`, steps: [{ password: PASSWORD }] } });
-    const raw = JSON.stringify(store.db.prepare('SELECT * FROM tasks').all());
+    const raw = JSON.stringify(store.connectionForQueries().prepare('SELECT * FROM tasks').all());
     for (const secret of [OPENAI_KEY, GITHUB_TOKEN, PASSWORD]) assert.ok(!raw.includes(secret), `task row holds ${secret}: ${raw}`);
     assert.ok(raw.includes('[redacted:openai-key]'));
     store.close();

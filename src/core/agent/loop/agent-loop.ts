@@ -1,20 +1,18 @@
 import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
 import type { TaskLog } from '../../memory/task-log';
-import type { Language } from '../../memory/types';
 import type { RunRequest, RunResult } from '../runners/types';
 import type { TokenUsage } from '../model/types';
 import type { CodeGenerator, Generation } from './generators';
-import type { DebugTurn, Demonstration } from './prompt-builder';
+import type { RetrievedDemonstration } from '../../memory/demonstration';
+import type { DebugTurn } from './prompt-builder';
 
 export const DEFAULT_K = 4;
 export const DEFAULT_MAX_DEBUG_ROUNDS = 5;
 
-export interface RetrievedDemonstration extends Demonstration {
-  /** The record's language: any (records from other agents), not only the agent's own two. */
-  language: Language;
-  rank: number;
-}
+export type { RetrievedDemonstration };
+/** A retrieved demonstration once the task ran: `shown` says whether any prompt included it. */
+export type ShownDemonstration = RetrievedDemonstration & { shown: boolean };
 
 /** One code attempt, as written to the task log. */
 export interface AttemptLog {
@@ -39,15 +37,10 @@ export interface AgentRunResult {
   outcome: RunResult['outcome'];
   outputExcerpt: string;
   attempts: AttemptLog[];
-  demonstrations: RetrievedDemonstration[];
+  /** The retrieved records, each marked `shown` when the generator placed it in a prompt (any attempt). */
+  demonstrations: ShownDemonstration[];
   /** The demonstration the final code followed (highest input similarity used). */
   followedRecordId: string | null;
-  /**
-   * Ids of the retrieved demonstrations the coder was actually shown (placed in
-   * at least one attempt's prompt; the prompt builder drops some for the token
-   * budget). Subset of `demonstrations`, in retrieval order.
-   */
-  shown: string[];
   usage: TokenUsage;
   timings: { retrieveMs: number; generateMs: number; runMs: number; overheadMs: number; totalMs: number };
   gaveUp?: string;
@@ -166,6 +159,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
   let runMs = 0;
   let last: { gen: Generation; result: RunResult } | null = null;
   let gaveUp: string | undefined;
+  // Records some prompt actually included (the prompt builder may drop some for its budget).
   const shown = new Set<string>();
 
   for (let attempt = 0; attempt <= maxRounds; attempt++) {
@@ -178,7 +172,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
       if (isAgentMemoryError(error, 'CANCELLED')) throw error;
       if (isInvalidOutput(error)) {
         // A reply without a runnable program is a failed attempt: tell the coder and retry.
-        const paid = (error as AgentMemoryError).details?.usage as TokenUsage | undefined;
+        const paid = error.details?.usage as TokenUsage | undefined;
         if (paid) {
           usage.promptTokens += paid.promptTokens;
           usage.completionTokens += paid.completionTokens;
@@ -201,7 +195,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     }
     usage.promptTokens += gen.usage.promptTokens;
     usage.completionTokens += gen.usage.completionTokens;
-    for (const id of gen.shownDemonstrations ?? demonstrations.map((d) => d.recordId)) shown.add(id);
+    for (const id of gen.usedDemonstrations) shown.add(id);
     if (deps.roles && deps.generator.isLLM) addUsage(usage, await deps.roles.update('coder', question, gen.code, options.signal));
 
     const r0 = performance.now();
@@ -246,9 +240,8 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     outcome: result?.outcome ?? 'no-answer',
     outputExcerpt: result ? `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.slice(0, 2000) : (gaveUp ?? ''),
     attempts,
-    demonstrations,
+    demonstrations: demonstrations.map((d) => ({ ...d, shown: shown.has(d.recordId) })),
     followedRecordId: last?.gen.usedDemonstrations[0] ?? null,
-    shown: demonstrations.map((d) => d.recordId).filter((id) => shown.has(id)),
     usage,
     timings: { retrieveMs, generateMs, runMs, overheadMs: Math.max(0, totalMs - generateMs - runMs), totalMs },
     gaveUp,

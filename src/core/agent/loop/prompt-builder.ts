@@ -1,15 +1,12 @@
 import { AgentMemoryError } from '../../errors';
+import type { RetrievedDemonstration } from '../../memory/demonstration';
 import type { ChatMessage } from '../model/types';
 
 /** Default prompt budget in tokens (system + docs + demonstrations + question + debug turns). */
 export const DEFAULT_PROMPT_BUDGET = 6000;
 
-export interface Demonstration {
-  recordId: string;
-  question: string;
-  code: string;
-  inputSimilarity: number | null;
-}
+/** What the prompt shows of a retrieved demonstration (the one RetrievedDemonstration type, narrowed). */
+export type Demonstration = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'code' | 'inputSimilarity'>;
 
 /** One debugging round: the failed code, the error, and the debugger's analysis. */
 export interface DebugTurn {

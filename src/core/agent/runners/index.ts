@@ -2,12 +2,14 @@ import { AgentMemoryError } from '../../errors';
 import { nullLogger, type Logger } from '../../logger';
 import { JavaScriptRunner } from './js-runner';
 import { PythonRunner, DEFAULT_PYTHON } from './python-runner';
+import type { RunnerIsolation } from './python-sandbox';
 import { RunLanguageSchema, type CodeRunner, type RunLanguage } from './types';
 
 export { toolboxDocs } from '../toolbox/docs';
 export { toEhrSqlDialect } from './sql-dialect';
 export { JavaScriptRunner } from './js-runner';
 export { PythonRunner, DEFAULT_PYTHON } from './python-runner';
+export { RUNNER_ISOLATIONS, type RunnerIsolation } from './python-sandbox';
 export {
   DEFAULT_NOW,
   DEFAULT_RUN_LIMITS,
@@ -28,6 +30,8 @@ export interface CreateRunnerOptions {
   logger?: Logger;
   /** Python interpreter (default `python3` on PATH). */
   pythonPath?: string;
+  /** Python isolation: "sandbox" (default; refuses to run where none can be set up) or "none" (unconfined, opt-in). */
+  isolation?: RunnerIsolation;
 }
 
 /**
@@ -47,5 +51,5 @@ export function createRunner(language: RunLanguage, options: CreateRunnerOptions
     throw new AgentMemoryError('CONFIG', `Unknown runner language ${JSON.stringify(language)}; use "javascript" or "python".`);
   }
   const logger = options.logger ?? nullLogger;
-  return parsed.data === 'python' ? new PythonRunner(logger, options.pythonPath ?? DEFAULT_PYTHON) : new JavaScriptRunner(logger);
+  return parsed.data === 'python' ? new PythonRunner(logger, options.pythonPath ?? DEFAULT_PYTHON, options.isolation ?? 'sandbox') : new JavaScriptRunner(logger);
 }

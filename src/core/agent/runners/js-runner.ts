@@ -1,24 +1,24 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { AgentMemoryError, errorMessage } from '../../errors';
 import { nullLogger, type Logger } from '../../logger';
-import { JS_CHILD_SOURCE, JS_USER_FILE } from './js-child-source';
+import { QuickJsProcess } from './js-sandbox-process';
 import { toRunResult } from './run-result';
-import { toEhrSqlDialect } from './sql-dialect';
+import { sqlBridge, SqlServices } from './sql-bridge';
 import { SqlService } from './sql-service';
-import { supervise } from './supervisor';
-import { ChildSqlRequestSchema, resolveRunRequestFor, type CodeRunner, type RunRequest, type RunResult } from './types';
+import { resolveRunRequestFor, type CodeRunner, type RunRequest, type RunResult } from './types';
 
-/** Extra resident memory allowed above the heap limit (Node's own footprint, buffers). */
-const RSS_HEADROOM_MB = 160;
+/** Warm sandbox processes kept between runs. */
+const MAX_IDLE = 2;
 
 /**
- * Runs JavaScript in a separate `node` process under Node's permission model:
- * reads and writes only inside a fresh temp dir (no child processes, no
- * workers, no native addons), `--max-old-space-size` plus an RSS watchdog for
- * memory, a wall-clock SIGKILL, an output cap. SQL is served read-only by a
- * helper process kept per database (see SqlService).
+ * Runs JavaScript in QuickJS (WebAssembly), hosted by a separate `node` process
+ * under Node's permission model. The guest has only language built-ins and the
+ * toolbox (no require, process, fetch, timers or files); memory is capped by the
+ * WebAssembly memory's maximum, loops by an interrupt deadline, recursion by a
+ * 128 KiB stack cap, output by a byte cap. A guest blocked in `sql()` past its
+ * deadline gets its host process killed; `sql()` is answered by a read-only SQL
+ * service process (see SqlService), so no program holds a database handle. The
+ * host process stays warm between runs (a fresh QuickJS runtime per run) and is
+ * replaced after any kill, crash or out-of-memory.
  *
  * @example
  * const runner = new JavaScriptRunner();
@@ -27,72 +27,71 @@ const RSS_HEADROOM_MB = 160;
  */
 export class JavaScriptRunner implements CodeRunner {
   readonly language = 'javascript' as const;
-  private readonly services = new Map<string, SqlService>();
+  private readonly services: SqlServices;
+  private idle: QuickJsProcess[] = [];
+  private readonly all = new Set<QuickJsProcess>();
   private nextRun = 1;
 
-  constructor(private readonly logger: Logger = nullLogger) {}
+  constructor(private readonly logger: Logger = nullLogger) {
+    this.services = new SqlServices((db) => new SqlService(db, logger));
+  }
 
   async run(request: RunRequest, signal?: AbortSignal): Promise<RunResult> {
     const req = resolveRunRequestFor(request, 'javascript');
-    const databasePath = req.databasePath;
-    const service = this.serviceFor(databasePath);
+    const service = this.services.for(req.databasePath);
+    await service.ready();
     const runId = this.nextRun++;
-    const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-js-')));
+    const proc = this.acquire(req.limits.memoryMb);
     try {
-      fs.writeFileSync(path.join(workDir, JS_USER_FILE), req.code, 'utf8');
-      const args = [
-        '--experimental-permission',
-        `--allow-fs-read=${workDir}`,
-        `--allow-fs-write=${workDir}`,
-        `--max-old-space-size=${req.limits.memoryMb}`,
-        '--disable-warning=ExperimentalWarning',
-        '-e',
-        JS_CHILD_SOURCE,
-        workDir,
-        req.now,
-      ];
-      const supervised = await supervise({
-        command: process.execPath,
-        args,
-        cwd: workDir,
-        env: { LANG: 'C.UTF-8', TZ: 'UTC', HOME: workDir, TMPDIR: workDir },
-        limits: req.limits,
-        signal,
-        rssLimitMb: req.limits.memoryMb + RSS_HEADROOM_MB,
-        onMessage: (message, reply) => {
-          const parsed = ChildSqlRequestSchema.safeParse(message);
-          if (!parsed.success) {
-            reply({ ok: false, error: { kind: 'ProtocolError', message: 'malformed toolbox request' } });
-            return;
-          }
-          const sqlRequest = { ...parsed.data, query: toEhrSqlDialect(parsed.data.query, req.now) };
-          service.query(runId, sqlRequest).then(reply, (error: unknown) =>
-            reply({ ok: false, error: { kind: 'SqlError', message: errorMessage(error) } }),
-          );
-        },
-      });
-      service.release(runId);
-      return toRunResult(supervised, req.limits, 'javascript');
+      await proc.ready;
     } catch (error) {
-      service.release(runId);
-      if (error instanceof AgentMemoryError) throw error;
+      this.drop(proc);
       throw new AgentMemoryError('RUNNER', `Could not start the JavaScript sandbox (${errorMessage(error)}). Check that Node ${process.version} at ${process.execPath} is runnable.`, undefined, { cause: error });
-    } finally {
-      fs.rmSync(workDir, { recursive: true, force: true });
     }
+    const supervised = await proc.run({
+      code: req.code,
+      now: req.now,
+      limits: req.limits,
+      signal,
+      onMessage: sqlBridge(service, runId, req.now, Date.now() + req.limits.timeoutMs),
+    });
+    service.release(runId);
+    this.releaseProcess(proc);
+    return toRunResult(supervised, req.limits, 'javascript');
   }
 
   dispose(): void {
-    for (const service of this.services.values()) service.dispose();
-    this.services.clear();
+    for (const proc of this.all) proc.kill();
+    this.all.clear();
+    this.idle = [];
+    this.services.dispose();
   }
 
-  private serviceFor(databasePath: string): SqlService {
-    let service = this.services.get(databasePath);
-    if (!service) {
-      service = new SqlService(databasePath, this.logger);
-      this.services.set(databasePath, service);
+  private acquire(memoryMb: number): QuickJsProcess {
+    this.idle = this.idle.filter((p) => p.idle || (this.drop(p), false));
+    const index = this.idle.findIndex((p) => p.memoryMb === memoryMb);
+    if (index >= 0) return this.idle.splice(index, 1)[0];
+    const proc = new QuickJsProcess(memoryMb);
+    this.all.add(proc);
+    return proc;
+  }
+
+  private releaseProcess(proc: QuickJsProcess): void {
+    if (!proc.idle) {
+      this.logger.debug('replacing the JavaScript sandbox process after a killed or failed run');
+      this.drop(proc);
+      if (this.idle.length === 0) this.idle.push(this.acquire(proc.memoryMb));
+      return;
     }
-    return service;
+    this.idle.push(proc);
+    while (this.idle.length > MAX_IDLE) {
+      const extra = this.idle.shift();
+      if (extra) this.drop(extra);
+    }
+  }
+
+  private drop(proc: QuickJsProcess): void {
+    proc.kill();
+    this.all.delete(proc);
   }
 }

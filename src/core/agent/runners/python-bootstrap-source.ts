@@ -4,27 +4,41 @@ import { PY_TOOLBOX_SOURCE } from '../toolbox/python-toolbox-source';
 export const PY_USER_FILE = 'user_code.py';
 
 /**
- * Bootstrap of the Python sandbox, run as `python3 -I -B -u -c <this>`.
- * argv: [workDir, databasePath, now, memoryMb, cpuSeconds].
+ * Bootstrap of the Python sandbox, run as `python3 -I -B -u -c <this>` inside
+ * the OS boundary (see python-sandbox.ts). argv: [workDir, now, memoryMb, cpuSeconds].
  * 1. resource limits: RLIMIT_AS (memory), RLIMIT_CPU (CPU seconds), RLIMIT_FSIZE,
- *    RLIMIT_CORE = 0, RLIMIT_NPROC = 0 (ignored for root);
- * 2. opens the database read-only (`file:...?mode=ro`, `query_only`, an authorizer
- *    allowing only reads);
- * 3. installs an audit hook (best effort) refusing process creation, ctypes,
- *    new sqlite connections, sockets, gc introspection, and any file write,
- *    rename, delete or mode change outside the temp dir;
- * 4. runs the user code with the toolbox and sends one JSON result line on fd 3.
+ *    RLIMIT_CORE = 0, RLIMIT_NPROC = 0;
+ * 2. gives the code the toolbox, whose `sql()` asks the host's read-only SQL
+ *    service over fd 3 (the program never holds a database handle);
+ * 3. installs an audit hook refusing process creation, ctypes, sockets, gc
+ *    introspection and writes outside the working directory. This only turns
+ *    attempts into clear errors: the boundary is the sandbox around the process;
+ * 4. runs the user code and sends one JSON result line on fd 3.
  */
 export const PY_BOOTSTRAP_SOURCE = String.raw`
 import sys, os, json, resource, traceback, math
-from urllib.parse import quote as _quote
-_work_dir, _db_path, _NOW, _mem_mb, _cpu_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-_chan = os.fdopen(3, 'w', encoding='utf-8')
+_work_dir, _NOW, _mem_mb, _cpu_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+_CHAN = 3
 _sent = [False]
+def _write(text):
+    data = text.encode('utf-8')
+    while data:
+        data = data[os.write(_CHAN, data):]
 def _send(msg):
     if _sent[0]: return
     _sent[0] = True
-    _chan.write(json.dumps(msg, allow_nan=False) + '\n'); _chan.flush()
+    _write(json.dumps(msg, allow_nan=False) + '\n')
+_inbuf = [b'']
+def _request(msg):
+    _write(json.dumps(msg, allow_nan=False) + '\n')
+    buf = _inbuf[0]
+    while b'\n' not in buf:
+        chunk = os.read(_CHAN, 65536)
+        if not chunk: raise ConnectionError('the host closed the toolbox channel')
+        buf += chunk
+    line, _, rest = buf.partition(b'\n')
+    _inbuf[0] = rest
+    return json.loads(line)
 
 def _limit(res, soft, hard=None):
     try:
@@ -37,23 +51,8 @@ _limit(resource.RLIMIT_FSIZE, 64 * 1024 * 1024)
 if hasattr(resource, 'RLIMIT_NPROC'): _limit(resource.RLIMIT_NPROC, 0)
 _limit(resource.RLIMIT_AS, _mem_mb * 1024 * 1024)
 
-import sqlite3
-_SQLITE_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, getattr(sqlite3, 'SQLITE_RECURSIVE', 33)}
-_PRAGMAS = {'table_info', 'table_xinfo', 'index_list', 'index_info', 'foreign_key_list'}
-def _authorizer(action, arg1, arg2, dbname, source):
-    if action == sqlite3.SQLITE_FUNCTION and arg2 and arg2.lower() == 'load_extension': return sqlite3.SQLITE_DENY
-    if action in _SQLITE_ALLOWED: return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and arg1 and arg1.lower() in _PRAGMAS: return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
-try:
-    _conn = sqlite3.connect('file:' + _quote(os.path.abspath(_db_path)) + '?mode=ro', uri=True)
-    _conn.execute('pragma query_only = ON')
-    _conn.set_authorizer(_authorizer)
-except Exception as e:
-    _send({'t': 'result', 'status': 'error', 'error': {'kind': 'DatabaseError', 'message': 'cannot open the database read-only: ' + str(e)}})
-    sys.exit(1)
 ${PY_TOOLBOX_SOURCE}
-_toolbox = make_toolbox(_conn, _NOW)
+_toolbox = make_toolbox(_request, _NOW)
 
 def _make_hook():
     tmp = os.path.realpath(_work_dir)

@@ -11,7 +11,8 @@ import type { ChildSqlRequest } from './types';
  * fileMustExist: true }`, sets `query_only`, and answers one NDJSON request a
  * line. Only statements that are both read-only and return rows are run, so
  * INSERT/UPDATE/DELETE/DROP/CREATE, ATTACH/DETACH, BEGIN and PRAGMA writes are refused.
- * argv: [modulePath, databasePath].
+ * PRAGMAs are allow-listed (schema reads only) and results are capped at
+ * MAX_SQL_ROWS rows. argv: [modulePath, databasePath, maxRows].
  */
 const HELPER_SOURCE = String.raw`
 'use strict';
@@ -27,24 +28,44 @@ try {
   process.exit(2);
 }
 out({ id: 0, ready: true });
+const PRAGMAS = new Set(['table_info', 'table_xinfo', 'index_list', 'index_info', 'index_xinfo', 'foreign_key_list', 'table_list']);
+const MAX_ROWS = Number(process.argv[3]);
+function refuse(message) { const e = new Error(message); e.name = 'SqlReadOnlyError'; return e; }
+function checkPragma(query) {
+  let q = query;
+  for (;;) {
+    const m = /^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)/.exec(q);
+    if (!m) break;
+    q = q.slice(m[0].length);
+  }
+  if (!/^pragma\b/i.test(q)) return;
+  const m = /^pragma\s+(?:["\x60\[]?\w+["\x60\]]?\s*\.\s*)?["\x60\[]?(\w+)/i.exec(q);
+  if (!m || !PRAGMAS.has(m[1].toLowerCase()) || /=/.test(q)) throw refuse('PRAGMA ' + (m ? m[1] : '') + ' is not allowed; only ' + [...PRAGMAS].join(', ') + ' may be read');
+}
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   let id = -1;
   try {
     const req = JSON.parse(line);
     id = req.id;
     const stmt = db.prepare(req.query);
-    if (!stmt.readonly || !stmt.reader) {
-      const e = new Error('only read-only queries that return rows are allowed (SELECT / WITH ... SELECT); writes, ATTACH, transactions and PRAGMA changes are refused');
-      e.name = 'SqlReadOnlyError';
-      throw e;
+    if (!stmt.readonly || !stmt.reader) throw refuse('only read-only queries that return rows are allowed (SELECT / WITH ... SELECT); writes, ATTACH, transactions and PRAGMA changes are refused');
+    checkPragma(req.query);
+    if (req.shape !== 'object') stmt.raw(true);
+    const rows = [];
+    for (const row of stmt.iterate(...req.params)) {
+      if (rows.length >= MAX_ROWS) throw new Error('the query returned more than ' + MAX_ROWS + ' rows; aggregate or add a LIMIT');
+      rows.push(row);
     }
-    const rows = req.shape === 'object' ? stmt.all(...req.params) : stmt.raw(true).all(...req.params);
     out({ id, ok: true, rows });
   } catch (e) {
     out({ id, ok: false, error: { kind: e && e.name === 'SqlReadOnlyError' ? 'SqlReadOnlyError' : 'SqlError', message: String((e && e.message) || e) } });
   }
 }).on('close', () => process.exit(0));
 `;
+
+/** Most rows one `sql()` call may return. */
+export const MAX_SQL_ROWS = 200_000;
+const STARTUP_TIMEOUT_MS = 30_000;
 
 const HelperMessageSchema = z.union([
   z.object({ id: z.literal(0), ready: z.literal(true) }),
@@ -79,15 +100,31 @@ export class SqlService {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private buffer = '';
+  private started: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     readonly databasePath: string,
     private readonly logger: Logger,
   ) {}
 
-  /** Runs one read-only query (already in the EHRSQL dialect) for `owner`. Never rejects. */
-  query(owner: number, request: ChildSqlRequest): Promise<SqlReply> {
-    return new Promise<SqlReply>((resolve) => {
+  /**
+   * Runs one read-only query (already in the EHRSQL dialect) for `owner`. Never
+   * rejects. A query still running after `timeoutMs` kills the helper (a running
+   * SQLite statement cannot be interrupted) and answers a SqlTimeout error.
+   */
+  query(owner: number, request: ChildSqlRequest, timeoutMs?: number): Promise<SqlReply> {
+    return new Promise<SqlReply>((outerResolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const resolve = (reply: SqlReply): void => {
+        if (timer) clearTimeout(timer);
+        outerResolve(reply);
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.logger.debug(`killing the SQL helper: a query of run ${owner} ran past ${timeoutMs} ms`);
+          this.stop('the query ran past the time limit');
+        }, Math.max(1, timeoutMs));
+      }
       let child: ChildProcessWithoutNullStreams;
       try {
         child = this.ensureStarted();
@@ -99,6 +136,20 @@ export class SqlService {
       this.pending.set(id, { owner, resolve });
       child.stdin.write(JSON.stringify({ id, query: request.query, params: request.params, shape: request.shape }) + '\n');
     });
+  }
+
+  /**
+   * Starts the helper if needed and resolves once it has opened the database (or
+   * failed: the next query then reports why). Runners await this before a run's
+   * clock starts, so starting the helper never eats into the program's time.
+   */
+  ready(): Promise<void> {
+    try {
+      this.ensureStarted();
+    } catch {
+      return Promise.resolve();
+    }
+    return this.started?.promise ?? Promise.resolve();
   }
 
   /** Ends `owner`'s use; kills the helper if one of its queries is still running. */
@@ -119,6 +170,8 @@ export class SqlService {
     const child = this.child;
     this.child = null;
     this.buffer = '';
+    this.started?.resolve();
+    this.started = undefined;
     if (child) child.kill('SIGKILL');
     for (const p of this.pending.values()) p.resolve({ ok: false, error: { kind: 'SqlError', message: reason } });
     this.pending.clear();
@@ -130,12 +183,19 @@ export class SqlService {
       throw new AgentMemoryError('RUNNER', `Database not found: ${this.databasePath}. Point the runner at an existing SQLite file.`);
     }
     const modulePath = require.resolve('better-sqlite3');
-    const child = spawn(process.execPath, ['-e', HELPER_SOURCE, modulePath, this.databasePath], {
+    const child = spawn(process.execPath, ['-e', HELPER_SOURCE, modulePath, this.databasePath, String(MAX_SQL_ROWS)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { LANG: 'C.UTF-8' },
       windowsHide: true,
     });
     this.child = child;
+    // A ref'd timer keeps the host's event loop alive until the helper is ready (the child itself is unref'd).
+    const startup = setTimeout(() => {
+      if (this.child === child) this.stop(`the SQL helper did not start within ${STARTUP_TIMEOUT_MS} ms`);
+    }, STARTUP_TIMEOUT_MS);
+    let resolveStarted = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (resolveStarted = resolve)).finally(() => clearTimeout(startup));
+    this.started = { promise, resolve: resolveStarted };
     child.unref();
     for (const s of [child.stdin, child.stdout, child.stderr] as unknown as Array<{ unref?: () => void }>) s.unref?.();
     child.stdout.setEncoding('utf8');
@@ -183,7 +243,10 @@ export class SqlService {
       this.stop(`cannot open the database read-only: ${parsed.fatal}`);
       return;
     }
-    if ('ready' in parsed) return;
+    if ('ready' in parsed) {
+      this.started?.resolve();
+      return;
+    }
     const p = this.pending.get(parsed.id);
     if (!p) return;
     this.pending.delete(parsed.id);

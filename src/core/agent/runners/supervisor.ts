@@ -60,7 +60,7 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
         windowsHide: true,
       });
     } catch (error) {
-      reject(error);
+      reject(error instanceof Error ? error : new Error(String(error)));
       return;
     }
     const out: Buffer[] = [];
@@ -181,6 +181,13 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
       spawnFailed = true;
       cleanup();
       reject(error);
+    });
+    // A grandchild that escaped the kill may hold the pipes open; do not wait for it.
+    child.on('exit', () => {
+      const drain = setTimeout(() => {
+        for (const stream of child.stdio) stream?.destroy();
+      }, EXIT_GRACE_MS);
+      drain.unref();
     });
     child.on('close', (code, signal) => {
       if (spawnFailed) return;

@@ -14,9 +14,9 @@ const SHARED = `Functions (identical in JavaScript and Python):
 - daysBetween(a, b) -> days from a to b (fractional; negative when b is earlier).
 - calculate(expression) -> number. Safe arithmetic only: + - * / % ** ^ ( ), abs sqrt floor ceil exp log pow min max round(x, digits), pi, e.
 Set the answer explicitly: assign it to the variable \`answer\` or call setAnswer(value); if both, setAnswer wins. A run that sets neither ends with outcome "no-answer". The answer must be JSON-like (numbers, strings, booleans, null, lists, objects); for a list of rows use what sql() returns, e.g. answer = sql("select ...").
-print / console.log output is captured (capped); files can be written only in the working directory; no processes, network or other databases.`;
+print / console.log output is captured (capped); Python may write files only in its working directory, JavaScript has no file access; no processes, network, environment or other databases.`;
 
-const JS = `Language: JavaScript (Node.js). The code runs inside an async function: toolbox calls return values directly (await is allowed but not needed), \`return\` ends it early.
+const JS = `Language: JavaScript (ES2023, QuickJS: no require, process, fetch or timers). The code runs inside an async function: toolbox calls return values directly (await is allowed but not needed), \`return\` ends it early.
 Example:
 const rows = sql("select distinct prescriptions.route from prescriptions where prescriptions.drug = 'danazol'");
 answer = rows;

@@ -1,76 +1,32 @@
 /**
  * Python source of the toolbox given to generated code, executed by the Python
- * bootstrap. Defines `make_toolbox(conn, NOW)` returning a dict of functions.
- * Same functions and semantics as the JavaScript toolbox (docs.ts documents
- * both); `_to_dialect` mirrors runners/sql-dialect.ts.
+ * bootstrap. Defines `make_toolbox(request, NOW)` returning a dict of functions,
+ * where `request(msg)` asks the host's read-only SQL service (which applies the
+ * EHRSQL dialect) and returns its reply. Same functions and semantics as the
+ * JavaScript toolbox (docs.ts documents both).
  */
 export const PY_TOOLBOX_SOURCE = String.raw`
-import math as _math, ast as _ast, json as _json, sqlite3 as _sqlite3
+import math as _math, ast as _ast, json as _json
 
 class SqlError(Exception): pass
 class SqlReadOnlyError(Exception): pass
 class CalculateError(Exception): pass
 
-def _to_dialect(sql, now):
-    out = []; i = 0; n = len(sql)
-    while i < n:
-        c = sql[i]
-        if c == "'":
-            j = i + 1
-            while j < n:
-                if sql[j] == "'":
-                    if j + 1 < n and sql[j + 1] == "'": j += 2
-                    else: break
-                else: j += 1
-            lit = sql[i:j + 1]
-            out.append("'" + now + "'" if lit.lower() == "'now'" else lit.replace('%y', '%Y').replace('%j', '%J'))
-            i = j + 1
-        elif c in '"[' or c == chr(96):
-            close = ']' if c == '[' else c
-            j = sql.find(close, i + 1)
-            if j < 0: j = n - 1
-            out.append(sql[i:j + 1]); i = j + 1
-        elif c == '-' and sql[i + 1:i + 2] == '-':
-            j = sql.find('\n', i)
-            if j < 0: j = n
-            out.append(sql[i:j]); i = j
-        elif c == '/' and sql[i + 1:i + 2] == '*':
-            j = sql.find('*/', i + 2)
-            j = n if j < 0 else j + 2
-            out.append(sql[i:j]); i = j
-        elif c.isascii() and (c.isalpha() or c == '_'):
-            j = i + 1
-            while j < n and sql[j].isascii() and (sql[j].isalnum() or sql[j] in '_$'): j += 1
-            w = sql[i:j]; lw = w.lower()
-            if lw in ('current_time', 'current_timestamp'): out.append("'" + now + "'")
-            elif lw == 'current_date': out.append("'" + now[:10] + "'")
-            else: out.append(w)
-            i = j
-        else:
-            out.append(c); i += 1
-    return ''.join(out)
 
-_READONLY_MESSAGE = 'only read-only queries that return rows are allowed (SELECT / WITH ... SELECT); writes, ATTACH, transactions and PRAGMA changes are refused'
-
-def make_toolbox(conn, NOW):
+def make_toolbox(request, NOW):
     def _query(q, params, as_objects, fn):
         if not isinstance(q, str) or not q.strip():
             raise TypeError(fn + ': the query must be a non-empty string')
-        try:
-            cur = conn.execute(_to_dialect(q, NOW), tuple(params or ()))
-            if cur.description is None:
-                raise SqlReadOnlyError(_READONLY_MESSAGE)
-            rows = cur.fetchall()
-        except _sqlite3.DatabaseError as e:
-            if 'not authorized' in str(e) or 'readonly' in str(e):
-                raise SqlReadOnlyError(_READONLY_MESSAGE) from None
-            raise SqlError(str(e)) from None
-        except _sqlite3.Warning as e:
-            raise SqlError(str(e)) from None
-        if as_objects:
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r)) for r in rows]
-        return [list(r) for r in rows]
+        if params is not None and not isinstance(params, (list, tuple)):
+            raise TypeError(fn + ': params must be a list')
+        r = request({'t': 'sql', 'query': q, 'params': list(params or ()), 'shape': 'object' if as_objects else 'array'})
+        if not isinstance(r, dict) or not r.get('ok'):
+            err = r.get('error') if isinstance(r, dict) else None
+            kind = err.get('kind') if isinstance(err, dict) else 'SqlError'
+            message = err.get('message') if isinstance(err, dict) else 'no reply from the SQL service'
+            raise (SqlReadOnlyError if kind == 'SqlReadOnlyError' else SqlError)(message)
+        rows = r.get('rows', [])
+        return rows if as_objects else [list(x) for x in rows]
 
     def sql(query, params=None):
         return _query(query, params, False, 'sql')
@@ -150,7 +106,7 @@ def make_toolbox(conn, NOW):
         return NOW if v is None or str(v).lower() == 'now' else str(v)
 
     def _scalar(expr, params):
-        return conn.execute('select ' + expr, tuple(params)).fetchone()[0]
+        return _query('select ' + expr, params, False, 'date helper')[0][0]
 
     def now():
         return NOW

@@ -1,37 +1,46 @@
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../../memory/store';
 import type { MemoryRecord, Trigger } from '../../memory/types';
-import type { DeletionPlan } from './types';
+import { DEFAULT_MIN_ACTIVE_RECORDS, DeletionPlan } from './types';
 
 export interface ApplyResult {
   /** Records soft-deleted now. */
   deleted: string[];
   /** Plan entries skipped because the record is no longer active (changed since the dry run). */
   skipped: string[];
+  /** Plan entries the memory floor kept (the memory shrank since the dry run). */
+  floorKept: string[];
 }
 
 /**
  * Applies a dry-run plan as soft deletes, in one transaction, writing each
  * candidate's rule and evidence to the audit log. Records that stopped being
- * active since the plan was computed are skipped, not failed.
+ * active since the plan was computed are skipped, not failed. The memory floor
+ * is enforced again here (the memory may have shrunk since the dry run): the
+ * plan's `minActiveRecords`, else `options.minActiveRecords`, else 1.
  *
  * @example
- * const plan = planCombined(store.db, { taskIndex: 400 });
+ * const plan = planCombined(store, { taskIndex: 400 });
  * applyDeletionPlan(store, plan, 'rule:periodic-deletion');
  */
-export function applyDeletionPlan(store: MemoryStore, plan: DeletionPlan, trigger: Trigger = `rule:${plan.policy}`): ApplyResult {
-  if (plan.candidates.length === 0) return { deleted: [], skipped: [] };
+export function applyDeletionPlan(store: MemoryStore, plan: DeletionPlan & { params?: Record<string, unknown> }, trigger: Trigger = `rule:${plan.policy}`, options: { minActiveRecords?: number } = {}): ApplyResult {
+  if (plan.candidates.length === 0) return { deleted: [], skipped: [], floorKept: [] };
   const ids = plan.candidates.map((c) => c.recordId);
-  const active = new Set(
-    (store.db.prepare("SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[]).map((r) => r.id),
-  );
-  const deleted = ids.filter((id) => active.has(id));
+  const queries = deletionQueries(store);
+  const active = queries.activeAmong(ids);
+  const live = ids.filter((id) => active.has(id));
   const skipped = ids.filter((id) => !active.has(id));
+  const planFloor = plan.floor?.minActiveRecords ?? plan.params?.minActiveRecords;
+  const floor = typeof planFloor === 'number' ? planFloor : (options.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+  const allowed = live.length === 0 ? 0 : Math.max(0, queries.countActive() - floor);
+  const deleted = live.slice(0, allowed);
+  const floorKept = live.slice(allowed);
   if (deleted.length > 0) {
     const evidence: Record<string, Record<string, unknown>> = {};
     for (const c of plan.candidates) if (active.has(c.recordId)) evidence[c.recordId] = { policy: plan.policy, rule: c.rule, taskIndex: plan.taskIndex, ...c.evidence };
     store.transition(deleted, 'delete', { trigger, reason: `${plan.policy} deletion at task ${plan.taskIndex}`, evidence });
   }
-  return { deleted, skipped };
+  return { deleted, skipped, floorKept };
 }
 
 /** Restores soft-deleted records (to the status they had), with audit entries. */

@@ -1,49 +1,46 @@
-import type { Database } from '../../memory/database';
-import { PERIODIC_CONDITION, planPeriodic, WINDOW_CTE, WINDOW_FROM } from './periodic';
-import { baseEvidence, CandidateRow, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
+import { planPeriodic } from './periodic';
+import { baseEvidence, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan } from './types';
 
 /**
- * Capacity-limited deletion (paper §6.2, SPEC §3): when the number of active
- * records exceeds `capacity`, first the periodic rule (sliding window), then, if
- * still over, the active records with the lowest mean utility, one at a time,
- * until size ≤ capacity.
+ * Capacity-limited deletion, as the paper's §6.2: "after each task execution, it
+ * first performs periodical-based deletion and then removes only the record with
+ * the least average utility (rather than all records below the utility threshold)
+ * if the memory still exceeds the limit after additions."
  *
- * Order of the second step: evaluated records by mean Φ ascending; records never
- * retrieved (or never evaluated, mean unknown) last; ties by age, older first
- * (created_task, then insertion order). With `protectSeeds`, seeds are never
- * removed, so the memory may stay over capacity (`params.activeAfter` says so).
+ * So one run (the rule engine runs it after every task) is:
+ * 1. the periodic plan at this task (whatever the size of the memory);
+ * 2. then, only if active − periodic > capacity, the **single** active record with
+ *    the lowest mean utility: evaluated records by mean Φ ascending, ties by fewer
+ *    retrievals, then older (created_task, then insertion order); records never
+ *    evaluated (mean unknown) last.
+ * A memory far over the cap therefore shrinks by at most one record per task
+ * beyond what periodic deletion removes. With `protectSeeds`, seeds are never
+ * removed (`params.activeAfter` says how many remain).
  *
  * @example
- * const plan = planCapacity(store.db, { taskIndex: 120, capacity: 100 });
+ * const plan = planCapacity(store, { taskIndex: 120, capacity: 100 });
  */
-export function planCapacity(db: Database, input: CapacityOptions): PolicyDeletionPlan {
+export function planCapacity(store: MemoryStore, input: CapacityOptions): PolicyDeletionPlan {
   const o = CapacityOptionsSchema.parse(input);
-  const active = (db.prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
+  const queries = deletionQueries(store);
+  const active = queries.countActive();
   const params = { capacity: o.capacity, activeBefore: active, period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds };
-  if (active <= o.capacity) return { policy: 'capacity', taskIndex: o.taskIndex, params: { ...params, activeAfter: active }, total: 0, truncated: false, candidates: [] };
-  const periodic = planPeriodic(db, o);
+  const periodic = planPeriodic(store, o);
   const periodicCandidates = periodic.candidates.map((c) => ({ ...c, evidence: { ...c.evidence, capacity: o.capacity, activeBefore: active } }));
-  const excess = active - periodic.total - o.capacity;
   let ranked: PolicyDeletionPlan['candidates'] = [];
-  if (excess > 0) {
-    const windowStart = o.taskIndex - o.period;
-    const { rows } = runCandidateQuery<CandidateRow>(db, {
-      cte: WINDOW_CTE,
-      from: WINDOW_FROM,
-      where: `r.status = 'active' ${seedFilter(o.protectSeeds)} AND NOT ${PERIODIC_CONDITION}`,
-      orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.created_task, r.rid',
-      params: { t: o.taskIndex, windowStart, alpha: o.alpha },
-      limit: excess,
-      countTotal: false,
-    });
-    ranked = rows.map((row, i) => ({
+  if (active - periodic.total > o.capacity) {
+    const least = queries.leastUtilityRecord(o);
+    ranked = (least ? [least] : []).map((row) => ({
       recordId: row.id,
       question: row.question,
       rule: 'capacity',
-      evidence: { ...baseEvidence(row, o.taskIndex), capacity: o.capacity, activeBefore: active, rank: i + 1 },
+      evidence: { ...baseEvidence(row, o.taskIndex), capacity: o.capacity, activeBefore: active, activeAfterPeriodic: active - periodic.total },
     }));
   }
   const total = periodic.total + ranked.length;
-  const candidates = [...periodicCandidates, ...ranked.slice(0, Math.max(0, o.limit - periodicCandidates.length))];
+  // The least-utility record is the plan's last candidate (periodic ones first, as they run first).
+  const candidates = [...periodicCandidates.slice(0, Math.max(0, o.limit - ranked.length)), ...ranked];
   return { policy: 'capacity', taskIndex: o.taskIndex, params: { ...params, activeAfter: active - total }, total, truncated: total > candidates.length, candidates };
 }

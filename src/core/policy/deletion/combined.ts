@@ -1,7 +1,6 @@
-import type { Database } from '../../memory/database';
-import { HISTORY_CONDITION } from './history';
-import { PERIODIC_CONDITION, WINDOW_CTE, WINDOW_FROM } from './periodic';
-import { candidatePlan, CandidateRow, CombinedOptions, CombinedOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter, UTILITY_EPSILON } from './types';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
+import { candidatePlan, CombinedOptions, CombinedOptionsSchema, PolicyDeletionPlan, UTILITY_EPSILON } from './types';
 
 /**
  * Combined deletion (paper §5.1, SPEC §3): periodic and history-based in one
@@ -13,22 +12,14 @@ import { candidatePlan, CandidateRow, CombinedOptions, CombinedOptionsSchema, Po
  * `mode: 'both'` implements the paper's formula φ_period × φ_history literally.
  *
  * @example
- * const plan = planCombined(store.db, { taskIndex: 600, beta: 0.7 });
+ * const plan = planCombined(store, { taskIndex: 600, beta: 0.7 });
  * plan.candidates.map((c) => [c.recordId, c.rule]);
  */
-export function planCombined(db: Database, input: CombinedOptions): PolicyDeletionPlan {
+export function planCombined(store: MemoryStore, input: CombinedOptions): PolicyDeletionPlan {
   const o = CombinedOptionsSchema.parse(input);
   const windowStart = o.taskIndex - o.period;
-  const join = o.mode === 'either' ? 'OR' : 'AND';
-  const found = runCandidateQuery<CandidateRow & { in_window: number; periodic_hit: number; history_hit: number }>(db, {
-    cte: WINDOW_CTE,
-    from: WINDOW_FROM,
-    where: `r.status = 'active' AND (${PERIODIC_CONDITION} ${join} ${HISTORY_CONDITION}) ${seedFilter(o.protectSeeds)}`,
-    extraColumns: `COALESCE(win.n, 0) AS in_window, ${PERIODIC_CONDITION} AS periodic_hit, ${HISTORY_CONDITION} AS history_hit`,
-    params: { t: o.taskIndex, windowStart, alpha: o.alpha, n: o.minRetrievals, beta: o.beta, eps: UTILITY_EPSILON },
-    limit: o.limit,
-  });
-  const params = { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: 'sliding' };
+  const found = deletionQueries(store).combinedCandidates({ ...o, eps: UTILITY_EPSILON }, o.limit);
+  const params = { period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta, mode: o.mode, protectSeeds: o.protectSeeds, window: `(t − ${o.period}, t]` };
   return candidatePlan('combined', o.taskIndex, params, found, (row) => ({
     rule: row.periodic_hit && row.history_hit ? 'periodic+history' : row.periodic_hit ? 'periodic' : 'history',
     evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha, minRetrievals: o.minRetrievals, beta: o.beta },

@@ -1,5 +1,6 @@
-import type { Database } from '../../memory/database';
-import { candidatePlan, CandidateRow, ForgettingOptions, ForgettingOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
+import { candidatePlan, ForgettingOptions, ForgettingOptionsSchema, PolicyDeletionPlan } from './types';
 
 /**
  * Retention of a record on the forgetting curve (VIMBank / MemoryBank):
@@ -19,16 +20,11 @@ export function retention(input: { deltaTasks: number; retrievals: number; timeS
  * Set-based: R < θ ⇔ Δt > s·λ·ln(1/θ), evaluated in SQL without exp().
  *
  * @example
- * planForgetting(store.db, { taskIndex: 1000, threshold: 0.01, timeScale: 40 });
+ * planForgetting(store, { taskIndex: 1000, threshold: 0.01, timeScale: 40 });
  */
-export function planForgetting(db: Database, input: ForgettingOptions): PolicyDeletionPlan {
+export function planForgetting(store: MemoryStore, input: ForgettingOptions): PolicyDeletionPlan {
   const o = ForgettingOptionsSchema.parse(input);
-  const k = Math.log(1 / o.threshold);
-  const found = runCandidateQuery<CandidateRow>(db, {
-    where: `r.status = 'active' ${seedFilter(o.protectSeeds)} AND (@t - COALESCE(r.last_retrieved_task, r.created_task)) > @k * @s * (1 + r.retrieval_count)`,
-    params: { t: o.taskIndex, k, s: o.timeScale },
-    limit: o.limit,
-  });
+  const found = deletionQueries(store).forgettingCandidates({ taskIndex: o.taskIndex, logInverseThreshold: Math.log(1 / o.threshold), timeScale: o.timeScale, protectSeeds: o.protectSeeds }, o.limit);
   return candidatePlan('forgetting', o.taskIndex, { threshold: o.threshold, timeScale: o.timeScale, protectSeeds: o.protectSeeds }, found, (row) => {
     const deltaTasks = o.taskIndex - (row.last_retrieved_task ?? row.created_task);
     return {

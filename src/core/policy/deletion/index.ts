@@ -1,44 +1,57 @@
-import { AgentMemoryError } from '../../errors';
-import type { Database } from '../../memory/database';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
 import { planCapacity } from './capacity';
+import { withFloor } from './floor';
 import { planCombined } from './combined';
 import { planForgetting } from './forgetting';
 import { planHistory } from './history';
 import { planPeriodic } from './periodic';
-import type { CapacityOptions, CombinedOptions, DeletionPolicyName, ForgettingOptions, HistoryOptions, PeriodicOptions, PolicyDeletionPlan } from './types';
+import { CapacityOptions, capacityRequiredError, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
-export { planPeriodic, WINDOW_CTE } from './periodic';
+export { planPeriodic } from './periodic';
 export { planHistory } from './history';
 export { planCombined } from './combined';
 export { planCapacity } from './capacity';
 export { planForgetting, retention } from './forgetting';
+export { withFloor } from './floor';
 export { applyDeletionPlan, restoreRecords, purgeRecords, ApplyResult } from './apply';
 
 /** Options of every policy in one bag (each planner reads what it needs). */
 export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<HistoryOptions, 'taskIndex'> & Omit<ForgettingOptions, 'taskIndex'>> & {
   capacity?: number;
+  /** The memory floor (default DEFAULT_MIN_ACTIVE_RECORDS = 1). */
+  minActiveRecords?: number;
 };
 
 /**
- * Dry run of the named deletion policy at task `taskIndex` (nothing changes).
+ * Dry run of the named deletion policy at task `taskIndex` (nothing changes),
+ * with the memory floor applied: the plan never takes the active memory below
+ * `minActiveRecords`, and `plan.floor` names what the floor kept.
  *
  * @example
- * const plan = planDeletion(store.db, 'combined', 400, { beta: 0.3 });
+ * const plan = planDeletion(store, 'combined', 400, { beta: 0.3 });
+ * plan.floor?.sentence; // set when the floor kept records
  */
-export function planDeletion(db: Database, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
+export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
+  const plan = planPolicy(store, policy, taskIndex, params);
+  if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
+  return withFloor(plan, deletionQueries(store).countActive(), params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+}
+
+function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
-      return planPeriodic(db, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex } as PeriodicOptions);
+      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex });
     case 'history':
-      return planHistory(db, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex } as HistoryOptions);
+      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex });
     case 'combined':
-      return planCombined(db, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex } as CombinedOptions);
+      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex });
     case 'capacity':
-      if (params.capacity === undefined) throw new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.deletion.capacity (a number of records).');
-      return planCapacity(db, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
+      if (params.capacity === undefined) throw capacityRequiredError();
+      return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
     case 'forgetting':
-      return planForgetting(db, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex } as ForgettingOptions);
+      return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex });
   }
 }
 

@@ -1,15 +1,6 @@
-import type { Database } from '../../memory/database';
-import { candidatePlan, CandidateRow, PeriodicOptions, PeriodicOptionsSchema, PolicyDeletionPlan, runCandidateQuery, seedFilter } from './types';
-
-/**
- * Retrievals of each record inside the window (t − period, t], aggregated
- * set-based from the retrieval log (index retrievals_task): a window of 200
- * tasks with K = 4 is ~800 rows whatever the size of the memory.
- */
-export const WINDOW_CTE = 'win AS (SELECT rid, COUNT(*) AS n FROM retrievals WHERE task_index > @windowStart AND task_index <= @t GROUP BY rid)';
-export const WINDOW_FROM = 'records r LEFT JOIN win ON win.rid = r.rid';
-/** SQL condition of the periodic rule (params @windowStart, @alpha). */
-export const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(win.n, 0) <= @alpha)';
+import { deletionQueries } from '../../memory/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/store';
+import { candidatePlan, PeriodicOptions, PeriodicOptionsSchema, PolicyDeletionPlan } from './types';
 
 /**
  * Periodic deletion (paper §5.1, SPEC §3): delete active record i when
@@ -17,27 +8,23 @@ export const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(
  * most α times in the last `period` tasks (t − period, t]. Only records at least
  * one period old are candidates (created_task ≤ t − period).
  *
- * Window choice: a **sliding window** ending at the current task, as the paper's
- * code. When the rule engine fires it every `period` tasks the windows are
- * exactly the fixed period boundaries (0,200], (200,400], …; the capacity policy
- * runs it after every addition, i.e. sliding.
+ * Window: this planner evaluates the window (t − period, t] ending at the task it
+ * is run at. *When* it runs is the rule engine's choice (rules.ts, setting
+ * agentMemory.deletion.periodicWindow): `sliding` (default, the paper's code as
+ * SPEC §3 reads it) runs it after every task, so a record goes as soon as it has
+ * gone `period` tasks without more than α retrievals; `fixed` runs it every
+ * `period` tasks, i.e. over (0,200], (200,400], … The capacity policy (§6.2) runs
+ * it after every task.
  *
  * @example
- * const plan = planPeriodic(store.db, { taskIndex: 400 }); // dry run, nothing changes
+ * const plan = planPeriodic(store, { taskIndex: 400 }); // dry run, nothing changes
  * applyDeletionPlan(store, plan);
  */
-export function planPeriodic(db: Database, input: PeriodicOptions): PolicyDeletionPlan {
+export function planPeriodic(store: MemoryStore, input: PeriodicOptions): PolicyDeletionPlan {
   const o = PeriodicOptionsSchema.parse(input);
   const windowStart = o.taskIndex - o.period;
-  const found = runCandidateQuery<CandidateRow & { in_window: number }>(db, {
-    cte: WINDOW_CTE,
-    from: WINDOW_FROM,
-    where: `r.status = 'active' AND ${PERIODIC_CONDITION} ${seedFilter(o.protectSeeds)}`,
-    extraColumns: 'COALESCE(win.n, 0) AS in_window',
-    params: { t: o.taskIndex, windowStart, alpha: o.alpha },
-    limit: o.limit,
-  });
-  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: 'sliding' }, found, (row) => ({
+  const found = deletionQueries(store).periodicCandidates(o, o.limit);
+  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: `(t − ${o.period}, t]` }, found, (row) => ({
     rule: 'periodic',
     evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha },
   }));

@@ -1,8 +1,10 @@
-import type { Database } from '../../memory/database';
 import { z } from 'zod';
-import type { DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../app-types';
+import { AgentMemoryError } from '../../errors';
+import type { CandidateRow } from '../../memory/queries/deletion-candidates';
+import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app/types';
+import { CombinedModeSchema, DeletionPolicyName } from '../names';
 
-export type { DeletionCandidate, DeletionPlan, DeletionPolicyName };
+export type { CandidateRow, DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
 
 /** The paper's EHR defaults (Appendix A.2). */
 export const DEFAULT_PERIOD = 200;
@@ -19,6 +21,18 @@ export const DEFAULT_FORGETTING_THRESHOLD = 0.01;
  * retrieval adds that much again (λ grows by 1).
  */
 export const DEFAULT_FORGETTING_TIME_SCALE = 40;
+/**
+ * The memory floor: no deletion takes the active memory below this many records
+ * (the paper's code keeps MIN_MEMORY_SIZE = 1; SPEC §3). Setting
+ * agentMemory.deletion.minActiveRecords.
+ */
+export const DEFAULT_MIN_ACTIVE_RECORDS = 1;
+/** Attribution `followed`: a shown record is credited when code similarity ≥ this. */
+export const DEFAULT_FOLLOW_THRESHOLD = 0.5;
+/** The error when a capacity plan has no capacity (the setting is checked against package.json by a unit test). */
+export function capacityRequiredError(): AgentMemoryError {
+  return new AgentMemoryError('CONFIG', 'Capacity-limited deletion needs a capacity: set agentMemory.capacity (a number of active records; 0 = unlimited).');
+}
 /** Tolerance for "mean Φ ≤ β" on floating-point sums (six retrievals at 0.7 sum to 4.2000000000000002). */
 export const UTILITY_EPSILON = 1e-9;
 
@@ -46,7 +60,7 @@ export const PeriodicOptionsSchema = CommonDeletionOptionsSchema.extend({
 export type PeriodicOptions = z.input<typeof PeriodicOptionsSchema>;
 
 export const HistoryOptionsSchema = CommonDeletionOptionsSchema.extend({
-  /** n: a record is considered only when retrieved (and evaluated) more than n times. */
+  /** n: a record is considered once retrieved (and evaluated) at least n times. */
   minRetrievals: z.number().int().min(0).default(DEFAULT_MIN_RETRIEVALS),
   beta: z.number().min(0).max(1).default(DEFAULT_BETA_STRICT),
   /** Restrict the plan to these records (e.g. the ones a utility-drop rule named). */
@@ -61,7 +75,7 @@ export const CombinedOptionsSchema = PeriodicOptionsSchema.extend({
    * `either` (default, like the paper's code: periodic then history, a record goes
    * if either rule fires) or `both` (the paper's formula φ_period × φ_history).
    */
-  mode: z.enum(['either', 'both']).default('either'),
+  mode: CombinedModeSchema.default('either'),
 });
 export type CombinedOptions = z.input<typeof CombinedOptionsSchema>;
 
@@ -83,21 +97,8 @@ export interface PolicyDeletionPlan extends DeletionPlan {
   total: number;
   /** True when `candidates` holds only the first `limit` of `total`. */
   truncated: boolean;
-}
-
-/** Columns every planner reads from the covering index records_policy (alias r). */
-export const CANDIDATE_COLUMNS = 'r.rid, r.id, r.provenance, r.created_task, r.retrieval_count, r.utility_sum, r.utility_count, r.last_retrieved_task';
-
-export interface CandidateRow {
-  rid: number;
-  id: string;
-  question: string;
-  provenance: string;
-  created_task: number;
-  retrieval_count: number;
-  utility_sum: number;
-  utility_count: number;
-  last_retrieved_task: number | null;
+  /** What the memory floor kept out of the plan (null when it kept nothing). */
+  floor?: FloorNote | null;
 }
 
 /** Evidence common to every rule: counts, mean utility, age. */
@@ -113,16 +114,6 @@ export function baseEvidence(row: CandidateRow, taskIndex: number): Record<strin
   };
 }
 
-export function seedFilter(protectSeeds: boolean): string {
-  return protectSeeds ? "AND r.provenance <> 'seed'" : '';
-}
-
-/**
- * Runs a candidate query set-based: the filter runs over the covering index, at
- * most `limit` rows (ordered oldest first unless `orderBy` is given) are
- * materialized, and the question text is looked up only for those. The total is
- * counted only when the limit was reached.
- */
 /**
  * The dry-run plan for candidate rows: one candidate per row, with the rule and
  * evidence the planner derives from it (base evidence is added here).
@@ -145,25 +136,4 @@ export function candidatePlan<T extends CandidateRow>(
       return { recordId: row.id, question: row.question, rule, evidence: { ...baseEvidence(row, taskIndex), ...evidence } };
     }),
   };
-}
-
-export function runCandidateQuery<T extends CandidateRow>(
-  db: Database,
-  spec: { cte?: string; from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean },
-): { rows: T[]; total: number } {
-  const withClause = spec.cte ? `${spec.cte},` : '';
-  const from = spec.from ?? 'records r';
-  const extra = spec.extraColumns ? `, ${spec.extraColumns}` : '';
-  const rows = db
-    .prepare(
-      `WITH ${withClause} cand AS (SELECT ${CANDIDATE_COLUMNS}${extra} FROM ${from} WHERE ${spec.where} ORDER BY ${spec.orderBy ?? 'r.created_task, r.rid'} LIMIT @limit)
-       SELECT cand.*, (SELECT question FROM records q WHERE q.rid = cand.rid) AS question FROM cand`,
-    )
-    .all({ ...spec.params, limit: spec.limit }) as T[];
-  let total = rows.length;
-  if (rows.length === spec.limit && spec.countTotal !== false) {
-    const withCount = spec.cte ? `WITH ${spec.cte}` : '';
-    total = (db.prepare(`${withCount} SELECT COUNT(*) AS n FROM ${from} WHERE ${spec.where}`).get(spec.params) as { n: number }).n;
-  }
-  return { rows, total };
 }

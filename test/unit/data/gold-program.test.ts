@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRunner, type CodeRunner } from '../../../src/core/agent/runners';
-import { goldProgram } from '../../../src/core/bench/gold-program';
+import { goldProgram } from '../../../src/core/data/gold-program';
 import { parseTaskJsonl } from '../../../src/core/bench/task-file';
 import { answersMatch } from '../../../src/core/policy/answers';
 

@@ -1,7 +1,7 @@
-import type { DashboardData } from './app-types';
-import type { MemoryStore } from './memory/store';
-import type { TaskLog } from './memory/task-log';
-import { DEFAULT_MISALIGNED } from './memory/record-query';
+import type { DashboardData } from './types';
+import type { MemoryStore } from '../memory/store';
+import type { TaskLog } from '../memory/task-log';
+import { DEFAULT_MISALIGNED } from '../memory/misaligned';
 
 export const UTILITY_BINS = 5;
 
@@ -23,17 +23,8 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
     out.tasks.push({ taskIndex: t.taskIndex, correct: t.utility, memorySize: memorySize ?? 0, inputSimilarity: t.inputSimilarity, outputSimilarity: t.outputSimilarity });
   }
   const hist = new Array<number>(UTILITY_BINS).fill(0);
-  const utilities = store.db.prepare("SELECT utility_sum / utility_count AS u FROM records WHERE status = 'active' AND utility_count > 0").all() as { u: number }[];
-  for (const { u } of utilities) hist[Math.min(UTILITY_BINS - 1, Math.floor(u * UTILITY_BINS))]++;
+  for (const u of store.queries.activeMeanUtilities()) hist[Math.min(UTILITY_BINS - 1, Math.floor(u * UTILITY_BINS))]++;
   out.utilityHistogram = hist.map((count, i) => ({ bin: `${(i / UTILITY_BINS).toFixed(1)}–${((i + 1) / UTILITY_BINS).toFixed(1)}`, count }));
-  out.misaligned = (store.db.prepare(`SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
-    WHERE status = 'active' AND in_sim_count > 0 AND out_sim_count > 0 AND in_sim_sum / in_sim_count >= ? AND out_sim_sum / out_sim_count <= ?
-    ORDER BY (in_sim_sum / in_sim_count) - (out_sim_sum / out_sim_count) DESC LIMIT 50`).all(misaligned.minInputSimilarity, misaligned.maxOutputSimilarity) as { id: string; question: string; mi: number; mo: number; n: number }[]).map((r) => ({
-    recordId: r.id,
-    question: r.question,
-    meanInputSimilarity: r.mi,
-    meanOutputSimilarity: r.mo,
-    retrievals: r.n,
-  }));
+  out.misaligned = store.queries.misaligned(misaligned, 50);
   return out;
 }

@@ -1,9 +1,9 @@
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../store';
 
 /**
  * Builds a large synthetic memory history directly in SQL (one transaction,
  * prepared bulk inserts), with the per-record counters consistent with the
- * retrieval log. Used by `npm run bench:policies`; not for product data.
+ * retrieval log. Used by `npm run bench:policies`; not for product data. Runs ANALYZE at the end.
  *
  * Shape: `records` records created uniformly over `tasks` tasks (the first
  * `seeds` at task 0 with provenance 'seed'); each task retrieves `k` distinct
@@ -31,7 +31,7 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
   const utilSum = new Float64Array(records);
   const inSimSum = new Float64Array(records);
   const last = new Int32Array(records).fill(-1);
-  const db = store.db;
+  const db = store.connectionForQueries();
   const now = new Date().toISOString();
   const insertRetrieval = db.prepare('INSERT INTO retrievals (task_index, rid, rank, input_similarity, utility) VALUES (?, ?, ?, ?, ?)');
   const insertRecord = db.prepare(`INSERT INTO records (rid, id, question, code, language, answer, outcome, status, provenance, created_task, created_at, updated_at,
@@ -93,5 +93,6 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
     for (let j = 0; j < retrievals; j++) insertRetrieval.run(rTask[j], rRid[j], rRank[j], rSim[j], rPhi[j]);
     db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('next_task_index', String(tasks + 1));
   }).immediate();
+  db.exec('ANALYZE'); // planner statistics for the covering indexes
   return { retrievals };
 }

@@ -1,10 +1,14 @@
+/**
+ * The EHR demo data the editor needs (task file reader, the demo's initial
+ * memory and its task stream): editor-side, never imports the bench.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { AgentMemoryError } from './errors';
-import { goldProgram } from './bench/gold-program';
-import type { NewRecordInput } from './memory/types';
-import { sampleWithoutReplacement } from './random';
+import { AgentMemoryError } from '../errors';
+import { goldProgram } from './gold-program';
+import type { NewRecordInput } from '../memory/types';
+import { sampleWithoutReplacement } from '../random';
 
 export const DEMO_TASKS_FILE = 'ehrsql-mimic3-tasks.jsonl';
 export const DEMO_DATABASE_FILE = 'mimic3-demo.sqlite';

@@ -1,7 +1,7 @@
-import type { Logger } from './logger';
-import type { MemoryStore } from './memory/store';
-import { HashingEmbedder } from './similarity/hashing-embedder';
-import { fitTextStatistics, TextStatistics } from './similarity/text/text-statistics';
+import type { Logger } from '../logger';
+import type { MemoryStore } from '../memory/store';
+import { HashingEmbedder } from '../similarity/hashing-embedder';
+import { fitTextStatistics, TextStatistics } from '../similarity/text/text-statistics';
 
 const STATISTICS_META = 'embedder_statistics';
 
@@ -34,12 +34,12 @@ export function storeEmbedder(store: MemoryStore, logger: Logger): HashingEmbedd
  * transaction (audit: re-embed). Returns the new embedder.
  */
 export function refitAndReembed(store: MemoryStore, trigger: 'user' | 'import' | 'agent'): { embedder: HashingEmbedder; count: number } {
-  const rows = store.db.prepare('SELECT id, question, code FROM records').all() as { id: string; question: string; code: string }[];
+  const rows = store.queries.embeddingSources();
   const statistics = rows.length > 0 ? fitTextStatistics(rows) : undefined;
   const embedder = new HashingEmbedder({ statistics });
   const vectors = new Map(rows.map((r) => [r.id, embedder.embedSync(r.question)]));
   store.replaceEmbeddings(vectors, embedder.id, { trigger, reason: `re-embedded ${rows.length} records with ${embedder.id}` });
   if (statistics) store.setMeta(STATISTICS_META, JSON.stringify(statistics.toJSON()));
-  else store.db.prepare('DELETE FROM meta WHERE key = ?').run(STATISTICS_META);
+  else store.deleteMeta(STATISTICS_META);
   return { embedder, count: rows.length };
 }

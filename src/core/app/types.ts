@@ -1,16 +1,19 @@
 /**
  * The facade the editor adapter (src/vscode) and the CLI talk to. It hides how the
- * core is wired (store, indexes, policies, agent). Implemented in src/core/app.ts.
+ * core is wired (store, indexes, policies, agent). Implemented in src/core/app/index.ts.
  * Everything here is editor-agnostic.
  */
-import type { Disposable } from './events';
-import type { ListQuery, ListResult } from './memory/record-query';
-import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from './memory/types';
-import type { TaskRow } from './memory/task-log';
-import type { MemoryTools } from './tools/memory-tools';
+import type { Disposable } from '../events';
+import type { Settings } from '../settings';
+import type { ListQuery, ListResult } from '../memory/record-query';
+import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
+import type { TaskRow } from '../memory/task-log';
+import type { MemoryTools } from '../tools/memory-tools';
 
-export type AdditionPolicyName = 'fixed' | 'all' | 'coarse' | 'strict';
-export type DeletionPolicyName = 'periodic' | 'history' | 'combined' | 'forgetting' | 'capacity';
+import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
+import type { RetrievedDemonstration } from '../memory/demonstration';
+
+export type { AdditionPolicyName, DeletionPolicyName };
 
 /** One record a deletion policy would remove, with the evidence for it. */
 export interface DeletionCandidate {
@@ -20,22 +23,33 @@ export interface DeletionCandidate {
   evidence: Record<string, number | string | null>;
 }
 
+/** Records the memory floor (agentMemory.deletion.minActiveRecords) kept out of a deletion. */
+export interface FloorNote {
+  minActiveRecords: number;
+  /** Active records when the plan was made. */
+  activeBefore: number;
+  /** How many of the policy's candidates the floor kept. */
+  keptCount: number;
+  /** The kept candidates that were materialized (the last ones in the plan's order). */
+  kept: DeletionCandidate[];
+  /** One sentence for the preview, e.g. "The memory floor (minActiveRecords = 1) kept 1 record: …". */
+  sentence: string;
+}
+
 export interface DeletionPlan {
   policy: DeletionPolicyName;
   candidates: DeletionCandidate[];
   /** Task index the plan was computed at. */
   taskIndex: number;
+  /** What the memory floor kept out of the plan (null or absent when it kept nothing). */
+  floor?: FloorNote | null;
 }
 
-export interface DemonstrationUse {
-  recordId: string;
-  question: string;
-  inputSimilarity: number | null;
-  code: string;
-}
+/** A retrieved demonstration as a task result shows it (`shown`: the prompt included it). */
+export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'inputSimilarity' | 'code'> & { shown: boolean };
 
-import type { ModelKind, TaskVerdict } from './agent/task-evaluators';
-export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from './agent/task-evaluators';
+import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
+export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
 /** What the agent did for one question (shown to the user, written to the task log). */
 export interface AgentTaskResult {
@@ -121,6 +135,12 @@ export interface AgentMemoryApp {
   dashboard(): DashboardData;
   roleMemories(): RoleMemoryView[];
   resetRoleMemory(role: 'coder' | 'debugger'): void;
+
+  /**
+   * New settings. They apply between tasks: at once when no task runs, else when
+   * the running task (or the current task of a stream) has finished.
+   */
+  configure(settings: Settings, apiKey?: string): void;
 
   /** memory_search / memory_record / memory_feedback for other agents (language-model tools). */
   memoryTools(): MemoryTools;

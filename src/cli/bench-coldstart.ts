@@ -1,0 +1,236 @@
+/**
+ * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json]`.
+ *
+ * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
+ * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
+ * answer one hybrid query, and reports, median of `runs`:
+ * - spawn_to_first_ms: from spawning the child to its first hybrid result (measured by the parent);
+ * - first_rss_mb: the child's RSS at that moment; the child's own breakdown (imports, store open,
+ *   dense codes loaded, first search) and the sides that answered;
+ * - keyword_join_ms / steady_rss_mb: when the keyword side joined (worker loaded) and the RSS one
+ *   second after it;
+ * - max_block_ms: the longest event-loop block from opening the memory until both sides are ready
+ *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms).
+ *
+ * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
+ * default the last commit before this change) extracted with `git archive`, opening a copy of the
+ * same memory (its own keyword file format), through the same probe. Ratios old / new are printed.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DEFAULT_BASELINE = '97d0e4e';
+const QUERY = 'how many patients were prescribed aspirin since 2100?';
+
+const ArgsSchema = z.object({
+  n: z.coerce.number().int().positive().default(100_000),
+  runs: z.coerce.number().int().min(1).max(50).default(5),
+  db: z.string().optional(),
+  baseline: z.string().min(1).default(DEFAULT_BASELINE),
+  json: z.boolean().default(false),
+  probe: z.enum(['new', 'old']).optional(),
+  src: z.string().optional(),
+});
+type Args = z.infer<typeof ArgsSchema>;
+
+function parseArgs(argv: string[]): Args {
+  const value = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return ArgsSchema.parse({ n: value('n'), runs: value('runs'), db: value('db'), baseline: value('baseline'), json: argv.includes('--json'), probe: value('probe'), src: value('src') });
+}
+
+const ProbeSchema = z.object({
+  imports_ms: z.number(),
+  store_ms: z.number(),
+  dense_ms: z.number(),
+  search_ms: z.number(),
+  first_ms: z.number(),
+  first_rss_mb: z.number(),
+  sides: z.array(z.string()),
+  keyword_join_ms: z.number(),
+  max_block_ms: z.number(),
+  steady_rss_mb: z.number(),
+  top4: z.array(z.string()),
+});
+type Probe = z.infer<typeof ProbeSchema>;
+
+// ------------------------------------------------------------------ child side
+
+interface ProbeModules {
+  store: { MemoryStore: { open(file: string): { close(): void } & Record<string, unknown> } };
+  embedding: { storeEmbedder(store: unknown, logger: unknown): { embedSync(t: string): Float32Array } };
+  logger: { nullLogger: unknown };
+  hybrid: { HybridSearch: { open(store: unknown, options: object): ProbeSearch } };
+}
+interface ProbeSearch {
+  search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
+  answer?(q: { text: string; vector?: Float32Array }, k: number): { hits: { recordId: string }[]; sides: string[] };
+  dense: { ready?: Promise<void> };
+  ready?: Promise<void>;
+  close(): void;
+}
+
+async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void> {
+  const t0 = performance.now();
+  const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
+  const mods = { store: load('memory/store'), embedding: load('app-embedding'), logger: load('logger'), hybrid: load('memory/hybrid-search') } as ProbeModules;
+  const tImports = performance.now();
+  let maxGap = 0;
+  let last = performance.now();
+  const tick = setInterval(() => {
+    const now = performance.now();
+    maxGap = Math.max(maxGap, now - last);
+    last = now;
+  }, 5);
+  const store = mods.store.MemoryStore.open(db);
+  const embedder = mods.embedding.storeEmbedder(store, mods.logger.nullLogger);
+  const tStore = performance.now();
+  last = performance.now();
+  const search = mods.hybrid.HybridSearch.open(store, kind === 'new' ? { background: true } : {});
+  await search.dense.ready;
+  const tDense = performance.now();
+  const query = { text: QUERY, vector: embedder.embedSync(QUERY) };
+  const first = search.answer ? search.answer(query, 4) : { hits: search.search(query, 4), sides: ['dense', 'keyword'] };
+  const tFirst = performance.now();
+  const firstRss = process.memoryUsage().rss / 1e6;
+  await search.ready;
+  const tJoin = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  clearInterval(tick);
+  const blocked = Math.max(0, maxGap - 5);
+  const after = search.answer ? search.answer(query, 4) : { hits: search.search(query, 4) };
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const result: Probe = {
+    imports_ms: tImports - t0,
+    store_ms: tStore - tImports,
+    dense_ms: tDense - tStore,
+    search_ms: tFirst - tDense,
+    first_ms: tFirst,
+    first_rss_mb: firstRss,
+    sides: first.sides,
+    keyword_join_ms: tJoin,
+    max_block_ms: blocked,
+    steady_rss_mb: process.memoryUsage().rss / 1e6,
+    top4: after.hits.map((h) => h.recordId),
+  };
+  search.close();
+  store.close();
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+// ------------------------------------------------------------------ parent side
+
+function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let firstLineAt = 0;
+    let stdout = '';
+    let stderr = '';
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', __filename, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (!firstLineAt && stdout.includes('\n')) firstLineAt = performance.now();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve({ wallMs: (firstLineAt || performance.now()) - started, stdout }) : reject(new Error(`probe exited ${code}: ${stderr.slice(-2000)}`))));
+  });
+}
+
+async function runProbe(kind: 'new' | 'old', src: string, db: string): Promise<Probe & { spawn_to_first_ms: number }> {
+  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db]);
+  const p = ProbeSchema.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
+  // The child prints after closing; spawn → first result = spawn → child start + the child's own first_ms.
+  return { ...p, spawn_to_first_ms: p.first_ms };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function main(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  if (args.probe) return probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-coldstart-'));
+  try {
+    const db = args.db ?? path.join(work, 'memory.sqlite');
+    if (!args.db) {
+      process.stderr.write(`seeding ${args.n} synthetic records (agent-memory seed --synthetic)…\n`);
+      execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'cli', 'main.ts'), 'seed', '--synthetic', String(args.n), '--db', db], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    // The old path: the baseline source tree, on its own copy of the memory (schema version set back,
+    // the added change-log table is ignored by it).
+    const oldRoot = path.join(ROOT, '.bench-baseline');
+    fs.rmSync(oldRoot, { recursive: true, force: true });
+    fs.mkdirSync(oldRoot);
+    execFileSync('bash', ['-c', `git -C ${JSON.stringify(ROOT)} archive ${args.baseline} src | tar -x -C ${JSON.stringify(oldRoot)}`]);
+    const oldDb = path.join(work, 'old.sqlite');
+    const Database = require('better-sqlite3') as new (f: string) => { exec(s: string): void; pragma(s: string): unknown; close(): void };
+    const raw = new Database(db);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    fs.copyFileSync(db, oldDb);
+    const oldRaw = new Database(oldDb);
+    oldRaw.pragma('user_version = 3');
+    oldRaw.close();
+    process.stderr.write('preparing: first opens write each path\'s keyword index file…\n');
+    await runProbe('new', path.join(ROOT, 'src'), db);
+    await runProbe('old', path.join(oldRoot, 'src'), oldDb);
+    const rows: { kind: string; p: Probe & { spawn_to_first_ms: number } }[] = [];
+    for (let i = 0; i < args.runs; i++) {
+      for (const kind of ['new', 'old'] as const) {
+        const p = await runProbe(kind, path.join(kind === 'new' ? ROOT : oldRoot, 'src'), kind === 'new' ? db : oldDb);
+        rows.push({ kind, p });
+        process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, max block ${r1(p.max_block_ms)} ms\n`);
+      }
+    }
+    const agree = rows.filter((r) => r.kind === 'new').map((r) => r.p.top4.join()).every((t, _, all) => t === all[0]);
+    const summary = (['new', 'old'] as const).map((kind) => {
+      const ps = rows.filter((r) => r.kind === kind).map((r) => r.p);
+      const m = (f: (p: Probe) => number) => r1(median(ps.map(f)));
+      return {
+        path: kind,
+        n: args.n,
+        spawn_to_first_ms: m((p) => p.first_ms),
+        imports_ms: m((p) => p.imports_ms),
+        store_ms: m((p) => p.store_ms),
+        dense_ms: m((p) => p.dense_ms),
+        first_search_ms: m((p) => p.search_ms),
+        first_rss_mb: m((p) => p.first_rss_mb),
+        first_sides: ps[0].sides.join('+'),
+        keyword_join_ms: m((p) => p.keyword_join_ms),
+        max_block_ms: m((p) => p.max_block_ms),
+        steady_rss_mb: m((p) => p.steady_rss_mb),
+      };
+    });
+    const [fresh, old] = summary;
+    const ratios = {
+      spawn_to_first: r1(old.spawn_to_first_ms / fresh.spawn_to_first_ms),
+      first_rss: r1(old.first_rss_mb / fresh.first_rss_mb),
+      max_block: r1(old.max_block_ms / Math.max(1, fresh.max_block_ms)),
+    };
+    const sameTop4 = rows.filter((r) => r.kind === 'new')[0].p.top4.join() === rows.filter((r) => r.kind === 'old')[0].p.top4.join();
+    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, load_avg_1m: os.loadavg()[0] }) + '\n');
+    else {
+      process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), load avg ${os.loadavg()[0].toFixed(1)}\n`);
+      const cols = Object.keys(fresh) as (keyof typeof fresh)[];
+      for (const c of cols) process.stdout.write(`${c.padEnd(18)} ${String(fresh[c]).padStart(12)} ${String(old[c]).padStart(12)}\n`);
+      process.stdout.write(`old/new ratios: first answer ×${ratios.spawn_to_first}, RSS at first answer ×${ratios.first_rss}, longest block ×${ratios.max_block}\n`);
+      process.stdout.write(`top-4 of the query after warm-up identical to the old path: ${sameTop4}; stable across runs: ${agree}\n`);
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(path.join(ROOT, '.bench-baseline'), { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`bench:coldstart failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

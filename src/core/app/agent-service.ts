@@ -1,0 +1,172 @@
+/**
+ * The agent of the editor and the CLI: the model (reuse or LLM endpoint), the
+ * runner, the role memories and the data database the generated code queries,
+ * each rebuilt from settings between tasks; every task goes through the one task
+ * pipeline (src/core/agent/task-pipeline.ts).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CodeGenerator, LlmCodeGenerator, ReuseCodeGenerator } from '../agent/loop/generators';
+import { ModelClient } from '../agent/model/model-client';
+import type { MemoryRetriever } from '../agent/retriever';
+import { DatabaseValueLookup } from '../agent/reuse/value-lookup';
+import type { Role } from '../agent/role-memory';
+import { RoleMemories } from '../agent/role-memories';
+import { JsonFileRoleMemoryStore } from '../agent/role-memory-store';
+import { toolboxDocs } from '../agent/runners';
+import { EditorEvaluator, GoldEvaluator } from '../agent/task-evaluators';
+import { runTaskPipeline } from '../agent/task-pipeline';
+import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
+import { AgentMemoryError } from '../errors';
+import { Disposable } from '../lifecycle';
+import type { Logger } from '../logger';
+import type { Settings } from '../settings';
+import type { Maintenance } from './maintenance';
+import type { MemoryPolicies } from './memory-policies';
+import { RunnerHolder } from './runner-holder';
+import type { SettingsSession } from './settings-session';
+import type { AgentTaskResult, RoleMemoryView, TaskProgress, TaskStreamItem } from './types';
+
+interface Model {
+  generator: CodeGenerator;
+  /** The chat model (judge, role memories); null for the reuse model. */
+  chat: ModelClient | null;
+}
+
+export interface AgentServiceOptions {
+  demoDataDir: string;
+  storageDir: string;
+  logger: Logger;
+}
+
+export class AgentService extends Disposable {
+  private readonly runners: RunnerHolder;
+  private model: Model;
+  private dataDb: { path: string; db: BetterSqlite3.Database } | null = null;
+  private roles!: RoleMemories;
+
+  constructor(
+    private readonly session: SettingsSession,
+    private readonly policies: MemoryPolicies,
+    private readonly retriever: MemoryRetriever,
+    private readonly maintenance: Maintenance,
+    private readonly options: AgentServiceOptions,
+  ) {
+    super();
+    this.runners = this._register(new RunnerHolder(session.settings.runner, options.logger));
+    this.model = this.createModel(session.settings, session.apiKey);
+    this._register({ dispose: () => this.dataDb?.db.close() });
+    this._register(
+      session.onDidApply(({ settings, apiKey }) => {
+        this.runners.use(settings.runner);
+        this.model = this.createModel(settings, apiKey);
+      }),
+    );
+  }
+
+  async loadRoleMemories(): Promise<void> {
+    this.roles = await RoleMemories.load(new JsonFileRoleMemoryStore(path.join(this.options.storageDir, 'role-memories')), this.options.logger);
+  }
+
+  private dataPath(settings: Settings): string {
+    return settings.agent.dataPath || path.join(this.options.demoDataDir, DEMO_DATABASE_FILE);
+  }
+
+  private createModel(settings: Settings, apiKey: string | undefined): Model {
+    const { baseUrl, name } = settings.model;
+    if (baseUrl && name) {
+      const chat = new ModelClient({ baseURL: baseUrl, model: name, apiKey }, this.options.logger);
+      return { generator: new LlmCodeGenerator(chat, settings.agent.promptBudgetTokens), chat };
+    }
+    const file = this.dataPath(settings);
+    return { generator: new ReuseCodeGenerator(fs.existsSync(file) ? new DatabaseValueLookup(this.openData(file)) : undefined), chat: null };
+  }
+
+  private openData(file: string): BetterSqlite3.Database {
+    if (this.dataDb?.path !== file) {
+      this.dataDb?.db.close();
+      this.dataDb = { path: file, db: new BetterSqlite3(file, { readonly: true, fileMustExist: true }) };
+    }
+    return this.dataDb.db;
+  }
+
+  /** One task; the settings, model, runner and memory manager stay fixed until it has finished. */
+  runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown } = {}): Promise<AgentTaskResult> {
+    if (!question.trim()) return Promise.reject(new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.'));
+    return this.session.runTask((settings) => this.run(settings, question, options));
+  }
+
+  private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown }): Promise<AgentTaskResult> {
+    const dataPath = this.dataPath(settings);
+    if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
+    const language = settings.runner.language;
+    const { generator, chat } = this.model;
+    const runner = this.runners.runner;
+    const evaluator = options.groundTruth !== undefined ? new GoldEvaluator(options.groundTruth, 'strict') : new EditorEvaluator(settings.addition.policy, chat, this.options.logger);
+    const r = await runTaskPipeline(
+      {
+        memory: this.policies.manager,
+        retriever: this.retriever,
+        embedder: this.maintenance.embedder,
+        generator,
+        evaluator,
+        run: (request, signal) => runner.run(request, signal),
+        toolboxDocs: (lang) => toolboxDocs(lang),
+        roles: this.roles.forModel(chat),
+        modelKind: chat ? 'llm' : 'reuse',
+        logger: this.options.logger,
+      },
+      question,
+      { databasePath: dataPath, language, k: settings.retrieval.k, maxDebugRounds: settings.agent.maxDebugRounds, limits: { timeoutMs: settings.runner.timeoutMs, memoryMb: settings.runner.memoryMb }, signal: options.signal },
+    );
+    const { run, after } = r;
+    return {
+      taskIndex: run.taskIndex,
+      question,
+      model: run.model,
+      language,
+      code: run.code,
+      answer: run.answer,
+      outcome: run.outcome,
+      verdict: r.verdict,
+      modelKind: r.modelKind,
+      attempts: run.attempts.length,
+      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
+      utility: after.utility,
+      addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
+      deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),
+      inputSimilarity: after.similarity.inputSimilarity,
+      outputSimilarity: after.similarity.outputSimilarity,
+      ...(run.gaveUp ? { error: run.gaveUp } : {}),
+      durationMs: r.durationMs,
+    };
+  }
+
+  /** Tasks one after the other; settings changed during the stream apply between two of its tasks. */
+  async runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void } = {}): Promise<AgentTaskResult[]> {
+    const results: AgentTaskResult[] = [];
+    for (const item of items) {
+      if (options.signal?.aborted) break;
+      try {
+        results.push(await this.runTask(item.question, { signal: options.signal, groundTruth: item.answer }));
+      } catch (error) {
+        if (options.signal?.aborted) break;
+        throw error;
+      }
+      options.onProgress?.({ done: results.length, total: items.length, last: results[results.length - 1] });
+    }
+    return results;
+  }
+
+  roleMemories(): RoleMemoryView[] {
+    return (['coder', 'debugger'] as const).map((role) => {
+      const m = this.roles.get(role);
+      return { role, lessons: m.lessons, validPatterns: m.validPatterns, mistakesToAvoid: m.mistakesToAvoid, updates: m.updates };
+    });
+  }
+
+  resetRoleMemory(role: Role): void {
+    this.roles.reset(role);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The memory manager of the app (addition, deletion rules, user operations on
+ * records) built from the current settings, rebuilt when settings apply (between
+ * tasks). Also turns a human verdict on a pending record into the strict Φ of
+ * the task that produced it.
+ */
+import { Disposable } from '../lifecycle';
+import type { Logger } from '../logger';
+import type { MemoryStore } from '../memory/store';
+import { MemoryManager } from '../policy/memory-manager';
+import type { PolicyDeletionPlan } from '../policy/deletion/types';
+import { evaluateHumanVerdict } from '../policy/utility';
+import type { Settings } from '../settings';
+import { codeSimilarity } from '../similarity/code';
+import type { SettingsSession } from './settings-session';
+import type { DeletionPlan, DeletionPolicyName } from './types';
+
+function createManager(store: MemoryStore, settings: Settings, logger: Logger): MemoryManager {
+  const d = settings.deletion;
+  const beta = settings.addition.policy === 'coarse' ? d.historyBetaCoarse : d.historyBetaStrict;
+  return new MemoryManager(store, {
+    addition: settings.addition.policy,
+    mode: 'editor',
+    deletion: settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
+    deletionParams: {
+      period: d.period,
+      alpha: d.alpha,
+      minRetrievals: d.historyMinRetrievals,
+      beta,
+      threshold: d.forgettingThreshold,
+      protectSeeds: d.protectSeeds,
+      minActiveRecords: d.minActiveRecords,
+      ...(settings.capacity > 0 ? { capacity: settings.capacity } : {}),
+    },
+    periodicWindow: d.periodicWindow,
+    attribution: d.attribution,
+    followThreshold: d.followThreshold,
+    codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang),
+    logger,
+  });
+}
+
+export class MemoryPolicies extends Disposable {
+  private current: MemoryManager;
+  private readonly plans = new WeakMap<DeletionPlan, PolicyDeletionPlan>();
+
+  constructor(private readonly store: MemoryStore, private readonly session: SettingsSession, logger: Logger) {
+    super();
+    this.current = createManager(store, session.settings, logger);
+    this._register({ dispose: () => this.current.dispose() });
+    this._register(
+      session.onDidApply(({ settings }) => {
+        this.current.dispose();
+        this.current = createManager(store, settings, logger);
+      }),
+    );
+  }
+
+  /** The manager for the task about to run (fixed for that task: rebuilt only between tasks). */
+  get manager(): MemoryManager {
+    return this.current;
+  }
+
+  approve(ids: string[]): void {
+    this.current.approve(ids);
+    this.recordHumanVerdict(ids, 'approve');
+  }
+
+  reject(ids: string[]): void {
+    this.current.reject(ids);
+    this.recordHumanVerdict(ids, 'reject');
+  }
+
+  restore(ids: string[]): void {
+    this.current.restore(ids);
+  }
+
+  purge(ids: string[]): void {
+    this.current.purge(ids);
+  }
+
+  /** The human verdict on a pending record is the strict Φ of the task that produced it. */
+  private recordHumanVerdict(ids: string[], verdict: 'approve' | 'reject'): void {
+    const evaluation = evaluateHumanVerdict(verdict);
+    for (const id of ids) {
+      const taskIndex = this.store.get(id)?.metadata.taskIndex;
+      if (typeof taskIndex === 'number' && this.current.tasks.get(taskIndex)?.utility == null) {
+        this.current.tasks.setUtility(taskIndex, evaluation.utility!, evaluation.evaluator);
+      }
+    }
+  }
+
+  planDeletion(policy: DeletionPolicyName): DeletionPlan {
+    const plan = this.current.plan(policy, this.planParams(policy));
+    const withQuestions: DeletionPlan = { ...plan, candidates: plan.candidates.map((c) => ({ ...c, question: c.question || this.store.get(c.recordId)?.question || '' })) };
+    this.plans.set(withQuestions, plan);
+    return withQuestions;
+  }
+
+  /** A capacity plan without a configured capacity previews against the current size. */
+  private planParams(policy: DeletionPolicyName): { capacity?: number } {
+    return policy === 'capacity' && this.session.settings.capacity === 0 ? { capacity: this.store.counts().active } : {};
+  }
+
+  applyDeletion(plan: DeletionPlan): number {
+    // A plan that came back through a webview/command is matched by ids against a fresh dry run.
+    const known = this.plans.get(plan);
+    const fresh = known ?? this.current.plan(plan.policy, this.planParams(plan.policy));
+    const wanted = new Set(plan.candidates.map((c) => c.recordId));
+    const filtered: PolicyDeletionPlan = { ...fresh, candidates: fresh.candidates.filter((c) => wanted.has(c.recordId)) };
+    return this.current.apply(filtered, 'user').deleted.length;
+  }
+}

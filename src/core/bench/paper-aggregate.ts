@@ -1,0 +1,112 @@
+/**
+ * Aggregates the per-seed results of the many-seed grid into the issue's JSON
+ * (`{agent, seeds, seed_base, tasks, cells: [...]}`, accuracies in percent,
+ * 95 % CIs over seeds) and into mean curves with CI bands for report.html.
+ */
+import { cellKey, PaperCell, PAPER_EHR } from './paper-cells';
+import type { AgentKind, CellSeedResult } from './paper-seed';
+import { meanCi, round } from './stats';
+
+export interface GridCellJson {
+  addition: PaperCell['addition'];
+  deletion: PaperCell['deletion'];
+  variant: PaperCell['variant'];
+  attribution: PaperCell['attribution'];
+  accuracy_mean: number;
+  accuracy_ci95: [number, number];
+  memory_mean: number;
+  memory_min: number;
+  per_seed: number[];
+}
+
+export interface GridJson {
+  agent: AgentKind;
+  /** Present for the simulated agent: results of a simulation, not of a language model. */
+  label?: string;
+  seeds: number;
+  seed_base: number;
+  tasks: number;
+  cells: GridCellJson[];
+}
+
+export interface CellCurves {
+  key: string;
+  accuracy: { mean: number[]; lo: number[]; hi: number[] };
+  memory: number[];
+  groupStarts: number[];
+  /** Experience-following scatter of the first seed: [input, output] similarity per task. */
+  scatter: [number, number][];
+}
+
+function bySeed(results: readonly CellSeedResult[], key: string): CellSeedResult[] {
+  return results.filter((r) => r.key === key).sort((a, b) => a.seed - b.seed);
+}
+
+/**
+ * @example
+ * const json = aggregateGrid('simulated', 10, 100, cells, results);
+ * process.stdout.write(JSON.stringify(json) + '\n');
+ */
+export function aggregateGrid(agent: AgentKind, seeds: number, seedBase: number, cells: readonly PaperCell[], results: readonly CellSeedResult[], label?: string): GridJson {
+  const out: GridCellJson[] = cells.map((cell) => {
+    const rs = bySeed(results, cellKey(cell));
+    const acc = meanCi(rs.map((r) => r.accuracy));
+    return {
+      ...cell,
+      accuracy_mean: round(acc.mean),
+      accuracy_ci95: [round(acc.ci95[0]), round(acc.ci95[1])],
+      memory_mean: round(meanCi(rs.map((r) => r.memoryFinal)).mean, 1),
+      memory_min: rs.length ? Math.min(...rs.map((r) => r.memoryMin)) : Number.NaN,
+      per_seed: rs.map((r) => round(r.accuracy)),
+    };
+  });
+  return { agent, ...(label ? { label } : {}), seeds, seed_base: seedBase, tasks: results[0]?.tasks ?? 0, cells: out };
+}
+
+/** Mean cumulative-accuracy curve with a 95 % CI band, and the mean memory curve, per cell. */
+export function cellCurves(cells: readonly PaperCell[], results: readonly CellSeedResult[]): CellCurves[] {
+  return cells.map((cell) => {
+    const rs = bySeed(results, cellKey(cell));
+    const n = Math.min(...rs.map((r) => r.accuracyCurve.length));
+    const mean: number[] = [];
+    const lo: number[] = [];
+    const hi: number[] = [];
+    const memory: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const a = meanCi(rs.map((r) => r.accuracyCurve[i]));
+      mean.push(round(a.mean));
+      lo.push(round(a.ci95[0]));
+      hi.push(round(a.ci95[1]));
+      memory.push(round(meanCi(rs.map((r) => r.memoryCurve[i])).mean, 1));
+    }
+    const scatter = (rs[0]?.scatter ?? []).filter((p): p is [number, number] => p[0] !== null && p[1] !== null).map(([x, y]) => [round(x, 3), round(y, 3)] as [number, number]);
+    return { key: cellKey(cell), accuracy: { mean, lo, hi }, memory, groupStarts: rs[0]?.groupStarts ?? [], scatter };
+  });
+}
+
+export interface PaperComparisonRow {
+  key: string;
+  paper_accuracy: number;
+  paper_memory: number;
+  predicted_accuracy: number;
+  predicted_ci95: [number, number];
+  predicted_memory: number;
+  /** True for the two cells calibration fitted (not predictions). */
+  fitted: boolean;
+}
+
+/** Predicted vs paper, cell by cell, for the cells the paper reports. */
+export function paperComparison(json: GridJson, fittedKeys: readonly string[]): PaperComparisonRow[] {
+  return json.cells
+    .map((c) => ({ c, key: cellKey(c) }))
+    .filter(({ key }) => PAPER_EHR[key] !== undefined)
+    .map(({ c, key }) => ({
+      key,
+      paper_accuracy: PAPER_EHR[key].accuracy,
+      paper_memory: PAPER_EHR[key].memory,
+      predicted_accuracy: c.accuracy_mean,
+      predicted_ci95: c.accuracy_ci95,
+      predicted_memory: c.memory_mean,
+      fitted: fittedKeys.includes(key),
+    }));
+}

@@ -1,0 +1,83 @@
+/**
+ * One seed of the many-seed paper grid: builds the seed's plan (stream setup),
+ * the agent (reuse | simulated | llm) and runs the given cells, returning a
+ * compact summary per cell (accuracy, memory, curves, the experience-following
+ * scatter). Runs inside a grid worker process (src/cli/bench-paper.ts).
+ */
+import type { BenchDeps } from './harness';
+import { runBench } from './harness';
+import { cellConfig, cellKey, PaperCell } from './paper-cells';
+import type { BenchSession } from './session';
+import { SimulationParameters, SIMULATION_PARAMETERS } from './sim/parameters';
+import { withSimulatedAgent } from './sim/simulated-agent';
+import { planPaperStream } from './stream-setup';
+import type { BenchTask } from './task-file';
+
+export const AGENTS = ['reuse', 'simulated', 'llm'] as const;
+export type AgentKind = (typeof AGENTS)[number];
+
+export interface CellSeedResult {
+  key: string;
+  seed: number;
+  tasks: number;
+  /** Percent. */
+  accuracy: number;
+  memoryFinal: number;
+  /** Smallest active memory at any point (initial memory included). */
+  memoryMin: number;
+  /** Cumulative accuracy (percent) after each task. */
+  accuracyCurve: number[];
+  memoryCurve: number[];
+  /** Per task [input similarity, output similarity] (null when undefined). */
+  scatter: [number | null, number | null][];
+  groupStarts: number[];
+  durationMs: number;
+  cacheHits: number;
+  cacheMisses: number;
+}
+
+export interface SeedJob {
+  agent: AgentKind;
+  seed: number;
+  cells: PaperCell[];
+  language: 'python' | 'javascript';
+  period?: number;
+  limit?: number;
+  params?: SimulationParameters;
+}
+
+/** The deps of one seed's agent over a session (the simulated agent is seeded). */
+export function agentDeps(job: Pick<SeedJob, 'agent' | 'seed' | 'params'>, session: BenchSession, tasks: readonly BenchTask[]): BenchDeps {
+  return job.agent === 'simulated' ? withSimulatedAgent(session.deps, session.db, tasks, job.seed, job.params ?? SIMULATION_PARAMETERS) : session.deps;
+}
+
+/**
+ * @example
+ * for await (const r of runSeed(job, session, tasks)) send(r);
+ */
+export async function* runSeed(job: SeedJob, session: BenchSession, tasks: readonly BenchTask[]): AsyncGenerator<CellSeedResult> {
+  const plan = planPaperStream(tasks, { initialMemory: 100, seed: job.seed, limit: job.limit });
+  const deps = agentDeps(job, session, tasks);
+  const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
+  for (const cell of job.cells) {
+    const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period }), deps);
+    let correct = 0;
+    const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
+    const memoryCurve = run.rows.map((r) => r.memorySize);
+    yield {
+      key: cellKey(cell),
+      seed: job.seed,
+      tasks: run.rows.length,
+      accuracy: run.rows.length ? (100 * correct) / run.rows.length : 0,
+      memoryFinal: memoryCurve.at(-1) ?? run.initialMemory,
+      memoryMin: Math.min(run.initialMemory, ...memoryCurve),
+      accuracyCurve,
+      memoryCurve,
+      scatter: run.rows.map((r) => [r.inputSimilarity, r.outputSimilarity]),
+      groupStarts: run.groupStarts,
+      durationMs: run.durationMs,
+      cacheHits: run.runCache?.hits ?? 0,
+      cacheMisses: run.runCache?.misses ?? 0,
+    };
+  }
+}

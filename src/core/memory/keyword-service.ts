@@ -1,0 +1,151 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { errorMessage } from '../errors';
+import { Logger } from '../logger';
+import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
+import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
+import type { MemoryStore } from './store';
+
+/** How long a query waits for the keyword worker before answering without it. */
+export const KEYWORD_ANSWER_TIMEOUT_MS = 250;
+/** How long a query waits for the keyword side to load when the dense side cannot answer. */
+export const KEYWORD_BACKUP_WAIT_MS = 120_000;
+
+/** The keyword side of hybrid search, in this thread or in a worker. */
+export interface KeywordSource {
+  /** 'inline' (this thread) or 'worker'. */
+  readonly where: 'inline' | 'worker';
+  /** Settles when the index is loaded (or failed to). */
+  readonly ready: Promise<void>;
+  /** Loaded and answering. */
+  readonly isReady: boolean;
+  /** How it was obtained (KeywordIndexOrigin), once loaded. */
+  readonly origin: string | null;
+  /** Hits, or null when the keyword side cannot answer now. `wait`: block until it is loaded (the dense side is out). */
+  search(text: string, limit: number, wait?: boolean): KeywordHit[] | null;
+  flush(): void;
+  close(): void;
+}
+
+/** The keyword index in this thread (loaded or rebuilt synchronously at open). */
+export class InlineKeywords implements KeywordSource {
+  readonly where = 'inline';
+  readonly ready = Promise.resolve();
+  readonly isReady = true;
+
+  constructor(readonly index: KeywordIndex) {}
+
+  get origin(): string {
+    return this.index.origin;
+  }
+
+  search(text: string, limit: number): KeywordHit[] {
+    return this.index.search(text, limit);
+  }
+
+  flush(): void {
+    this.index.flush();
+  }
+
+  close(): void {
+    this.index.close();
+  }
+}
+
+/** Where the worker script is: beside this module (tsc output, tsx) or beside the bundle. */
+function workerScript(): string {
+  for (const name of ['keyword-worker.js', 'keyword-worker.ts']) {
+    const file = path.join(__dirname, name);
+    if (fs.existsSync(file)) return file;
+  }
+  throw new Error(`keyword-worker script not found beside ${__dirname}`);
+}
+
+/**
+ * The keyword index loaded and queried in a worker thread, so loading a large
+ * index (seconds of JSON parsing and MiniSearch revival) never blocks this
+ * thread. Queries are synchronous calls through a shared buffer (see
+ * SharedAnswer); until the worker is ready they answer null at once, so hybrid
+ * search answers with the dense side alone.
+ */
+export class WorkerKeywords implements KeywordSource {
+  readonly where = 'worker';
+  readonly ready: Promise<void>;
+  origin: string | null = null;
+  private readonly answer = SharedAnswer.create();
+  private readonly worker: Worker;
+  private requestId = 0;
+  private closed = false;
+  private timeouts = 0;
+
+  constructor(store: MemoryStore, options: KeywordIndexOptions, private readonly logger: Logger) {
+    const file = options.file === undefined ? store.connectionForQueries().name + KEYWORD_FILE_SUFFIX : options.file;
+    const script = workerScript();
+    const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
+    this.worker = new Worker(bootstrap, {
+      eval: true,
+      workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, shared: this.answer.shared },
+    });
+    this.worker.unref();
+    this.ready = new Promise<void>((resolve) => {
+      this.worker.on('message', (raw: unknown) => {
+        const event = KeywordEventSchema.safeParse(raw);
+        if (!event.success) return;
+        const e = event.data;
+        if (e.type === 'log') this.logger[e.level](`[keywords] ${e.message}`);
+        else if (e.type === 'ready') {
+          this.origin = e.origin;
+          this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);
+          resolve();
+        } else {
+          this.logger.warn(`[keywords] the keyword index could not load: ${e.message}; searching with vectors only`);
+          resolve();
+        }
+      });
+      this.worker.on('error', (error) => {
+        this.answer.setState(WORKER_FAILED);
+        this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
+        resolve();
+      });
+      this.worker.on('exit', () => {
+        if (this.answer.state !== WORKER_FAILED && !this.closed) this.answer.setState(WORKER_FAILED);
+        resolve();
+      });
+    });
+  }
+
+  get isReady(): boolean {
+    return !this.closed && this.answer.state === WORKER_READY;
+  }
+
+  search(text: string, limit: number, wait = false): KeywordHit[] | null {
+    if (this.closed) return null;
+    if (wait) this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS);
+    if (this.answer.state !== WORKER_READY) return null;
+    const id = ++this.requestId;
+    this.worker.postMessage({ type: 'search', id, text, limit });
+    const hits = this.answer.await(id, wait ? KEYWORD_BACKUP_WAIT_MS : KEYWORD_ANSWER_TIMEOUT_MS);
+    if (hits === null && ++this.timeouts <= 3) this.logger.info(`[keywords] no keyword answer within ${KEYWORD_ANSWER_TIMEOUT_MS} ms (the worker is busy); answered without it`);
+    return hits;
+  }
+
+  flush(): void {
+    this.call('flush');
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.call('close');
+    this.closed = true;
+    void this.worker.terminate().catch((error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`));
+  }
+
+  /** A flush or close: waits for the worker to write its file (it may still be loading). */
+  private call(type: 'flush' | 'close'): void {
+    if (this.closed || this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS) !== WORKER_READY) return;
+    const id = ++this.requestId;
+    this.worker.postMessage({ type, id });
+    this.answer.await(id, KEYWORD_BACKUP_WAIT_MS);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Every policy-related name, defined once: a `const` array plus its zod enum and
+ * type. Everything else (settings, rules, the bench, the editor, the CLI) imports
+ * these; no other file spells them as a union or an enum of its own.
+ */
+import { z } from 'zod';
+
+/** Addition policies (SPEC §2, paper §4). */
+export const ADDITION_POLICIES = ['fixed', 'all', 'coarse', 'strict'] as const;
+export const AdditionPolicyNameSchema = z.enum(ADDITION_POLICIES);
+export type AdditionPolicyName = z.infer<typeof AdditionPolicyNameSchema>;
+
+/** Deletion policies a plan can be made for (SPEC §3, paper §5, §6.2), in the order the editor offers them. */
+export const DELETION_POLICIES = ['combined', 'periodic', 'history', 'forgetting', 'capacity'] as const;
+export const DeletionPolicyNameSchema = z.enum(DELETION_POLICIES);
+export type DeletionPolicyName = z.infer<typeof DeletionPolicyNameSchema>;
+
+/** What `agentMemory.deletion.automatic` may run after each task ('capacity' follows from agentMemory.capacity). */
+export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined', 'forgetting'] as const;
+export const AutoDeletionPolicySchema = z.enum(AUTO_DELETION_POLICIES);
+export type AutoDeletionPolicy = z.infer<typeof AutoDeletionPolicySchema>;
+
+/** The deletion settings of the paper's Table 2 (its grid has no forgetting curve). */
+export const PAPER_DELETION_SETTINGS = ['none', 'periodic', 'history', 'combined'] as const satisfies readonly AutoDeletionPolicy[];
+
+/** A deletion setting of the rule engine: an automatic policy or capacity. */
+export const DELETION_SETTINGS = [...AUTO_DELETION_POLICIES, 'capacity'] as const;
+export const DeletionSettingSchema = z.enum(DELETION_SETTINGS);
+export type DeletionSetting = z.infer<typeof DeletionSettingSchema>;
+
+/** Rule operations: `delete:<policy>`. */
+export type PolicyOperation = `delete:${DeletionPolicyName}`;
+export const POLICY_OPERATIONS = DELETION_POLICIES.map((p): PolicyOperation => `delete:${p}`) as [PolicyOperation, ...PolicyOperation[]];
+export const PolicyOperationSchema = z.enum(POLICY_OPERATIONS);
+/** The operation that runs a deletion policy. */
+export function operationOf(policy: DeletionPolicyName): PolicyOperation {
+  return `delete:${policy}`;
+}
+/** The deletion policy an operation runs. */
+export function policyOf(operation: PolicyOperation): DeletionPolicyName {
+  return DeletionPolicyNameSchema.parse(operation.slice('delete:'.length));
+}
+
+/** Ids of the default rules (user-command rules are `user-<policy>`); audit triggers read `rule:<id>`. */
+export const RULE_ID = { periodic: 'periodic-deletion', utilityDrop: 'utility-drop', capacity: 'capacity', forgetting: 'forgetting-curve' } as const;
+export const RULE_IDS = Object.values(RULE_ID) as [DefaultRuleIdValue, ...DefaultRuleIdValue[]];
+type DefaultRuleIdValue = (typeof RULE_ID)[keyof typeof RULE_ID];
+export const RuleIdSchema = z.enum(RULE_IDS);
+export type DefaultRuleId = z.infer<typeof RuleIdSchema>;
+
+/** The rule labels a deletion candidate carries (which condition removed it). */
+export const CANDIDATE_RULES = ['periodic', 'history', 'periodic+history', 'capacity', 'forgetting'] as const;
+export type CandidateRule = (typeof CANDIDATE_RULES)[number];
+
+/**
+ * Which retrieved records a task's Φ is written to:
+ * - `shown` (the paper's behaviour, default): every record placed in the prompt;
+ * - `followed` (a labelled variant beyond the paper): a shown record only when the
+ *   generated code's similarity to its code is at least `followThreshold`.
+ */
+export const ATTRIBUTIONS = ['shown', 'followed'] as const;
+export const AttributionSchema = z.enum(ATTRIBUTIONS);
+export type Attribution = z.infer<typeof AttributionSchema>;
+
+/**
+ * When the periodic rule is evaluated over its window (t − period, t]:
+ * - `sliding` (default, the paper's code per SPEC §3): after every task;
+ * - `fixed`: every `period` tasks, i.e. the windows (0, p], (p, 2p], …
+ */
+export const PERIODIC_WINDOWS = ['sliding', 'fixed'] as const;
+export const PeriodicWindowSchema = z.enum(PERIODIC_WINDOWS);
+export type PeriodicWindow = z.infer<typeof PeriodicWindowSchema>;
+
+/** How the combined policy joins its two rules (see deletion/combined.ts). */
+export const COMBINED_MODES = ['either', 'both'] as const;
+export const CombinedModeSchema = z.enum(COMBINED_MODES);
+export type CombinedMode = z.infer<typeof CombinedModeSchema>;
+
+/** Utility evaluators Φ (see utility.ts). */
+export const EVALUATOR_IDS = ['strict:ground-truth', 'strict:human', 'coarse:judge', 'coarse:self'] as const;
+export const EvaluatorIdSchema = z.enum(EVALUATOR_IDS);
+export type EvaluatorId = z.infer<typeof EvaluatorIdSchema>;
+
+/** Where the addition policy runs: `editor` (strict → pending) or `benchmark` (strict → ground truth). */
+export const ADDITION_MODES = ['editor', 'benchmark'] as const;
+export type AdditionMode = (typeof ADDITION_MODES)[number];
