@@ -57,6 +57,8 @@ export const SettingsSchema = z.object({
     minInputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.minInputSimilarity),
     maxOutputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.maxOutputSimilarity),
   }),
+  /** The memory as language-model tools for VS Code chat agents (memory_search / memory_record / memory_feedback). */
+  tools: z.object({ enabled: z.boolean().default(true) }).prefault({}),
 });
 export type Settings = z.output<typeof SettingsSchema>;
 
@@ -77,9 +79,11 @@ export function settingId(key: SettingKey): `agentMemory.${SettingKey}` {
 }
 
 function leafKeys(schema: z.ZodObject, prefix = ''): string[] {
-  return Object.entries(schema.shape).flatMap(([name, child]) =>
-    child instanceof z.ZodObject ? leafKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`],
-  );
+  return Object.entries(schema.shape).flatMap(([name, field]) => {
+    // A group with a prefault (`tools`, optional in hand-built settings objects) is still a group.
+    const child = field instanceof z.ZodPrefault ? field.unwrap() : field;
+    return child instanceof z.ZodObject ? leafKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`];
+  });
 }
 
 export interface ParsedSettings {

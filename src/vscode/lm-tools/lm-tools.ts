@@ -9,13 +9,14 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { errorMessage, isAgentMemoryError } from '../../core/errors';
+import { settingId } from '../../core/settings';
 import type { Logger } from '../../core/logger';
 import type { ToolClient } from '../../core/tools/memory-tools';
 import { renderToolResult } from '../../core/tools/render';
 import { RecordInput, TOOL_DEFINITIONS, ToolName } from '../../core/tools/tool-schemas';
 import type { AppHost } from '../app-host';
 
-export const TOOLS_ENABLED_SETTING = 'agentMemory.tools.enabled';
+export const TOOLS_ENABLED_SETTING = settingId('tools.enabled');
 
 const CLIENT: ToolClient = { via: 'vscode-lm', name: 'vscode-chat' };
 
