@@ -1,22 +1,36 @@
 #!/usr/bin/env node
 /**
  * `agent-memory` CLI. Each subcommand lives in `src/cli/commands/<name>.ts` and
- * exports `run(argv: string[]): Promise<number>` plus a one-line `summary`.
+ * exports `run(argv: string[]): Promise<number>` plus a one-line `summary`; every
+ * one parses its arguments with `node:util` parseArgs (src/cli/args.ts) and
+ * answers `--help`.
  */
 import { errorMessage, isAgentMemoryError } from '../core/errors';
+import { EXIT, isUsageError } from './args';
 import { COMMANDS } from './commands';
+
+export const MAIN_USAGE = 'Usage: agent-memory <command> [options]   (agent-memory <command> --help for its options)';
+
+const EXIT_CODES = `Exit codes:
+  ${EXIT.ok}  success
+  ${EXIT.failure}  the operation failed (the message on stderr says why and what to do)
+  ${EXIT.usage}  usage error: unknown command or option, missing or invalid argument`;
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`);
+  return `${MAIN_USAGE}\n\nCommands:\n${lines.join('\n')}\n\n${EXIT_CODES}\n`;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`);
-    process.stdout.write(`Usage: agent-memory <command> [options]\n\nCommands:\n${lines.join('\n')}\n`);
-    return name ? 0 : 2;
+    (name ? process.stdout : process.stderr).write(help());
+    return name ? EXIT.ok : EXIT.usage;
   }
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`agent-memory: unknown command '${name}'. Run 'agent-memory --help' for the list.\n`);
-    return 2;
+    return EXIT.usage;
   }
   return command.run(rest);
 }
@@ -28,6 +42,6 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     const prefix = isAgentMemoryError(error) ? `agent-memory: ${error.code}: ` : 'agent-memory: ';
     process.stderr.write(prefix + errorMessage(error) + '\n');
-    process.exitCode = 1;
+    process.exitCode = isUsageError(error) ? EXIT.usage : EXIT.failure;
   },
 );

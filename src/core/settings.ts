@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
 import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
-import { LanguageSchema } from './memory/types';
+import { AgentLanguageSchema } from './memory/types';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
 import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
 
@@ -38,7 +38,7 @@ export const SettingsSchema = z.object({
   /** Maximum number of active records; 0 = unlimited. */
   capacity: z.number().int().min(0).default(0),
   runner: z.object({
-    language: LanguageSchema.default('python'),
+    language: AgentLanguageSchema.default('python'),
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     memoryMb: z.number().int().min(16).max(16_384).default(256),
     /** "sandbox": Python only behind an OS boundary (refused where none exists); "none": unconfined, with a persistent warning. */
@@ -57,6 +57,8 @@ export const SettingsSchema = z.object({
     minInputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.minInputSimilarity),
     maxOutputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.maxOutputSimilarity),
   }),
+  /** The memory as language-model tools for VS Code chat agents (memory_search / memory_record / memory_feedback). */
+  tools: z.object({ enabled: z.boolean().default(true) }).prefault({}),
 });
 export type Settings = z.output<typeof SettingsSchema>;
 
@@ -77,9 +79,11 @@ export function settingId(key: SettingKey): `agentMemory.${SettingKey}` {
 }
 
 function leafKeys(schema: z.ZodObject, prefix = ''): string[] {
-  return Object.entries(schema.shape).flatMap(([name, child]) =>
-    child instanceof z.ZodObject ? leafKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`],
-  );
+  return Object.entries(schema.shape).flatMap(([name, field]) => {
+    // A group with a prefault (`tools`, optional in hand-built settings objects) is still a group.
+    const child = field instanceof z.ZodPrefault ? field.unwrap() : field;
+    return child instanceof z.ZodObject ? leafKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`];
+  });
 }
 
 export interface ParsedSettings {

@@ -11,6 +11,9 @@ import { tagged, type Logger } from '../core/logger';
 import { AppHost, type CreateApp } from './app-host';
 import { registerCommands } from './commands/register';
 import { DashboardController } from './dashboard/dashboard-panel';
+import { registerMemoryLmTools } from './lm-tools/lm-tools';
+import { registerMcpServerProvider } from './lm-tools/mcp-provider';
+import { watchExternalChanges } from './lm-tools/external-changes';
 import { MemoryDocumentProvider, SCHEME } from './documents';
 import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
@@ -99,6 +102,30 @@ export class Container implements vscode.Disposable {
     );
 
     for (const d of registerCommands(this)) this.register(d);
+
+    // The memory as tools for other agents: VS Code language-model tools and the MCP server definition.
+    this.register(registerMemoryLmTools(this.host, tagged(this.logger, 'lm-tools')));
+    this.register(
+      registerMcpServerProvider({
+        extensionPath: context.extensionUri.fsPath,
+        version: String((context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '0'),
+        databasePath: () => this.databasePath(),
+        additionPolicy: () => this.settings.value.addition.policy,
+        onDidChange: this.settings.onDidChange,
+        logger: this.logger,
+      }),
+    );
+    // Records other agents write from other processes (MCP servers) appear live in the explorer.
+    this.register(
+      watchExternalChanges({
+        databasePath: () => this.databasePath(),
+        onChange: () => {
+          if (this.host.current) this.tree.refresh();
+        },
+        onDidChangeSettings: this.settings.onDidChange,
+        logger: this.logger,
+      }),
+    );
   }
 
   /**

@@ -14,11 +14,11 @@ import type { AppHost } from './app-host';
 import { debounce } from './debounce';
 import { readableCode } from './text/sql-format';
 import { additionText, modelText, outcomeText, verdictText } from './text/result-text';
+import { languageInfo } from '../core/similarity/code/languages';
 
 export const SCHEME = 'agent-memory';
-const EXT = { python: 'py', javascript: 'js' } as const;
-const COMMENT = { python: '#', javascript: '//' } as const;
-type Lang = keyof typeof EXT;
+/** Any record language (records from other agents carry any). */
+type Lang = string;
 
 export type ParsedUri =
   | { kind: 'record'; id: string }
@@ -29,17 +29,17 @@ export type ParsedUri =
   | { kind: 'roles' };
 
 export function recordUri(id: string, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${languageInfo(language).extension}` });
 }
 export function taskUri(taskIndex: number, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${languageInfo(language).extension}` });
 }
 export function resultUri(taskIndex: number, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/result/${taskIndex}.${languageInfo(language).extension}` });
 }
 /** The diff view of a record or task: the code only, SQL one clause per line. */
 export function readableUri(of: 'record' | 'task', key: string | number, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/readable/${of}/${encodeURIComponent(String(key))}.${EXT[language]}` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/readable/${of}/${encodeURIComponent(String(key))}.${languageInfo(language).extension}` });
 }
 export const ROLES_URI = vscode.Uri.from({ scheme: SCHEME, path: '/roles.json' });
 
@@ -89,7 +89,7 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
       case 'result':
         return renderResult(app, parsed.taskIndex, this.results.get(parsed.taskIndex));
       case 'readable': {
-        const lang: Lang = uri.path.endsWith('.js') ? 'javascript' : 'python';
+        const lang = uri.path.endsWith('.js') ? 'javascript' : 'python';
         const code = parsed.of === 'record' ? app.get(parsed.id)?.execution.code : app.task(parsed.taskIndex)?.code ?? this.results.get(parsed.taskIndex)?.code;
         return readableCode(code ?? '', lang) + '\n';
       }
@@ -104,7 +104,7 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
 }
 
 function header(lang: Lang, lines: string[]): string {
-  return lines.map((l) => `${COMMENT[lang]} ${l}`.trimEnd()).join('\n') + '\n\n';
+  return lines.map((l) => `${languageInfo(lang).lineComment} ${l}`.trimEnd()).join('\n') + '\n\n';
 }
 
 function renderRecord(app: AgentMemoryApp, id: string): string {

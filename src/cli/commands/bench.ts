@@ -15,14 +15,14 @@ import { createBenchSession } from '../../core/bench/session';
 import { readTaskFile } from '../../core/bench/task-file';
 import { planTasks } from '../../core/bench/task-plan';
 import { configLabel, writeResults } from '../../core/bench/write-results';
-import { AgentMemoryError } from '../../core/errors';
 import { nullLogger, stderrLogger } from '../../core/logger';
 import { AdditionPolicyNameSchema } from '../../core/policy/addition';
 import { BenchDeletionSchema } from '../../core/bench/policy-adapter';
+import { HELP_SHOWN, ParsedCommandArgs, parseCommandArgs, parseValues } from '../args';
 
 export const summary = 'run the agent over a task stream with an addition × deletion policy; writes metrics.json and report.html';
 
-export const USAGE = `usage: agent-memory bench --tasks T.jsonl --db D.sqlite --addition fixed|all|coarse|strict --out DIR
+export const USAGE = `Usage: agent-memory bench --tasks T.jsonl --db D.sqlite --addition fixed|all|coarse|strict --out DIR
   [--deletion none|periodic|history|combined|forgetting] [--capacity N] [--initial-memory 100]
   [--order given|shift] [--error-free] [--seed S] [--language python|javascript] [--limit N]
   [--model reuse|<endpoint base URL> [--model-name M]] [--period N] [--k 4] [--stream-status nonempty]
@@ -66,32 +66,16 @@ export const BenchArgsSchema = z
 export type BenchArgs = z.infer<typeof BenchArgsSchema>;
 
 const FLAGS = new Set(['error-free', 'fit-embedder', 'no-run-cache', 'quiet']);
+const OPTIONS = Object.fromEntries(Object.keys(BenchArgsSchema.shape).map((name) => [name, { type: FLAGS.has(name) ? ('boolean' as const) : ('string' as const) }]));
 
 /** Parses argv into validated arguments; throws INVALID_INPUT with the usage on any problem. */
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const raw: Record<string, string | boolean> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw new AgentMemoryError('INVALID_INPUT', `Unexpected argument '${arg}'. ${USAGE}`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!(name in BenchArgsSchema.shape)) throw new AgentMemoryError('INVALID_INPUT', `Unknown option '--${name}'. ${USAGE}`);
-    if (name in raw) throw new AgentMemoryError('INVALID_INPUT', `Option '--${name}' given twice. ${USAGE}`);
-    if (FLAGS.has(name)) {
-      if (eq >= 0) throw new AgentMemoryError('INVALID_INPUT', `--${name} takes no value. ${USAGE}`);
-      raw[name] = true;
-      continue;
-    }
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new AgentMemoryError('INVALID_INPUT', `--${name} needs a value. ${USAGE}`);
-    raw[name] = value;
-  }
-  const parsed = BenchArgsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.length ? `--${i.path.join('.')}` : 'arguments'}: ${i.message}`).join('; ');
-    throw new AgentMemoryError('INVALID_INPUT', `Invalid arguments (${problems}). ${USAGE}`);
-  }
-  return parsed.data;
+  return parseValues(BenchArgsSchema, parseArgsOrHelp(argv.filter((a) => a !== '--help' && a !== '-h'))?.values, USAGE);
+}
+
+function parseArgsOrHelp(argv: string[]): ParsedCommandArgs | null {
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: OPTIONS });
+  return parsed === HELP_SHOWN ? null : parsed;
 }
 
 /** The run configuration the arguments describe (validated again by the harness). */
@@ -115,7 +99,9 @@ export function configFromArgs(a: BenchArgs): z.input<typeof BenchConfigSchema> 
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const args = parseBenchArgs(argv);
+  const parsed = parseArgsOrHelp(argv);
+  if (parsed === null) return 0;
+  const args = parseValues(BenchArgsSchema, parsed.values, USAGE);
   const config = BenchConfigSchema.parse(configFromArgs(args));
   const tasks = readTaskFile(args.tasks);
   const plan = planTasks(tasks, { initialMemory: config.initialMemory, seed: config.seed, limit: config.limit, streamStatus: config.streamStatus });

@@ -8,9 +8,9 @@
  * `{n, hit_at_1, precision_at_k}` (a hit = a retrieved record with the query's
  * template).
  */
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
+import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { DEFAULT_EVAL_K, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
@@ -24,39 +24,15 @@ const ArgsSchema = z.object({
   mode: z.enum(RETRIEVAL_MODES, { message: `--mode must be one of ${RETRIEVAL_MODES.join(', ')}` }).default('hybrid'),
   backend: z.enum(RETRIEVAL_BACKENDS, { message: `--backend must be one of ${RETRIEVAL_BACKENDS.join(', ')}` }).default('store'),
   json: z.boolean().default(false),
-  help: z.boolean().default(false),
 });
 
 export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, unknown>;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        memory: { type: 'string' },
-        queries: { type: 'string' },
-        k: { type: 'string' },
-        mode: { type: 'string' },
-        backend: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    process.stderr.write(`agent-memory eval-retrieval: ${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const parsed = ArgsSchema.safeParse(values);
-  if (!parsed.success) {
-    process.stderr.write(`agent-memory eval-retrieval: ${parsed.error.issues[0]?.message}\n${USAGE}`);
-    return 2;
-  }
-  const args = parsed.data;
+  const parsed = parseCommandArgs(argv, {
+    usage: USAGE,
+    options: { memory: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' }, mode: { type: 'string' }, backend: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (parsed === HELP_SHOWN) return 0;
+  const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const memory = loadEvalFile(args.memory);
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);

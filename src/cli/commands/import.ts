@@ -1,17 +1,21 @@
 import * as fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { importRecords, parseJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
+import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 
 export const summary = 'import records from a JSONL file: import FILE --db DB [--reason TEXT]';
-const USAGE = 'Usage: agent-memory import FILE --db DB [--reason TEXT]';
+const USAGE = `Usage: agent-memory import FILE --db DB [--reason TEXT]
+
+Every line is checked first (valid UTF-8 and JSON, every field, ids without control characters
+or path separators, size caps); any error names the line and field and nothing is written.
+Secrets in the text are redacted before they are stored.`;
 
 const ArgsSchema = z.object({
-  file: z.string().min(1, 'give the JSONL file to import'),
-  db: z.string().min(1, 'give the memory database with --db'),
+  file: z.string({ message: 'give the JSONL file to import' }).min(1, 'give the JSONL file to import'),
+  db: z.string({ message: 'give the memory database with --db' }).min(1, 'give the memory database with --db'),
   reason: z.string().optional(),
 });
 
@@ -21,8 +25,10 @@ const ArgsSchema = z.object({
  * writes nothing and, when DB did not exist, leaves no file behind.
  */
 export async function run(argv: string[]): Promise<number> {
-  const args = parse(argv);
-  if (!args) return 0;
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, reason: { type: 'string' } }, allowPositionals: true });
+  if (parsed === HELP_SHOWN) return 0;
+  if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
+  const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
   if (!fs.existsSync(args.file)) throw new AgentMemoryError('NOT_FOUND', `No such file: ${args.file}.`);
   const records = parseJsonl(fs.readFileSync(args.file));
   const existed = fs.existsSync(args.db);
@@ -40,21 +46,4 @@ export async function run(argv: string[]): Promise<number> {
     store?.close();
   }
   return 0;
-}
-
-function parse(argv: string[]): z.infer<typeof ArgsSchema> | undefined {
-  let values: { db?: string; reason?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: argv, options: { db: { type: 'string' }, reason: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true }));
-  } catch (error) {
-    throw new AgentMemoryError('INVALID_INPUT', `${(error as Error).message}. ${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n\nEvery line is checked first (valid UTF-8 and JSON, every field, ids without control characters\nor path separators, size caps); any error names the line and field and nothing is written.\nSecrets in the text are redacted before they are stored.\n`);
-    return undefined;
-  }
-  const parsed = ArgsSchema.safeParse({ file: positionals[0] ?? '', db: values.db ?? '', reason: values.reason });
-  if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `${parsed.error.issues[0].message}. ${USAGE}`);
-  return parsed.data;
 }

@@ -1,12 +1,23 @@
 import * as fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createRunner, DEFAULT_RUN_LIMITS, RUNNER_ISOLATIONS, type RunResult } from '../../core/agent/runners';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
+import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 
-const USAGE = 'run --language python|javascript --db FILE --code-file FILE [--timeout-ms N] [--memory-mb N] [--isolation sandbox|none] [--json]';
-export const summary = `run one program in the agent's sandbox and print its outcome, answer, stdout and error: ${USAGE}`;
+export const summary = "run one program in the agent's sandbox (outcome, answer, stdout, error)";
+
+const USAGE = `Usage: agent-memory run --language python|javascript --db FILE --code-file FILE [--timeout-ms N] [--memory-mb N] [--isolation sandbox|none] [--json]
+
+Runs one program exactly as the agent does (same sandbox, toolbox and limits) and prints
+its outcome, answer, stdout and error. Exit code 0 when the run succeeded, 1 otherwise.
+  --language L      python or javascript
+  --db FILE         the database the program queries
+  --code-file FILE  the program
+  --timeout-ms N    wall-clock limit (default ${DEFAULT_RUN_LIMITS.timeoutMs})
+  --memory-mb N     memory limit (default ${DEFAULT_RUN_LIMITS.memoryMb})
+  --isolation I     sandbox (default) or none
+  --json            print the run result as JSON`;
 
 const ArgsSchema = z.object({
   language: z.enum(['python', 'javascript']),
@@ -24,44 +35,25 @@ const ArgsSchema = z.object({
  * Exit code 0 when the run succeeded, 1 otherwise.
  */
 export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        language: { type: 'string' },
-        db: { type: 'string' },
-        'code-file': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'memory-mb': { type: 'string' },
-        isolation: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw new AgentMemoryError('INVALID_INPUT', `${(error as Error).message}. Usage: agent-memory ${USAGE}`);
-  }
-  if (values.help === true) {
-    process.stdout.write(`Usage: agent-memory ${USAGE}\n`);
-    return 0;
-  }
-  const parsed = ArgsSchema.safeParse({
-    language: values.language,
-    db: values.db ?? '',
-    codeFile: values['code-file'] ?? '',
-    timeoutMs: values['timeout-ms'],
-    memoryMb: values['memory-mb'],
-    isolation: values.isolation,
-    json: values.json,
+  const parsed = parseCommandArgs(argv, {
+    usage: USAGE,
+    options: {
+      language: { type: 'string' },
+      db: { type: 'string' },
+      'code-file': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      'memory-mb': { type: 'string' },
+      isolation: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AgentMemoryError('INVALID_INPUT', `${issue.path.length ? `--${String(issue.path[0])}: ` : ''}${issue.message}. Usage: agent-memory ${USAGE}`);
-  }
-  const args = parsed.data;
+  if (parsed === HELP_SHOWN) return 0;
+  const v = parsed.values;
+  const args = parseValues(
+    ArgsSchema,
+    { language: v.language, db: v.db ?? '', codeFile: v['code-file'] ?? '', timeoutMs: v['timeout-ms'], memoryMb: v['memory-mb'], isolation: v.isolation, json: v.json },
+    USAGE,
+  );
   if (!fs.existsSync(args.codeFile)) throw new AgentMemoryError('NOT_FOUND', `No program at ${args.codeFile}; give an existing file with --code-file.`);
   const code = fs.readFileSync(args.codeFile, 'utf8');
   const runner = createRunner(args.language, { logger: stderrLogger('warn'), isolation: args.isolation });

@@ -1,42 +1,27 @@
 /**
- * `agent-memory similarity --lang python|javascript [--compat pycode_similar] REF_FILE CAND_FILE`
+ * `agent-memory similarity --lang LANGUAGE [--compat pycode_similar] REF_FILE CAND_FILE`
  * prints the code similarity of CAND_FILE relative to REF_FILE (4 decimals), nothing else.
  */
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { CodeLanguageSchema, codeSimilarity } from '../../core/similarity/code';
+import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 
-export const summary = 'code similarity of CAND_FILE relative to REF_FILE (--lang python|javascript [--compat pycode_similar])';
+export const summary = 'code similarity of CAND_FILE relative to REF_FILE (--lang LANGUAGE [--compat pycode_similar])';
 
-const USAGE = 'usage: agent-memory similarity --lang python|javascript [--compat pycode_similar] REF_FILE CAND_FILE';
+const USAGE = `Usage: agent-memory similarity --lang LANGUAGE [--compat pycode_similar] REF_FILE CAND_FILE
+
+Prints the code similarity of CAND_FILE relative to REF_FILE, in [0, 1] (4 decimals).
+  --lang LANGUAGE   python and javascript have a structural measure; any other language
+                    (go, rust, typescript, …) gets the token-level line diff
+  --compat pycode_similar   the reference tool's exact scheme (python)`;
 
 const ArgsSchema = z.object({
   lang: CodeLanguageSchema,
   compat: z.literal('pycode_similar').optional(),
-  files: z.tuple([z.string().min(1), z.string().min(1)]),
+  files: z.tuple([z.string().min(1), z.string().min(1)], { message: 'give REF_FILE and CAND_FILE' }),
 });
-
-function parseArgs(argv: string[]): z.infer<typeof ArgsSchema> {
-  const raw: { lang?: string; compat?: string; files: string[] } = { files: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
-    if (flag === '--lang' || flag === '--compat') {
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new AgentMemoryError('INVALID_INPUT', `${flag} needs a value. ${USAGE}`);
-      raw[flag === '--lang' ? 'lang' : 'compat'] = value;
-    } else if (arg.startsWith('--')) {
-      throw new AgentMemoryError('INVALID_INPUT', `Unknown option '${arg}'. ${USAGE}`);
-    } else raw.files.push(arg);
-  }
-  const parsed = ArgsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-    throw new AgentMemoryError('INVALID_INPUT', `Invalid arguments (${problems}). ${USAGE}`);
-  }
-  return parsed.data;
-}
 
 function readSource(file: string, role: string): string {
   try {
@@ -49,7 +34,10 @@ function readSource(file: string, role: string): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { lang: { type: 'string' }, compat: { type: 'string' } }, allowPositionals: true });
+  if (parsed === HELP_SHOWN) return 0;
+  if (parsed.positionals.length !== 2) throw usageError(`Give REF_FILE and CAND_FILE (got ${parsed.positionals.length} file argument(s)).`, USAGE);
+  const args = parseValues(ArgsSchema, { ...parsed.values, files: parsed.positionals }, USAGE);
   const reference = readSource(args.files[0], 'Reference');
   const candidate = readSource(args.files[1], 'Candidate');
   const score = codeSimilarity(reference, candidate, args.lang, { mode: args.compat ?? 'structural' });

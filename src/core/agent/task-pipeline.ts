@@ -16,7 +16,7 @@
 import type { Logger } from '../logger';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog } from '../memory/task-log';
-import type { Language, NewRecordInput } from '../memory/types';
+import type { AgentLanguage as Language, NewRecordInput } from '../memory/types';
 import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
 import type { Evaluation } from '../policy/utility';
 import { AgentRunResult, runAgentLoop, RetrievedDemonstration } from './loop/agent-loop';

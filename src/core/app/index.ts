@@ -24,6 +24,7 @@ import { dashboardData } from './dashboard';
 import { Maintenance } from './maintenance';
 import { MemoryPolicies } from './memory-policies';
 import { SettingsSession } from './settings-session';
+import { MemoryTools } from '../tools/memory-tools';
 import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './types';
 
 export type * from './types';
@@ -62,6 +63,8 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   private readonly session: SettingsSession;
   private readonly policies: MemoryPolicies;
   private readonly maintenance: Maintenance;
+  private readonly retriever: MemoryRetriever;
+  private tools: MemoryTools | undefined;
   readonly agent: AgentService;
 
   constructor(options: CreateAppOptions) {
@@ -69,7 +72,7 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     // Registered first, disposed last (disposal runs newest first).
     this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
-    const retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger }));
+    const retriever = (this.retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger })));
     this.policies = this._register(new MemoryPolicies(this.store, this.session, options.logger));
     this.maintenance = this._register(new Maintenance(this.store, this.session, options.demoDataDir, options.logger));
     this.agent = this._register(new AgentService(this.session, this.policies, retriever, this.maintenance, { demoDataDir: options.demoDataDir, storageDir: path.resolve(options.storageDir), logger: options.logger }));
@@ -159,5 +162,20 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   }
   reembed(): Promise<number> {
     return this.maintenance.reembed();
+  }
+
+  // ------------------------------------------------------------ tools for other agents
+  /** The memory as tools for other agents (MCP, VS Code language-model tools), on this app's store and policies. */
+  memoryTools(): MemoryTools {
+    // Functions: settings replace the manager and re-embedding the embedder; the tools always use the current ones.
+    this.tools ??= new MemoryTools({
+      store: this.store,
+      tasks: () => this.policies.manager.tasks,
+      retrieve: (question, vector, k) => this.retriever.retrieve(question, vector, k),
+      embedder: () => this.maintenance.embedder,
+      afterTask: (input) => this.policies.manager.afterTask(input),
+      additionPolicy: () => this.session.settings.addition.policy,
+    });
+    return this.tools;
   }
 }

@@ -8,6 +8,7 @@ import type { Settings } from '../settings';
 import type { ListQuery, ListResult } from '../memory/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
 import type { TaskRow } from '../memory/task-log';
+import type { MemoryTools } from '../tools/memory-tools';
 
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
 import type { RetrievedDemonstration } from '../memory/demonstration';
@@ -148,6 +149,9 @@ export interface AgentMemoryApp {
    * the running task (or the current task of a stream) has finished.
    */
   configure(settings: Settings, apiKey?: string): void;
+
+  /** memory_search / memory_record / memory_feedback for other agents (language-model tools). */
+  memoryTools(): MemoryTools;
 
   dispose(): void;
 }

@@ -165,7 +165,8 @@ function migrate(db: Database, file: string | null, logger: Logger): void {
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
     const apply = db.transaction(() => {
-      db.exec(migration.sql);
+      if (migration.run) migration.run(db);
+      else db.exec(migration.sql ?? '');
       db.pragma(`user_version = ${migration.version}`);
     });
     try {

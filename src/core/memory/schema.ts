@@ -9,10 +9,14 @@
  * - Utility counters on `records` are maintained incrementally so deletion
  *   policies can run set-based over 100k records in milliseconds.
  */
+import type { Database } from 'better-sqlite3';
+
 export interface Migration {
   version: number;
   description: string;
-  sql: string;
+  /** The migration's SQL; or `run` when it must read the schema first. */
+  sql?: string;
+  run?: (db: Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -144,6 +148,11 @@ CREATE INDEX records_dedup ON records(dedup_key);
 `,
   },
   {
+    version: 6,
+    description: 'records may carry any code language (records from other agents over MCP)',
+    run: (db) => rebuildWithoutLanguageCheck(db),
+  },
+  {
     version: 7,
     description: 'record change log for cross-process freshness of the derived indexes',
     // Every insert, status/text/vector change and purge of a record appends its rid here
@@ -159,5 +168,29 @@ CREATE TRIGGER record_changes_prune AFTER INSERT ON record_changes WHEN NEW.seq 
 `,
   },
 ];
+
+/**
+ * SQLite cannot drop a CHECK constraint, so `records` is rebuilt from its own
+ * current definition minus the language CHECK (whatever columns earlier migrations
+ * added), keeping every rowid. `retrievals` references `records` with ON DELETE
+ * CASCADE, so its rows are parked in a plain table while the old `records` is
+ * dropped, then restored. Indexes and triggers are re-created from their SQL.
+ */
+function rebuildWithoutLanguageCheck(db: Database): void {
+  const sqlOf = (name: string): string => (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string }).sql;
+  const recordsSql = sqlOf('records');
+  const languageCheck = /language\s+TEXT\s+NOT\s+NULL\s+CHECK\s*\(\s*language\s+IN\s*\([^)]*\)\s*\)/i;
+  if (!languageCheck.test(recordsSql)) return;
+  const retrievalsSql = sqlOf('retrievals');
+  const dependents = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('records', 'retrievals') AND sql IS NOT NULL")
+    .all() as { sql: string }[];
+  db.exec('CREATE TABLE retrievals_v6_copy AS SELECT * FROM retrievals; DROP TABLE retrievals;');
+  db.exec(recordsSql.replace(/^CREATE TABLE\s+"?records"?/i, 'CREATE TABLE records_v6').replace(languageCheck, 'language TEXT NOT NULL CHECK (length(language) BETWEEN 1 AND 40)'));
+  db.exec('INSERT INTO records_v6 SELECT * FROM records; DROP TABLE records; ALTER TABLE records_v6 RENAME TO records;');
+  db.exec(retrievalsSql);
+  db.exec('INSERT INTO retrievals SELECT * FROM retrievals_v6_copy; DROP TABLE retrievals_v6_copy;');
+  for (const d of dependents) db.exec(d.sql);
+}
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -4,7 +4,24 @@ import { z } from 'zod';
 export const OutcomeSchema = z.enum(['success', 'error', 'timeout', 'no-answer']);
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
-export const LanguageSchema = z.enum(['python', 'javascript']);
+/** Languages the built-in agent writes and runs. */
+export const AgentLanguageSchema = z.enum(['python', 'javascript']);
+export type AgentLanguage = z.infer<typeof AgentLanguageSchema>;
+
+/** Longest language name a record may carry. */
+export const MAX_LANGUAGE_LENGTH = 40;
+
+/**
+ * A record's code language: any language (records from other agents, e.g. over MCP),
+ * as a lower-case name such as `python`, `typescript`, `go`, `c++`, `c#`.
+ */
+export const LanguageSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, 'language must not be empty')
+  .max(MAX_LANGUAGE_LENGTH, `language must be at most ${MAX_LANGUAGE_LENGTH} characters`)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]*$/, 'language must be a name such as python, typescript, go, c++ or c#');
 export type Language = z.infer<typeof LanguageSchema>;
 
 /** Only `active` records are retrievable; `pending` await a human verdict; `deleted` are soft-deleted. */

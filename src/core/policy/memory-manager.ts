@@ -61,6 +61,8 @@ export interface AfterTaskInput {
   commands?: readonly string[];
   embedding?: Float32Array;
   embedderId?: string;
+  /** Extra evidence for the new record's audit entry (e.g. which tool client wrote it). */
+  auditEvidence?: Record<string, unknown>;
 }
 
 export interface DeletionRun {
@@ -280,6 +282,7 @@ export class MemoryManager implements Disposable {
         trigger: 'agent',
         reason: decision.reason,
         returnRecords: false,
+        ...(input.auditEvidence ? { evidence: { [id]: input.auditEvidence } } : {}),
         ...(input.embedding ? { embeddings: [input.embedding], embedderId: input.embedderId } : {}),
       }),
     );

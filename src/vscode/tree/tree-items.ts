@@ -97,7 +97,7 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   const { record } = node;
   const item = new vscode.TreeItem(record.question.length > 120 ? `${record.question.slice(0, 117)}…` : record.question, vscode.TreeItemCollapsibleState.None);
   item.id = `record:${record.id}`;
-  item.description = recordDescription(record);
+  item.description = `${recordDescription(record)} · ${record.execution.language}`;
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
   // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).

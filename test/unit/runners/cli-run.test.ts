@@ -30,7 +30,7 @@ describe('agent-memory run', function () {
       assert.equal(t.code, 1, t.output);
       assert.match(t.output, /^outcome: timeout/m);
       const missing = await cliRun(['--language', 'ruby', '--db', DEMO_DB, '--code-file', bad], {});
-      assert.equal(missing.code, 1);
+      assert.equal(missing.code, 2, 'an invalid argument is a usage error (exit code 2)');
       assert.match(missing.output, /--language/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,8 @@
  *   columns, operators; literal values removed).
  * - Code that does not parse (or uses syntax the models leave out) never throws:
  *   both sides fall back to a token-level line diff (see `line-fallback.ts`).
+ * - Any other language (records from other agents carry any) has no structural
+ *   measure: it always gets the token-level line diff, with a generic tokenizer.
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
@@ -22,12 +24,15 @@ import { parsePython } from './py-parse-stmt';
 import { pythonUnits } from './py-units';
 import { javascriptUnits, parseJavaScript } from './js-units';
 import { lineShapes } from './line-fallback';
+import { isStructuralLanguage, StructuralLanguage } from './languages';
+import { LanguageSchema } from '../../memory/types';
 import { scoreUnits } from './unit-score';
 
 export { sequenceMatcherMatches } from './sequence-matcher';
 export { sqlStructureTokens } from './sql-structure';
 
-export const CodeLanguageSchema = z.enum(['python', 'javascript']);
+/** Any record language; python and javascript have a structural measure (see ./languages.ts). */
+export const CodeLanguageSchema = LanguageSchema;
 export const SimilarityModeSchema = z.enum(['structural', 'pycode_similar']);
 export type CodeLanguage = z.infer<typeof CodeLanguageSchema>;
 export type SimilarityMode = z.infer<typeof SimilarityModeSchema>;
@@ -59,7 +64,7 @@ export function clearCodeSimilarityCache(): void {
   unitCache.clear();
 }
 
-function structuralUnits(src: string, language: CodeLanguage, withSql: boolean): string[][] | null {
+function structuralUnits(src: string, language: StructuralLanguage, withSql: boolean): string[][] | null {
   const key = `${language}\u0000${withSql ? 1 : 0}\u0000${src}`;
   const hit = unitCache.get(key);
   if (hit !== undefined) {
@@ -81,7 +86,7 @@ function structuralUnits(src: string, language: CodeLanguage, withSql: boolean):
 function validate(language: unknown, options: CodeSimilarityOptions | undefined): { language: CodeLanguage; mode: SimilarityMode } {
   const lang = CodeLanguageSchema.safeParse(language);
   if (!lang.success) {
-    throw new AgentMemoryError('INVALID_INPUT', `Unknown code language '${String(language)}': use 'python' or 'javascript'.`);
+    throw new AgentMemoryError('INVALID_INPUT', `Invalid code language '${String(language)}': ${lang.error.issues[0]?.message ?? 'use a name such as python or go'}.`);
   }
   const mode = SimilarityModeSchema.safeParse(options?.mode ?? DEFAULT_SIMILARITY_MODE);
   if (!mode.success) {
@@ -105,8 +110,9 @@ export function codeSimilarityDetail(
 ): CodeSimilarityDetail {
   const { language: lang, mode } = validate(language, options);
   const withSql = mode === 'structural';
-  const ref = structuralUnits(reference, lang, withSql);
-  const cand = ref ? structuralUnits(candidate, lang, withSql) : null;
+  const structural = isStructuralLanguage(lang);
+  const ref = structural ? structuralUnits(reference, lang, withSql) : null;
+  const cand = ref && structural ? structuralUnits(candidate, lang, withSql) : null;
   if (ref && cand) {
     const { matched, total } = scoreUnits(ref, cand);
     return { score: total === 0 ? 0 : matched / total, matched, total, method: 'structural' };

@@ -39,8 +39,11 @@ describe('agent-memory similarity (CLI, child process)', function () {
     assert.notEqual(missing.status, 0);
     assert.equal(missing.stdout, '');
     assert.match(missing.stderr, /NOT_FOUND: Candidate file not found: .*nope\.py/);
-    const badLang = cli(['--lang', 'cobol', path.join(dir, 'a.py'), path.join(dir, 'b.py')]);
-    assert.notEqual(badLang.status, 0);
-    assert.match(badLang.stderr, /INVALID_INPUT.*lang/);
+    const badLang = cli(['--lang', 'not a language', path.join(dir, 'a.py'), path.join(dir, 'b.py')]);
+    assert.equal(badLang.status, 2);
+    assert.match(badLang.stderr, /INVALID_INPUT.*--lang/);
+    const oneFile = cli(['--lang', 'python', path.join(dir, 'a.py')]);
+    assert.equal(oneFile.status, 2);
+    assert.match(oneFile.stderr, /REF_FILE and CAND_FILE/);
   });
 });

@@ -1,0 +1,192 @@
+/**
+ * The memory as a tool for other agents (MCP clients, VS Code chat agents):
+ * search, record and feedback on top of the same pieces the built-in agent
+ * uses. A search is a task of the task log whose retrievals are logged exactly
+ * as the agent's own (TaskLog.begin + logRetrievals); its task index is the
+ * retrievalId. Records and feedback go through the memory manager's afterTask
+ * (Φ onto the retrieval rows, addition policy, rules), never a copy of it.
+ * Every write names the client in the task log and the audit log.
+ *
+ * @example
+ * const tools = new MemoryTools(deps);
+ * const { retrievalId, results } = tools.search({ query: 'parse a CSV in Go' }, client);
+ * tools.record({ question, code, language: 'go', outcome: 'success', retrievalId }, client);
+ */
+import { z } from 'zod';
+import { AgentMemoryError } from '../errors';
+import type { SyncEmbedder } from '../app/embedding';
+import type { RetrievedDemonstration } from '../memory/demonstration';
+import type { MemoryStore } from '../memory/store';
+import type { TaskLog, TaskRow } from '../memory/task-log';
+import type { AdditionPolicyName } from '../policy/addition';
+import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
+import type { Evaluation } from '../policy/utility';
+import {
+  DEFAULT_TOOL_K,
+  FeedbackInput,
+  FeedbackOutput,
+  OutcomeSource,
+  RecordInput,
+  RecordOutput,
+  SearchInput,
+  SearchOutput,
+  ToolOutcome,
+} from './tool-schemas';
+
+/** Who called: the client named in the MCP initialize handshake, or the VS Code chat. */
+export interface ToolClient {
+  /** `mcp` (stdio server) or `vscode-lm` (language-model tool in the editor). */
+  via: 'mcp' | 'vscode-lm';
+  name: string;
+  version?: string;
+}
+
+export interface MemoryToolsDeps {
+  store: MemoryStore;
+  tasks(): TaskLog;
+  /** The agent's read step (MemoryRetriever.retrieve). */
+  retrieve(question: string, vector: Float32Array, k: number): RetrievedDemonstration[];
+  embedder(): SyncEmbedder;
+  /** The memory manager's per-task step (Φ, addition policy, rules). */
+  afterTask(input: AfterTaskInput): AfterTaskResult;
+  additionPolicy(): AdditionPolicyName;
+}
+
+/** Marks a task begun by memory_search (feedback and records accept only those). */
+const TOOL_ORIGIN = 'tool';
+
+const ToolTaskLogSchema = z.object({
+  origin: z.literal(TOOL_ORIGIN),
+  demonstrations: z.array(z.object({ recordId: z.string(), inputSimilarity: z.number().nullable() })),
+  recorded: z.boolean().optional(),
+});
+
+export function clientLabel(client: ToolClient): string {
+  return `${client.via}:${client.name}${client.version ? `@${client.version}` : ''}`;
+}
+
+/** Parses tool input; a malformed call gets INVALID_INPUT naming the field (nothing is written). */
+export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, tool: string): z.infer<S> {
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
+  throw new AgentMemoryError('INVALID_INPUT', `Invalid arguments for ${tool} (${problems}). Nothing was written.`);
+}
+
+export class MemoryTools {
+  constructor(private readonly deps: MemoryToolsDeps) {}
+
+  /** memory_search: the K best active records; the retrieval is logged as a task. */
+  search(input: unknown, client: ToolClient): SearchOutput {
+    const args = parseToolInput(SearchInput, input, 'memory_search');
+    const { store } = this.deps;
+    const tasks = this.deps.tasks();
+    const vector = this.deps.embedder().embedSync(args.query);
+    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K);
+    const taskIndex = store.atomically(() => {
+      const t = tasks.begin(args.query);
+      tasks.logRetrievals(t, demos.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
+      tasks.finish(t, { log: { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: demos.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity })) } });
+      return t;
+    });
+    const records = new Map(store.getMany(demos.map((d) => d.recordId)).map((r) => [r.id, r]));
+    return {
+      retrievalId: String(taskIndex),
+      results: demos.flatMap((d) => {
+        const r = records.get(d.recordId);
+        if (!r) return [];
+        return [{ id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity }];
+      }),
+    };
+  }
+
+  /** memory_record: a finished task of another agent, through the addition policy. */
+  record(input: unknown, client: ToolClient): RecordOutput {
+    const args = parseToolInput(RecordInput, input, 'memory_record');
+    const { store } = this.deps;
+    const tasks = this.deps.tasks();
+    const source = args.source ?? 'self';
+    const outcomeEvaluation = evaluationOf(args.outcome, source, client);
+    const existing = args.retrievalId === undefined ? undefined : this.toolTask(args.retrievalId);
+    if (existing?.log.recorded) {
+      throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
+    }
+    const embedder = this.deps.embedder();
+    const vector = embedder.embedSync(args.question);
+    // Under strict the human decides (the record waits as pending); the outcome still credits the retrieval.
+    const strict = this.deps.additionPolicy() === 'strict';
+    const label = clientLabel(client);
+    const result = store.atomically(() => {
+      const taskIndex = existing?.task.taskIndex ?? tasks.begin(args.question);
+      const retrieved = existing ? this.demonstrations(existing.log.demonstrations) : [];
+      if (strict && retrieved.length > 0) tasks.setUtility(taskIndex, outcomeEvaluation.utility!, outcomeEvaluation.evaluator);
+      const outcome = args.outcome === 'success' ? 'success' : 'error';
+      tasks.finish(taskIndex, {
+        language: args.language,
+        code: args.code,
+        answer: args.answer ?? null,
+        outcome,
+        log: { ...(existing?.task.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
+      });
+      const after = this.deps.afterTask({
+        taskIndex,
+        retrieved,
+        evaluation: strict ? null : outcomeEvaluation,
+        candidate: {
+          question: args.question,
+          execution: { code: args.code, language: args.language, answer: args.answer ?? null, outcome, demonstrationIds: retrieved.map((d) => d.recordId) },
+          provenance: 'agent',
+          metadata: { taskIndex, via: client.via, client: label, outcomeSource: source },
+        },
+        language: args.language,
+        embedding: vector,
+        embedderId: embedder.id,
+        auditEvidence: { client: label, via: client.via, outcome: args.outcome, outcomeSource: source },
+      });
+      return { taskIndex, after };
+    });
+    const { addition } = result.after;
+    return { id: addition.recordId, status: addition.status ?? 'not-added', reason: addition.reason, retrievalId: String(result.taskIndex) };
+  }
+
+  /** memory_feedback: Φ of a retrieval's task onto the records it returned. */
+  feedback(input: unknown, client: ToolClient): FeedbackOutput {
+    const args = parseToolInput(FeedbackInput, input, 'memory_feedback');
+    const source = args.source ?? 'self';
+    const evaluation = evaluationOf(args.outcome, source, client);
+    const { task, log } = this.toolTask(args.retrievalId);
+    const retrieved = this.demonstrations(log.demonstrations);
+    this.deps.store.atomically(() => {
+      this.deps.tasks().finish(task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: source } });
+      this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: null });
+    });
+    return { updated: retrieved.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
+  }
+
+  private toolTask(retrievalId: string): { task: TaskRow; log: z.infer<typeof ToolTaskLogSchema> } {
+    const task = this.deps.tasks().get(Number(retrievalId));
+    const log = ToolTaskLogSchema.safeParse(task?.log);
+    if (!task || !log.success) {
+      throw new AgentMemoryError('NOT_FOUND', `No memory_search with retrievalId ${retrievalId} in this memory: pass the retrievalId a memory_search call returned. Nothing was written.`);
+    }
+    return { task, log: log.data };
+  }
+
+  /** The demonstrations a search returned that still exist (purged ones are skipped). */
+  /** The records a memory_search returned; all of them were shown to the client (so all take Φ under attribution `shown`). */
+  private demonstrations(logged: { recordId: string; inputSimilarity: number | null }[]): (RetrievedDemonstration & { shown: boolean })[] {
+    const records = new Map(this.deps.store.getMany(logged.map((d) => d.recordId)).map((r) => [r.id, r]));
+    return logged.flatMap((d, rank) => {
+      const r = records.get(d.recordId);
+      return r ? [{ recordId: r.id, question: r.question, code: r.execution.code, language: r.execution.language, inputSimilarity: d.inputSimilarity, rank, shown: true }] : [];
+    });
+  }
+}
+
+/** Φ of a reported outcome: tests are the strict evaluator (ground truth), anything else the coarse self-report. */
+export function evaluationOf(outcome: ToolOutcome, source: OutcomeSource, client: ToolClient): Evaluation {
+  const utility = outcome === 'success' ? 1 : 0;
+  return source === 'tests'
+    ? { utility, evaluator: 'strict:ground-truth', reason: `${clientLabel(client)} reported that its tests ${outcome === 'success' ? 'passed' : 'failed'}` }
+    : { utility, evaluator: 'coarse:self', reason: `${clientLabel(client)} reported ${outcome}` };
+}

@@ -1,0 +1,133 @@
+/**
+ * The memory tools other agents call (over MCP, and as VS Code language-model
+ * tools): names, descriptions, input and output schemas, defined once here.
+ * `src/mcp` publishes them as MCP tools; `package.json`'s
+ * `contributes.languageModelTools` carries the same JSON Schemas (a unit test
+ * checks they agree).
+ */
+import { z } from 'zod';
+import { LanguageSchema } from '../memory/types';
+
+/** Default and largest number of records memory_search returns. */
+export const DEFAULT_TOOL_K = 4;
+export const MAX_TOOL_K = 20;
+/** Largest question / code accepted from another agent. */
+export const MAX_TOOL_QUESTION = 20_000;
+export const MAX_TOOL_CODE = 100_000;
+
+export const TOOL_NAMES = ['memory_search', 'memory_record', 'memory_feedback'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export const RetrievalIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, 'retrievalId must be the retrievalId a memory_search call returned (digits, e.g. "12")')
+  .describe('The retrievalId a memory_search call returned.');
+
+export const ToolOutcomeSchema = z.enum(['success', 'failure']);
+export type ToolOutcome = z.infer<typeof ToolOutcomeSchema>;
+
+/** Where an outcome comes from: the client's tests (the strict evaluator) or its own judgement (coarse). */
+export const OutcomeSourceSchema = z
+  .enum(['tests', 'self'])
+  .describe("'tests' when the outcome comes from running tests (recorded as the strict evaluator, Φ from ground truth); 'self' (default) when it is the agent's own judgement (the coarse evaluator).");
+export type OutcomeSource = z.infer<typeof OutcomeSourceSchema>;
+
+export const SearchInput = z.strictObject({
+  query: z.string().trim().min(1, 'query must not be empty').max(MAX_TOOL_QUESTION).describe('The task or question to find past solutions for, in natural language.'),
+  k: z.number().int().min(1).max(MAX_TOOL_K).optional().describe(`How many records to return (1–${MAX_TOOL_K}, default ${DEFAULT_TOOL_K}).`),
+});
+export type SearchInput = z.infer<typeof SearchInput>;
+
+export const SearchResultItem = z.object({
+  id: z.string(),
+  question: z.string(),
+  code: z.string(),
+  language: z.string(),
+  /** Mean utility Φ of the record over evaluated retrievals (null: never evaluated). */
+  utility: z.number().nullable(),
+  retrievals: z.number().int(),
+  /** Cosine similarity of the query and the record's question (null: keyword-only hit). */
+  similarity: z.number().nullable(),
+});
+export const SearchOutput = z.object({ retrievalId: z.string(), results: z.array(SearchResultItem) });
+export type SearchOutput = z.infer<typeof SearchOutput>;
+
+export const RecordInput = z.strictObject({
+  question: z.string().trim().min(1, 'question must not be empty').max(MAX_TOOL_QUESTION).describe('The task the code solved, in natural language.'),
+  code: z.string().min(1, 'code must not be empty').max(MAX_TOOL_CODE).describe('The code that was written for the task.'),
+  language: LanguageSchema.describe('The code language, e.g. python, typescript, go, rust, sql.'),
+  outcome: ToolOutcomeSchema.describe("'success' when the code did what the task asked, else 'failure'."),
+  answer: z.unknown().optional().describe('The result the code produced, if any (any JSON value).'),
+  retrievalId: RetrievalIdSchema.optional().describe('The retrievalId of the memory_search made for this task: the outcome is then credited to the records it returned.'),
+  source: OutcomeSourceSchema.optional(),
+});
+export type RecordInput = z.infer<typeof RecordInput>;
+
+export const RecordStatusOutput = z.enum(['active', 'pending', 'not-added']);
+export const RecordOutput = z.object({
+  /** The new record's id; null when the addition policy did not store it. */
+  id: z.string().nullable(),
+  status: RecordStatusOutput,
+  reason: z.string(),
+  retrievalId: z.string(),
+});
+export type RecordOutput = z.infer<typeof RecordOutput>;
+
+export const FeedbackInput = z.strictObject({
+  retrievalId: RetrievalIdSchema,
+  outcome: ToolOutcomeSchema.describe("'success' when the task the retrieval served succeeded, else 'failure'."),
+  source: OutcomeSourceSchema.optional(),
+});
+export type FeedbackInput = z.infer<typeof FeedbackInput>;
+
+export const FeedbackOutput = z.object({
+  /** Number of records whose utility Φ was updated. */
+  updated: z.number().int(),
+  utility: z.number(),
+  evaluator: z.string(),
+});
+export type FeedbackOutput = z.infer<typeof FeedbackOutput>;
+
+export interface ToolDefinition {
+  name: ToolName;
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  /** True when the tool writes to the memory (VS Code asks for confirmation). */
+  writes: boolean;
+}
+
+export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
+  memory_search: {
+    name: 'memory_search',
+    title: 'Search the agent memory',
+    description:
+      'Finds past solved tasks (question + code) similar to the current task in the Agent Memory, best first, with each record\'s learned utility. ' +
+      'Call it before writing code for a task. Keep the returned retrievalId: pass it to memory_record (or memory_feedback) once you know whether the task succeeded, so the records that helped gain utility and the ones that misled lose it.',
+    input: SearchInput,
+    output: SearchOutput,
+    writes: false,
+  },
+  memory_record: {
+    name: 'memory_record',
+    title: 'Record an experience in the agent memory',
+    description:
+      'Stores a finished task (question, code, language, outcome) as a memory record, through the memory\'s addition policy: under the default strict policy it is stored as pending until the user approves it in the Agent Memory sidebar. ' +
+      'Secrets are redacted before anything is written. With retrievalId it also credits the outcome to the records that memory_search returned (as memory_feedback does). ' +
+      "Set source to 'tests' only when the outcome comes from running tests (the strict evaluator); otherwise it counts as your own judgement (coarse).",
+    input: RecordInput,
+    output: RecordOutput,
+    writes: true,
+  },
+  memory_feedback: {
+    name: 'memory_feedback',
+    title: 'Report a task outcome to the agent memory',
+    description:
+      'Reports whether the task a memory_search served succeeded: the utility Φ (1 success, 0 failure) goes to every record that retrieval returned, which is what the memory\'s deletion policies learn from. ' +
+      "Set source to 'tests' when the outcome comes from running tests: it is then recorded as the strict evaluator (ground truth); otherwise as your own, coarse judgement. Nothing else is changed.",
+    input: FeedbackInput,
+    output: FeedbackOutput,
+    writes: true,
+  },
+};

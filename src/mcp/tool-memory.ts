@@ -1,0 +1,74 @@
+/**
+ * The memory a standalone tool server works on: one database file opened with
+ * the same pieces the app uses (store, hybrid retriever, memory manager with the
+ * given addition policy, the store's built-in embedder). Other processes (the
+ * editor, other servers) may write the same file: the indexes follow their
+ * changes, and the embedder is re-read when another process re-embedded.
+ *
+ * @example
+ * const memory = openToolMemory({ databasePath: 'memory.sqlite', addition: 'strict', logger });
+ * memory.tools.search({ query: 'parse a CSV' }, { via: 'mcp', name: 'claude-code' });
+ * memory.dispose();
+ */
+import * as path from 'node:path';
+import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
+import { MemoryRetriever } from '../core/agent/retriever';
+import type { Logger } from '../core/logger';
+import { MemoryStore } from '../core/memory/store';
+import type { AdditionPolicyName } from '../core/policy/addition';
+import { MemoryManager } from '../core/policy/memory-manager';
+import { codeSimilarity } from '../core/similarity/code';
+import { MemoryTools } from '../core/tools/memory-tools';
+
+export interface ToolMemoryOptions {
+  databasePath: string;
+  addition: AdditionPolicyName;
+  logger: Logger;
+}
+
+export interface ToolMemory {
+  readonly tools: MemoryTools;
+  readonly store: MemoryStore;
+  dispose(): void;
+}
+
+export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
+  const { logger } = options;
+  const store = MemoryStore.open(options.databasePath === ':memory:' ? ':memory:' : path.resolve(options.databasePath), { logger });
+  let retriever: MemoryRetriever | undefined;
+  let manager: MemoryManager | undefined;
+  try {
+    retriever = MemoryRetriever.open(store, { logger });
+    manager = new MemoryManager(store, { addition: options.addition, mode: 'editor', codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), logger });
+  } catch (error) {
+    retriever?.close();
+    store.close();
+    throw error;
+  }
+  const r = retriever;
+  const m = manager;
+  let embedder: SyncEmbedder = storeEmbedder(store, logger);
+  const currentEmbedder = (): SyncEmbedder => {
+    const stored = store.embedder;
+    // Another process re-embedded (or seeded) the memory: take its fitted embedder.
+    if (stored && stored.id !== embedder.id) embedder = storeEmbedder(store, logger);
+    return embedder;
+  };
+  const tools = new MemoryTools({
+    store,
+    tasks: () => m.tasks,
+    retrieve: (question, vector, k) => r.retrieve(question, vector, k),
+    embedder: currentEmbedder,
+    afterTask: (input) => m.afterTask(input),
+    additionPolicy: () => options.addition,
+  });
+  return {
+    tools,
+    store,
+    dispose: () => {
+      m.dispose();
+      r.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Registers the Agent Memory MCP server with VS Code (so every chat agent
+ * there can discover it), where the running VS Code has the API
+ * (`vscode.lm.registerMcpServerDefinitionProvider`, 1.101+; @types/vscode 1.100
+ * lacks it, so the few types used are declared here and feature-detected).
+ * The server runs this extension's bundled CLI with the editor's own Node
+ * (`process.execPath`, as Electron's Node) on the editor's memory database.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/logger';
+import { toolsEnabled } from './lm-tools';
+
+export const MCP_PROVIDER_ID = 'agentMemory.mcpServer';
+
+interface McpStdioServerDefinitionCtor {
+  new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string): unknown;
+}
+interface McpServerDefinitionProvider {
+  onDidChangeMcpServerDefinitions?: vscode.Event<void>;
+  provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[];
+}
+type RegisterProvider = (id: string, provider: McpServerDefinitionProvider) => vscode.Disposable;
+
+/** The definition's pieces (exported for tests): command, args, env. */
+export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string): { command: string; args: string[]; env: Record<string, string> } {
+  return { command: process.execPath, args: [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+export interface McpProviderOptions {
+  extensionPath: string;
+  version: string;
+  databasePath: () => string;
+  additionPolicy: () => string;
+  /** Fires when the database path or the policy changed. */
+  onDidChange: vscode.Event<unknown>;
+  logger: Logger;
+}
+
+/** Registers the provider when the API exists; otherwise a no-op (logged). */
+export function registerMcpServerProvider(options: McpProviderOptions): vscode.Disposable {
+  const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterProvider };
+  const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
+  if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
+    options.logger.info('[mcp] this VS Code has no MCP server definition API; configure the server by hand (see the README)');
+    return new vscode.Disposable(() => undefined);
+  }
+  const changed = new vscode.EventEmitter<void>();
+  const listener = options.onDidChange(() => changed.fire());
+  const registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => {
+      if (!toolsEnabled()) return [];
+      const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy());
+      return [new Definition('Agent Memory', command, args, env, options.version)];
+    },
+  });
+  options.logger.info('[mcp] registered the Agent Memory MCP server definition provider');
+  return vscode.Disposable.from(registration, listener, changed);
+}
