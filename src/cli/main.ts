@@ -6,6 +6,7 @@
  * answers `--help`.
  */
 import { errorMessage, isAgentMemoryError } from '../core/errors';
+import { redactText } from '../core/security/redact';
 import { EXIT, isUsageError } from './args';
 import { COMMANDS } from './commands';
 
@@ -41,7 +42,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const prefix = isAgentMemoryError(error) ? `agent-memory: ${error.code}: ` : 'agent-memory: ';
-    process.stderr.write(prefix + errorMessage(error) + '\n');
+    // An error can quote its input (a URL with a key, a line of an import file): redacted like every log line.
+    process.stderr.write(redactText(prefix + errorMessage(error)) + '\n');
     process.exitCode = isUsageError(error) ? EXIT.usage : EXIT.failure;
   },
 );

@@ -4,6 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { AgentMemoryExtensionApi } from '../../src/extension';
 
 const EXTENSION_ID = 'agent-memory.agent-memory';
 
@@ -36,7 +37,24 @@ describe('extension activation', () => {
     assert.deepEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
   });
 
-  it('runs agentMemory.showLogs', async () => {
-    await vscode.commands.executeCommand('agentMemory.showLogs');
+  it('agentMemory.showLogs reveals the Agent Memory output channel without taking focus', async () => {
+    const ext = vscode.extensions.getExtension<AgentMemoryExtensionApi>(EXTENSION_ID);
+    assert.ok(ext);
+    const api = await ext.activate();
+    const channel = api.container.channel;
+    assert.equal(channel.name, 'Agent Memory');
+    const calls: unknown[][] = [];
+    const original = channel.show.bind(channel);
+    // Records the call and still shows the channel (the real one).
+    (channel as { show: (...args: unknown[]) => void }).show = (...args: unknown[]) => {
+      calls.push(args);
+      (original as (...a: unknown[]) => void)(...args);
+    };
+    try {
+      await vscode.commands.executeCommand('agentMemory.showLogs');
+    } finally {
+      (channel as { show: unknown }).show = original;
+    }
+    assert.deepEqual(calls, [[true]], 'the command shows the channel once, preserving focus');
   });
 });

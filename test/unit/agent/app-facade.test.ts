@@ -32,12 +32,21 @@ describe('app facade (createApp) beyond single tasks', () => {
 
   it('a deletion plan that comes back as plain data (webview/command round trip) applies only the ids it lists', () => {
     const active = h.app.list({ status: 'active', limit: 1000 }).items;
+    // A capacity two below the current size: the dry run names real candidates.
+    h.app.configure({ ...settingsWith({ addition: { policy: 'all' } }), capacity: active.length - 2 });
     const plan = h.app.planDeletion('capacity');
     assert.equal(plan.policy, 'capacity');
-    // Capacity = current size: nothing to delete; a hand-made plan naming records must not delete others.
-    assert.equal(plan.candidates.length, 0);
-    const roundTripped = JSON.parse(JSON.stringify({ ...plan, candidates: [{ recordId: active[0].id, question: active[0].question, rule: 'capacity', evidence: {} }] }));
-    assert.equal(h.app.applyDeletion(roundTripped), 0, 'a record the fresh dry run does not name is never deleted');
+    assert.ok(plan.candidates.length > 0, 'the capacity plan names at least one record');
+    const planned = new Set(plan.candidates.map((c) => c.recordId));
+    const outsider = active.find((r) => !planned.has(r.id))!;
+    // The round trip adds a record the dry run did not name: it must not be deleted; the planned ones are.
+    const roundTripped = JSON.parse(JSON.stringify({ ...plan, candidates: [...plan.candidates, { recordId: outsider.id, question: outsider.question, rule: 'capacity', evidence: {} }] }));
+    assert.equal(h.app.applyDeletion(roundTripped), planned.size);
+    assert.equal(h.app.get(outsider.id)?.status, 'active', 'a record the fresh dry run does not name is never deleted');
+    for (const id of planned) assert.equal(h.app.get(id)?.status, 'deleted');
+    assert.equal(h.app.counts().active, active.length - planned.size);
+    h.app.restore([...planned]);
+    h.app.configure(settingsWith({ addition: { policy: 'all' } }));
     assert.equal(h.app.counts().active, active.length);
   });
 

@@ -30,6 +30,14 @@ describe('CLI: --help on every subcommand (real child processes)', function () {
     });
   }
 
+  it('redacts a secret an error message quotes (stderr is a log like any other)', () => {
+    const key = 'sk-proj-' + 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
+    const r = cli('export', '--db', path.join(ROOT, 'no-such-dir', key, 'memory.sqlite'));
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /NOT_FOUND: No memory database at .*\[redacted:openai-key\]/);
+    assert.ok(!r.stderr.includes(key) && !r.stdout.includes(key), 'the key never reaches the terminal');
+  });
+
   it('answers an unknown option or command with exit code 2 and the usage on stderr', () => {
     const option = cli('export', '--bogus');
     assert.equal(option.status, 2);
