@@ -93,7 +93,10 @@ export class WorkerKeywords implements KeywordSource {
         const event = KeywordEventSchema.safeParse(raw);
         if (!event.success) return;
         const e = event.data;
-        if (e.type === 'log') this.logger[e.level](`[keywords] ${e.message}`);
+        // A worker still winding down after close() may log: its owner (and its log file) may be gone.
+        if (e.type === 'log') {
+          if (!this.closed) this.logger[e.level](`[keywords] ${e.message}`);
+        }
         else if (e.type === 'ready') {
           this.origin = e.origin;
           this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);

@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { toolsEnabled } from './lm-tools';
 
@@ -47,14 +48,24 @@ export function registerMcpServerProvider(options: McpProviderOptions): vscode.D
   }
   const changed = new vscode.EventEmitter<void>();
   const listener = options.onDidChange(() => changed.fire());
-  const registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
-    onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => {
-      if (!toolsEnabled()) return [];
-      const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy());
-      return [new Definition('Agent Memory', command, args, env, options.version)];
-    },
-  });
+  let registration: vscode.Disposable;
+  try {
+    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+      onDidChangeMcpServerDefinitions: changed.event,
+      provideMcpServerDefinitions: () => {
+        if (!toolsEnabled()) return [];
+        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy());
+        return [new Definition('Agent Memory', command, args, env, options.version)];
+      },
+    });
+  } catch (error) {
+    // VS Code 1.100 has a preview of this API that wants another contribution point and throws:
+    // the extension works without it (the MCP server can be configured by hand, see the README).
+    listener.dispose();
+    changed.dispose();
+    options.logger.warn(`[mcp] this VS Code refused the MCP server definition provider (${errorMessage(error)}); configure the server by hand (see the README)`);
+    return new vscode.Disposable(() => undefined);
+  }
   options.logger.info('[mcp] registered the Agent Memory MCP server definition provider');
   return vscode.Disposable.from(registration, listener, changed);
 }

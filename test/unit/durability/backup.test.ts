@@ -144,7 +144,7 @@ describe('backup and restore', function () {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /restored 3 record\(s\)/);
     const bad = cli(['backup', '--db', file]);
-    assert.equal(bad.status, 1);
+    assert.equal(bad.status, 2, 'a missing option is a usage error (exit 2, as agent-memory --help documents)');
     assert.match(bad.stderr, /--out/);
   });
 });

@@ -84,7 +84,7 @@ describe('JSONL fidelity and import validation', function () {
       assert.deepEqual(ids('deleted'), ['del', 'rej']);
       assert.deepEqual(ids('pending,active,deleted'), ['a1', 'del', 'imp', 'p1', 'rej']);
       const bad = cli(['export', '--db', file, '--status', 'rejected']);
-      assert.equal(bad.status, 1);
+      assert.equal(bad.status, 2, 'an invalid option value is a usage error (exit 2)');
       assert.match(bad.stderr, /--status/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
