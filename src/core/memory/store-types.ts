@@ -10,12 +10,6 @@ export interface IndexedText {
   code: string;
 }
 
-export interface DerivedIndexListener {
-  /** Records that became retrievable (added active, approved, restored). Called after commit. */
-  activated(records: IndexedText[]): void;
-  /** Records that stopped being retrievable (deleted, rejected, purged). Called after commit. */
-  deactivated(rids: number[]): void;
-}
 
 export interface OperationContext {
   trigger: Trigger;

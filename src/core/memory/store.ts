@@ -25,9 +25,9 @@ import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../security/record-redaction';
 
-import { AddOptions, DerivedIndexListener, IndexedText, mismatchCheck, OperationContext } from './store-types';
+import { AddOptions, IndexedText, mismatchCheck, OperationContext } from './store-types';
 import { StoreQueries } from './store-queries';
-export type { AddOptions, DerivedIndexListener, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
+export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
 
 /** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
 export const DEFAULT_CACHE_SIZE_KIB = 65_536;
@@ -62,7 +62,6 @@ export class MemoryStore extends Disposable {
   readonly vectors: VectorIndex;
   private readonly changes = new Emitter<MemoryChangeEvent>();
   readonly onDidChange = this.changes.event;
-  private readonly derived: DerivedIndexListener[] = [];
   private readonly logger: Logger;
   private readonly commits: CommitQueue;
   /** Named read queries for the services above the store (seeding, re-embed, dashboard). */
@@ -116,11 +115,6 @@ export class MemoryStore extends Disposable {
       this.statements.set(sql, statement);
     }
     return statement;
-  }
-
-  addDerivedIndex(listener: DerivedIndexListener): { dispose(): void } {
-    this.derived.push(listener);
-    return { dispose: () => this.derived.splice(this.derived.indexOf(listener), 1) };
   }
 
   // ---------------------------------------------------------------- metadata
@@ -196,7 +190,6 @@ export class MemoryStore extends Disposable {
     const reason = options.reason ?? '';
     const evidence = options.evidence;
     const embedderId = embeddings && embeddings.length > 0 ? options.embedderId! : null;
-    const activated: IndexedText[] = [];
     const ids: string[] = new Array<string>(parsed.length);
     const write = this.db.transaction(() => {
       if (embedderId !== null) {
@@ -249,7 +242,6 @@ export class MemoryStore extends Disposable {
         }
         if (rec.status === 'active') {
           if (vector) this.vectors.upsert(rid, vector);
-          activated.push({ rid, id, question: rec.question, code: x.code });
         }
         const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
         audit.run(now, operation, id, trigger, reason, JSON.stringify({ status: rec.status, provenance: rec.provenance, ...extra }));
@@ -260,7 +252,6 @@ export class MemoryStore extends Disposable {
     this.guard(() => write.immediate());
     const secrets = redacted.reduce((n, t) => n + t.count, 0);
     if (secrets > 0) this.logger.warn(`[store] redacted ${secrets} secret(s) from ${redacted.filter((t) => t.count > 0).length} record(s) before storing them (see their audit entries)`);
-    this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: 'added', ids }));
     return options.returnRecords === false ? [] : this.getMany(ids);
   }
@@ -342,8 +333,6 @@ export class MemoryStore extends Disposable {
       }
     }
     const now = new Date().toISOString();
-    const activated: IndexedText[] = [];
-    const deactivated: number[] = [];
     const setStatus = this.stmt('UPDATE records SET status = ?, status_before_delete = ?, updated_at = ? WHERE rid = ?');
     const apply = this.db.transaction(() => {
       for (const id of unique) {
@@ -358,19 +347,15 @@ export class MemoryStore extends Disposable {
         setStatus.run(next, next === 'deleted' ? row.status : null, now, row.rid);
         if (row.status === 'active' && next !== 'active') {
           this.vectors.remove(row.rid);
-          deactivated.push(row.rid);
         }
         if (next === 'active' && row.status !== 'active') {
           if (row.embedding) this.vectors.upsert(row.rid, blobToVector(row.embedding));
-          activated.push({ rid: row.rid, id: row.id, question: row.question, code: row.code });
         }
         this.writeAudit(operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
       }
       this.bumpChange();
     });
     this.guard(() => apply.immediate());
-    this.notifyDeactivated(deactivated);
-    this.notifyActivated(activated);
     this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
     return operation === 'purge' ? [] : this.getMany(unique);
   }
@@ -416,20 +401,6 @@ export class MemoryStore extends Disposable {
 
   // ---------------------------------------------------------------- internals
 
-  private notifyActivated(records: IndexedText[]): void {
-    if (records.length === 0) return;
-    this.afterCommit(() => {
-      for (const d of this.derived) d.activated(records);
-    });
-  }
-
-  private notifyDeactivated(rids: number[]): void {
-    if (rids.length === 0) return;
-    this.afterCommit(() => {
-      for (const d of this.derived) d.deactivated(rids);
-    });
-  }
-
   /** Fires a change event (used by the task log, which lives in its own module). */
   fireChange(event: MemoryChangeEvent): void {
     // Inside atomically(): one id-less 'task' event stands for all of them.
@@ -443,7 +414,7 @@ export class MemoryStore extends Disposable {
 
   /**
    * Runs `fn` as one IMMEDIATE transaction (one commit for many store and task-log
-   * calls). Change events and derived-index notifications of the changes made
+   * calls). Change events of the changes made
    * inside fire once it has committed, in order (consecutive task events as one);
    * they are dropped if it rolls back. Nested calls join the outer transaction.
    *
