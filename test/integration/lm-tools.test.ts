@@ -62,10 +62,23 @@ describe('language-model tools (memory_search, memory_record, memory_feedback)',
     assert.equal(JSON.stringify(app.counts()), before);
   });
 
-  it('are unregistered when agentMemory.tools.enabled is off', async () => {
+  it('are unregistered while agentMemory.tools.enabled is off (invoking one fails), and answer again once it is on', async () => {
+    const call = () => Promise.resolve(vscode.lm.invokeTool('memory_search', { input: { query: 'How many patients were admitted in 2104?', k: 1 }, toolInvocationToken: undefined }));
+    const before = JSON.stringify(app.counts());
+    const tasksBefore = app.tasks().length;
     await setSetting(api, 'tools.enabled', false);
-    await waitFor(() => !vscode.lm.tools.some((t) => t.name === 'memory_search'), 'the tools to be unregistered');
+    await assert.rejects(call(), /does not have an implementation registered|turned off/i);
+    assert.equal(app.tasks().length, tasksBefore, 'a refused search logs no retrieval');
+    assert.equal(JSON.stringify(app.counts()), before);
     await setSetting(api, 'tools.enabled', true);
-    await waitFor(() => vscode.lm.tools.some((t) => t.name === 'memory_search'), 'the tools to come back');
+    await waitFor(async () => {
+      try {
+        await call();
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'the tools to answer again');
+    assert.equal(app.tasks().length, tasksBefore + 1, 'the search is logged once the tools are back');
   });
 });
