@@ -93,22 +93,17 @@ export class WorkerKeywords implements KeywordSource {
         const event = KeywordEventSchema.safeParse(raw);
         if (!event.success) return;
         const e = event.data;
-        // A worker still winding down after close() may log: its owner (and its log file) may be gone.
-        if (e.type === 'log') {
-          if (!this.closed) this.logger[e.level](`[keywords] ${e.message}`);
-        }
-        else if (e.type === 'ready') {
-          this.origin = e.origin;
-          this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);
-          resolve();
-        } else {
-          this.logger.warn(`[keywords] the keyword index could not load: ${e.message}; searching with vectors only`);
-          resolve();
-        }
+        if (e.type === 'ready') this.origin = e.origin;
+        if (e.type !== 'log') resolve();
+        // A worker still winding down after close() may still report: its owner (and its log) may be gone.
+        if (this.closed) return;
+        if (e.type === 'log') this.logger[e.level](`[keywords] ${e.message}`);
+        else if (e.type === 'ready') this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);
+        else this.logger.warn(`[keywords] the keyword index could not load: ${e.message}; searching with vectors only`);
       });
       this.worker.on('error', (error) => {
         this.answer.setState(WORKER_FAILED);
-        this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
+        if (!this.closed) this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
         resolve();
       });
       this.worker.on('exit', () => {
