@@ -302,11 +302,25 @@ export class Workbench {
     const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
     await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     const rows = widget.locator('.quick-input-list .monaco-list-row');
-    await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    const shown = { title: (await widget.locator('.quick-input-title').innerText()).trim(), items: (await rows.locator('.label-name').allInnerTexts()).map((t) => t.trim()) };
+    await rows.first().waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+    // On a loaded machine the list can stay laid out at zero height for a while (seen with a
+    // webview opening beside it): then answer with the keyboard, as a user can, instead of a click.
+    const visible = await rows
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS })
+      .then(() => true)
+      .catch(() => false);
+    const shown = { title: (await widget.locator('.quick-input-title').innerText()).trim(), items: (await rows.locator('.label-name').allTextContents()).map((t) => t.trim()) };
     if (screenshotName) await this.screenshot(screenshotName);
-    if (item !== undefined) await rows.filter({ hasText: item }).first().click();
-    else await widget.locator('input.input').press('Enter');
+    const input = widget.locator('input.input');
+    if (item === undefined) await input.press('Enter');
+    else if (visible) await rows.filter({ hasText: item }).first().click();
+    else {
+      const label = shown.items.find((l) => (typeof item === 'string' ? l.includes(item) : item.test(l)));
+      if (!label) throw new Error(`no item ${String(item)} in the quick pick '${shown.title}': ${shown.items.join(' | ')}`);
+      await input.fill(label);
+      await input.press('Enter');
+    }
     await this.waitQuickInputLeaves(title);
     return shown;
   }
