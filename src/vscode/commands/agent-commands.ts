@@ -116,7 +116,8 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
         { label: '$(beaker) EHR demo questions', description: DEMO_TASK_FILE, file: demo },
         { label: '$(file) Choose a JSONL file…', description: 'one {"question": …, "answer"?: …} per line', file: '' },
       ],
-      { title: 'Run a task stream from…' },
+      // A step of a small wizard: it stays open when focus moves (e.g. to the dashboard beside it).
+      { title: 'Run a task stream from…', ignoreFocusOut: true },
     );
     if (!choice) return cancelled();
     file = choice.file || (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Task stream': ['jsonl'] } }))?.[0]?.fsPath;
@@ -126,6 +127,7 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
   if (limit === undefined && !args.file) {
     const answer = await vscode.window.showInputBox({
       title: 'How many tasks?',
+      ignoreFocusOut: true,
       value: String(DEFAULT_STREAM_LENGTH),
       validateInput: (v) => (/^[1-9]\d*$/.test(v.trim()) ? undefined : 'A positive whole number'),
     });
@@ -148,7 +150,7 @@ async function whoApproves(c: Container, items: TaskStreamItem[], args: TaskStre
       { label: '$(person) I approve', description: 'records stay pending; the gold answer only marks each correct or wrong', value: 'human' as const },
       { label: '$(beaker) The gold answer approves', description: 'bench mode: correct answers are added as "approved by gold answer", wrong ones are not added', value: 'gold' as const },
     ],
-    { title: 'Strict addition: who approves the new records of this stream?' },
+    { title: 'Strict addition: who approves the new records of this stream?', ignoreFocusOut: true },
   );
   return choice?.value ?? cancelled();
 }
