@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { aggregateGrid, cellCurves, GridJson, paperComparison } from '../core/bench/paper-aggregate';
 import { CALIBRATION_TARGETS, paperCells, PaperCell } from '../core/bench/paper-cells';
+import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
 import { AGENTS } from '../core/bench/paper-seed';
 import { SIMULATION_LABEL } from '../core/bench/sim/parameters';
@@ -99,11 +100,13 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,
   ];
+  const checks = paperChecks(json);
   fs.mkdirSync(o.out, { recursive: true });
-  fs.writeFileSync(path.join(o.out, 'grid.json'), JSON.stringify(json, null, 2) + '\n');
+  fs.writeFileSync(path.join(o.out, 'grid.json'), JSON.stringify({ ...json, checks }, null, 2) + '\n');
   const title = `Agent Memory — the paper grid on the EHR stream (${o.agent === 'simulated' ? 'SIMULATION: simulated agent' : o.agent === 'reuse' ? 'reuse model, the floor' : `LLM ${o.model}`})`;
-  fs.writeFileSync(path.join(o.out, 'report.html'), renderPaperReport({ title, json, curves: cellCurves(cells, results.map((r) => r.result)), comparison: paperComparison(json, o.agent === 'simulated' ? CALIBRATION_TARGETS : []), footer }));
+  fs.writeFileSync(path.join(o.out, 'report.html'), renderPaperReport({ title, json, curves: cellCurves(cells, results.map((r) => r.result)), comparison: paperComparison(json, o.agent === 'simulated' ? CALIBRATION_TARGETS : []), checks, footer }));
   log(footer.join('\n'));
+  log(`What the grid must show (issue 9), as measured — differences paired by seed, 95 % CI:\n${formatChecks(checks)}`);
   return { json, seconds };
 }
 

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentMemoryError } from '../errors';
 import type { CellCurves, GridJson, PaperComparisonRow } from './paper-aggregate';
+import type { PaperCheck } from './paper-checks';
 
 function chartJsSource(): string {
   const file = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
@@ -30,6 +31,8 @@ export interface PaperReportInput {
   json: GridJson;
   curves: CellCurves[];
   comparison: PaperComparisonRow[];
+  /** What the grid must show, as measured (met or not). */
+  checks?: PaperCheck[];
   footer: string[];
 }
 
@@ -79,6 +82,7 @@ export function renderPaperReport(input: PaperReportInput): string {
   const cmp = input.comparison
     .map((r) => `<tr><td class="l">${esc(r.key)}${r.fitted ? ' <b>(fitted)</b>' : ''}</td><td>${r.paper_accuracy.toFixed(2)}</td><td>${r.predicted_accuracy.toFixed(2)} [${r.predicted_ci95[0].toFixed(2)}, ${r.predicted_ci95[1].toFixed(2)}]</td><td>${r.paper_memory}</td><td>${r.predicted_memory}</td></tr>`)
     .join('');
+  const checks = (input.checks ?? []).map((c) => `<tr><td class="l">${c.met ? 'met' : '<b>NOT met</b>'}</td><td class="l">${esc(c.claim)}</td><td class="l">${esc(c.measured)}</td></tr>`).join('');
   const charts = groups.map((g) => `<h2>${esc(g.title)}</h2><div class="charts"><div class="c"><canvas id="acc-${g.id}"></canvas><p class="note">cumulative accuracy % (mean over seeds, band = 95 % CI)</p></div><div class="c"><canvas id="mem-${g.id}"></canvas><p class="note">active memory records (mean over seeds)</p></div></div>`).join('');
   const data = { curves: input.curves, groups: groups.map((g) => ({ id: g.id, keys: g.keys })), scatterKey: 'all/none/standard/shown' };
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(input.title)}</title>
@@ -90,6 +94,7 @@ ${input.json.label ? `<p class="label"><b>${esc(input.json.label)}</b>: these nu
 <table><tr><th class="l">addition</th><th class="l">deletion</th><th class="l">variant</th><th class="l">attribution</th><th>accuracy %</th><th>95 % CI</th><th>memory</th><th>memory min</th></tr>${rows}</table>
 <h2>Predicted vs paper (EHRAgent, Tables 1–2)</h2>
 <table><tr><th class="l">cell</th><th>paper acc %</th><th>ours acc % [95 % CI]</th><th>paper memory</th><th>ours memory</th></tr>${cmp}</table>
+${checks ? `<h2>What it must show (issue 9), as measured: differences paired by seed, 95 % CI</h2><table><tr><th class="l">verdict</th><th class="l">claim</th><th class="l">measured</th></tr>${checks}</table>` : ''}
 ${charts}
 <h2>Experience following: input vs output similarity per task (add-all, first seed)</h2><div class="c"><canvas id="scatter"></canvas></div>
 <p class="note">${input.footer.map(esc).join('<br>')}</p>

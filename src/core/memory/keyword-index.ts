@@ -16,6 +16,9 @@ export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
  * questions stays around a millisecond. Small memories never hit the budget.
  */
 export const DEFAULT_MAX_POSTINGS = 5_000;
+/** When the index vacuums discarded documents (MiniSearch's auto-vacuum defaults). */
+export const VACUUM_MIN_DIRT_COUNT = 20;
+export const VACUUM_MIN_DIRT_FACTOR = 0.1;
 /** BM25 parameters (MiniSearch's defaults, stated once here). */
 export const KEYWORD_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** Field weights of a keyword query. */
@@ -63,11 +66,18 @@ function tokenize(text: string, field?: string): string[] {
 const identity = (term: string): string => term;
 const splitTerms = (text: string): string[] => text.split(' ');
 
-/** MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching. */
+/**
+ * MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching.
+ * No auto-vacuum: MiniSearch 7.1's background vacuum walks the term tree across timer turns and crashes
+ * ("Cannot read properties of undefined (reading 'keys')" in TreeIterator.dive) when documents are added or
+ * discarded between its batches, which is what a live memory does. The index vacuums itself in one
+ * synchronous pass instead (see KeywordIndex.vacuumIfDirty).
+ */
 export const MINISEARCH_OPTIONS = {
   fields: ['question', 'code'],
   idField: 'id',
   storeFields: [],
+  autoVacuum: false as const,
   tokenize,
   processTerm: identity,
   searchOptions: { boost: KEYWORD_FIELD_BOOST, bm25: KEYWORD_BM25, prefix: false, fuzzy: false, combineWith: 'OR' as const },
@@ -222,7 +232,22 @@ export class KeywordIndex {
     for (const rid of gone) this.count(this.textOf(rid), -1);
     if (gone.length > 0) this.ms.discardAll(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
+    this.vacuumIfDirty();
     this.dirty = true;
+  }
+
+  /**
+   * Removes discarded documents' postings once they pile up (MiniSearch's own
+   * thresholds: ≥ 20 discarded and ≥ 10 % of the documents), in one synchronous
+   * pass: with a batch larger than the term count, `vacuum()` walks the whole
+   * tree before it first yields, so no add or discard can interleave with it.
+   */
+  private vacuumIfDirty(): void {
+    if (this.ms.dirtCount < VACUUM_MIN_DIRT_COUNT || this.ms.dirtFactor < VACUUM_MIN_DIRT_FACTOR) return;
+    this.ms.vacuum({ batchSize: Number.MAX_SAFE_INTEGER }).catch((error: unknown) => {
+      this.logger.warn(`keyword index vacuum failed: ${errorMessage(error)}; rebuilding`);
+      this.rebuild();
+    });
   }
 
   /** The indexed text of a record as it still is in the database (for frequency bookkeeping). */
