@@ -67,7 +67,6 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const { changed, floorMessage } = apply(app, op, ids);
         c.logger.info(`[records] ${PAST[op]} ${changed.length}: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`);
         if (floorMessage) {
-          c.logger.warn(`[records] ${floorMessage}`);
           showFloorMessage(c, floorMessage);
         }
         if (op === 'purge') {
@@ -122,7 +121,6 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
         vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
         if (floorMessage) {
-          c.logger.warn(`[records] ${floorMessage}`);
           showFloorMessage(c, floorMessage);
         }
         return entry;
