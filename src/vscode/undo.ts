@@ -19,20 +19,23 @@ export function undoLabel(entry: UndoEntry): string {
   return `${PAST[entry.op]} of ${entry.ids.length} record(s)`;
 }
 
-/** Applies the inverse change: approve → pending again; reject/delete → restored; restore → deleted again. */
-export function applyInverse(app: AgentMemoryApp, entry: UndoEntry): void {
+/**
+ * Applies the inverse change: approve → pending again; reject/delete → restored; restore →
+ * deleted again, within the memory floor like any deletion. Returns the floor's message
+ * when it kept some of the restored records active, else null.
+ */
+export function applyInverse(app: AgentMemoryApp, entry: UndoEntry): string | null {
   switch (entry.op) {
     case 'approve':
       app.unapprove(entry.ids);
-      return;
+      return null;
     case 'reject':
     case 'delete':
       // restore returns each record to the status it had before (pending for a rejection).
       app.restore(entry.ids);
-      return;
+      return null;
     case 'restore':
-      app.deleteRecords(entry.ids, 'restore undone');
-      return;
+      return app.deleteRecords(entry.ids, 'restore undone').message;
   }
 }
 
@@ -48,19 +51,23 @@ export class UndoHistory {
     return this.last;
   }
 
-  /** Undoes the last change; throws a clear error when there is none or it no longer applies. */
-  undo(app: AgentMemoryApp): UndoEntry {
+  /**
+   * Undoes the last change; throws a clear error when there is none or it no longer applies.
+   * `floorMessage`: the memory floor kept records the undo would have deleted (else null).
+   */
+  undo(app: AgentMemoryApp): UndoEntry & { floorMessage: string | null } {
     const entry = this.last;
     if (!entry) throw new AgentMemoryError('NOT_FOUND', 'Nothing to undo: approve, reject, delete or restore records first.');
     this.last = undefined;
+    let floorMessage: string | null;
     try {
-      applyInverse(app, entry);
+      floorMessage = applyInverse(app, entry);
     } catch (error) {
       if (error instanceof AgentMemoryError && (error.code === 'INVALID_STATE' || error.code === 'NOT_FOUND')) {
         throw new AgentMemoryError(error.code, `Cannot undo the ${undoLabel(entry)}: the records changed since (${error.message})`);
       }
       throw error;
     }
-    return entry;
+    return { ...entry, floorMessage };
   }
 }

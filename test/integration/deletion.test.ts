@@ -4,7 +4,7 @@ import type { AgentMemoryApp, DeletionPlan } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { DeletionOutcome } from '../../src/vscode/commands/policy-commands';
 import type { RecordNode } from '../../src/vscode/tree/tree-items';
-import { freshMemory, run, setSetting } from './helpers';
+import { freshMemory, run, setSetting, waitFor } from './helpers';
 
 describe('deletion with preview', function () {
   this.timeout(120_000);
@@ -59,4 +59,36 @@ describe('deletion with preview', function () {
     await run('agentMemory.restore', deleted.id);
     assert.equal(app.get(deleted.id)?.status, 'active');
   });
+
+  it('the Delete command respects the memory floor: it deletes down to minActiveRecords, keeps the rest, and only the deleted ones can be undone', async () => {
+    const active = app.list({ status: 'active', sort: 'recency', limit: 1000 }).items.map((r) => r.id);
+    assert.ok(active.length >= 3, `active records: ${active.length}`);
+    // A floor one below the current size: of three chosen records, exactly the first may go.
+    await setFloor(active.length - 1);
+    try {
+      const deleted = await run<string[]>('agentMemory.deleteRecords', active.slice(0, 3));
+      assert.deepEqual(deleted, [active[0]]);
+      assert.equal(app.get(active[0])?.status, 'deleted');
+      assert.equal(app.get(active[1])?.status, 'active', 'kept by the floor');
+      assert.equal(app.get(active[2])?.status, 'active', 'kept by the floor');
+      assert.equal(app.counts().active, active.length - 1);
+      // At the floor, a second delete changes nothing.
+      assert.deepEqual(await run<string[]>('agentMemory.deleteRecords', [active[1]]), []);
+      assert.equal(app.get(active[1])?.status, 'active');
+      await run('agentMemory.undo');
+      assert.equal(app.get(active[0])?.status, 'active', 'the undo restores the one record that was deleted');
+    } finally {
+      await setFloor(1);
+    }
+  });
+
+  /**
+   * Sets agentMemory.deletion.minActiveRecords and waits until the app applies it (the host
+   * configures the app after an async key read, later than setSetting returns): a dry run
+   * (no change) reports the floor its memory manager uses.
+   */
+  async function setFloor(n: number): Promise<void> {
+    await setSetting(api, 'deletion.minActiveRecords', n);
+    await waitFor(() => (app.planDeletion('periodic') as DeletionPlan & { params?: Record<string, unknown> }).params?.minActiveRecords === n, `the app to apply minActiveRecords = ${n}`);
+  }
 });

@@ -7,10 +7,15 @@
  */
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
-import { HybridSearch } from '../memory/hybrid-search';
+import { HybridSearch, MAX_K, type SearchHit } from '../memory/hybrid-search';
 import type { MemoryStore } from '../memory/store';
 import type { Language } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
+
+export interface RetrieveOptions {
+  /** Only records in these languages (lower case); default: any language. */
+  languages?: readonly Language[];
+}
 
 export interface MemoryRetrieverOptions {
   /** Keyword index file (default: beside the database; null: in memory only). */
@@ -37,19 +42,33 @@ export class MemoryRetriever extends Disposable {
     return new MemoryRetriever(store, HybridSearch.open(store, options));
   }
 
-  /** The K best active records for `question` (embedded as `vector`), best first. */
-  retrieve(question: string, vector: Float32Array, k: number): RetrievedDemonstration[] {
+  /**
+   * The K best active records for `question` (embedded as `vector`), best first.
+   * With `options.languages`, only records in one of those languages (the agent's
+   * demonstrations: see ../demonstration-languages.ts): the search widens (×4 each
+   * round, up to MAX_K hits) until K such records are found or the memory has no
+   * more; ranks count the records returned. Without it, any language (memory_search).
+   */
+  retrieve(question: string, vector: Float32Array, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
     if (k <= 0) return [];
-    const hits = this.search.search({ text: question, vector }, k);
-    return hits.map((hit, rank) => {
-      let text = this.texts.get(hit.recordId);
-      if (!text) {
-        const rec = this.store.require(hit.recordId);
-        text = { question: rec.question, code: rec.execution.code, language: rec.execution.language };
-        this.texts.set(hit.recordId, text);
-      }
-      return { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: text.language, rank };
-    });
+    const query = { text: question, vector };
+    if (!options.languages) return this.search.search(query, Math.min(k, MAX_K)).map((hit, rank) => this.demonstration(hit, rank));
+    const allowed = new Set(options.languages.map((l) => l.toLowerCase()));
+    for (let fetch = Math.min(k, MAX_K); ; fetch = Math.min(fetch * 4, MAX_K)) {
+      const hits = this.search.search(query, fetch);
+      const kept = hits.map((hit) => this.demonstration(hit, 0)).filter((d) => allowed.has(d.language));
+      if (kept.length >= k || hits.length < fetch || fetch === MAX_K) return kept.slice(0, k).map((d, rank) => ({ ...d, rank }));
+    }
+  }
+
+  private demonstration(hit: SearchHit, rank: number): RetrievedDemonstration {
+    let text = this.texts.get(hit.recordId);
+    if (!text) {
+      const rec = this.store.require(hit.recordId);
+      text = { question: rec.question, code: rec.execution.code, language: rec.execution.language };
+      this.texts.set(hit.recordId, text);
+    }
+    return { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: text.language, rank };
   }
 
   /** Closes the indexes (same as dispose). */

@@ -2,7 +2,7 @@
  * THE task path (SPEC §1, paper Figure 1), the only one: the editor, the CLI
  * and the bench all call `runTaskPipeline`.
  *
- *   retrieve (K records, question embedded once)
+ *   retrieve (K records of the task's language, question embedded once)
  *   → prompt (token budget; the generator reports what it kept)
  *   → loop (generate · run · debug, ≤ N rounds)
  *   → evaluate (injected: gold | human | judge | tests)
@@ -19,6 +19,7 @@ import type { TaskLog } from '../memory/task-log';
 import type { AgentLanguage as Language, NewRecordInput } from '../memory/types';
 import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
 import type { Evaluation } from '../policy/utility';
+import { demonstrationLanguages } from './demonstration-languages';
 import { AgentRunResult, runAgentLoop, RetrievedDemonstration } from './loop/agent-loop';
 import type { CodeGenerator } from './loop/generators';
 import type { TokenUsage } from './model/types';
@@ -31,9 +32,12 @@ export interface QuestionEmbedder {
   embedSync(text: string): Float32Array;
 }
 
-/** The read step: the K best records for a question already embedded as `vector`. */
+/**
+ * The read step: the K best records for a question already embedded as `vector`;
+ * with `options.languages`, only records in those languages (MemoryRetriever).
+ */
 export interface DemonstrationRetriever {
-  retrieve(question: string, vector: Float32Array, k: number): RetrievedDemonstration[];
+  retrieve(question: string, vector: Float32Array, k: number, options?: { languages?: readonly string[] }): RetrievedDemonstration[];
 }
 
 /** The memory side of a task: the task log and the per-task policy step (a MemoryManager). */
@@ -104,10 +108,12 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
   const tasks = deps.memory.tasks;
   // Embedded once: the query vector for retrieval is also the new record's vector.
   const vector = deps.embedder.embedSync(question);
+  // Demonstrations only from records of the task's language (one rule: demonstration-languages.ts).
+  const languages = demonstrationLanguages(language);
   const run = await runAgentLoop(
     {
       tasks,
-      retrieve: (q, k) => Promise.resolve(deps.retriever.retrieve(q, q === question ? vector : deps.embedder.embedSync(q), k)),
+      retrieve: (q, k) => Promise.resolve(deps.retriever.retrieve(q, q === question ? vector : deps.embedder.embedSync(q), k, { languages })),
       generator: deps.generator,
       run: deps.run,
       toolboxDocs: deps.toolboxDocs,

@@ -25,7 +25,7 @@ import { Maintenance } from './maintenance';
 import { MemoryPolicies } from './memory-policies';
 import { SettingsSession } from './settings-session';
 import { MemoryTools } from '../tools/memory-tools';
-import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem } from './types';
+import type { AgentMemoryApp, AgentTaskResult, DeletionPlan, DeletionPolicyName, RoleMemoryView, TaskProgress, TaskStreamItem, UserDeletion } from './types';
 
 export type * from './types';
 
@@ -126,8 +126,8 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   purge(ids: string[]): void {
     this.policies.purge(ids);
   }
-  deleteRecords(ids: string[], reason: string): void {
-    this.store.transition(ids, 'delete', { trigger: 'user', reason });
+  deleteRecords(ids: string[], reason: string): UserDeletion {
+    return this.policies.deleteRecords(ids, reason);
   }
   planDeletion(policy: DeletionPolicyName): DeletionPlan {
     return this.policies.planDeletion(policy);

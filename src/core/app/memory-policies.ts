@@ -13,7 +13,7 @@ import { evaluateHumanVerdict } from '../policy/utility';
 import type { Settings } from '../settings';
 import { codeSimilarity } from '../similarity/code';
 import type { SettingsSession } from './settings-session';
-import type { DeletionPlan, DeletionPolicyName } from './types';
+import type { DeletionPlan, DeletionPolicyName, UserDeletion } from './types';
 
 function createManager(store: MemoryStore, settings: Settings, logger: Logger): MemoryManager {
   const d = settings.deletion;
@@ -78,6 +78,11 @@ export class MemoryPolicies extends Disposable {
 
   purge(ids: string[]): void {
     this.current.purge(ids);
+  }
+
+  /** The user's delete, within the memory floor (see MemoryManager.deleteRecords). */
+  deleteRecords(ids: string[], reason: string): UserDeletion {
+    return this.current.deleteRecords(ids, reason);
   }
 
   /** The human verdict on a pending record is the strict Φ of the task that produced it. */

@@ -11,9 +11,10 @@ import type { TaskRow } from '../memory/task-log';
 import type { MemoryTools } from '../tools/memory-tools';
 
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
+import type { UserDeletion } from '../policy/memory-manager';
 import type { RetrievedDemonstration } from '../memory/demonstration';
 
-export type { AdditionPolicyName, DeletionPolicyName };
+export type { AdditionPolicyName, DeletionPolicyName, UserDeletion };
 
 /** One record a deletion policy would remove, with the evidence for it. */
 export interface DeletionCandidate {
@@ -122,7 +123,12 @@ export interface AgentMemoryApp {
   reject(ids: string[]): void;
   restore(ids: string[]): void;
   purge(ids: string[]): void;
-  deleteRecords(ids: string[], reason: string): void;
+  /**
+   * Soft-deletes pending or active records (restorable). The memory floor
+   * (agentMemory.deletion.minActiveRecords) holds here as for every deletion rule:
+   * the result names the active records it kept, with a message for the user.
+   */
+  deleteRecords(ids: string[], reason: string): UserDeletion;
 
   planDeletion(policy: DeletionPolicyName): DeletionPlan;
   applyDeletion(plan: DeletionPlan): number;

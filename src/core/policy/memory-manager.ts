@@ -9,7 +9,7 @@ import type { DemonstrationAttributionInput } from '../memory/demonstration';
 import type { Language, NewRecordInput, Trigger } from '../memory/types';
 import { findIdentical, mergeIdentical } from '../memory/dedup';
 import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
-import { applyDeletionPlan, DeletionParams, planDeletion, purgeRecords, restoreRecords } from './deletion';
+import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
 import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
@@ -74,6 +74,16 @@ export interface DeletionRun {
   skipped: string[];
   /** Records the policy selected that the memory floor kept. */
   floorKept: string[];
+}
+
+/** A deletion the user asked for, after the memory floor. */
+export interface UserDeletion {
+  /** Records soft-deleted now (restorable). */
+  deleted: string[];
+  /** Active records the memory floor kept (empty when it kept none). */
+  kept: { id: string; question: string }[];
+  /** For the user when the floor kept records: which, why, and how to change the setting; else null. */
+  message: string | null;
 }
 
 /** Which retrieved records took the task's Φ. */
@@ -248,6 +258,25 @@ export class MemoryManager implements Disposable {
 
   purge(ids: string[], reason?: string): void {
     purgeRecords(this.store, ids, { trigger: 'user', reason });
+  }
+
+  /**
+   * Soft-deletes records the user chose (pending or active; restorable), within the
+   * memory floor like every rule: active records beyond the floor are kept, and the
+   * result says which and why. Unknown or already deleted ids fail the whole batch.
+   *
+   * @example
+   * const r = manager.deleteRecords(['a', 'b'], 'deleted by the user');
+   * if (r.message) showWarning(r.message); // the floor kept r.kept
+   */
+  deleteRecords(ids: readonly string[], reason: string, trigger: Trigger = 'user'): UserDeletion {
+    const minActiveRecords = this.minActiveRecords;
+    const result = deleteWithinFloor(this.store, ids, { trigger, reason, minActiveRecords, inactive: 'fail' });
+    if (result.floorKept.length === 0) return { deleted: result.deleted, kept: [], message: null };
+    const kept = result.floorKept.map((id) => ({ id, question: this.store.get(id)?.question ?? '' }));
+    const message = floorKeptMessage(kept, minActiveRecords, result.deleted.length);
+    this.logger.info(`${trigger}: ${message}`);
+    return { deleted: result.deleted, kept, message };
   }
 
   private add(input: AfterTaskInput, similarity: TaskSimilarity): AdditionDecision & { recordId: string | null } {

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
+import { FLOOR_SETTING } from '../../core/policy/deletion/floor';
 import { RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { readableUri, recordUri } from '../documents';
@@ -34,13 +35,27 @@ function isFromSelection(arg: unknown): boolean {
   return Boolean(arg) && typeof arg === 'object' && (arg as { fromSelection?: unknown }).fromSelection === true;
 }
 
-function apply(app: AgentMemoryApp, op: Transition, ids: string[]): void {
+/** Applies the operation; returns the ids it changed (a deletion may keep some for the memory floor) and the floor's message. */
+function apply(app: AgentMemoryApp, op: Transition, ids: string[]): { changed: string[]; floorMessage: string | null } {
+  if (op === 'delete') {
+    const result = app.deleteRecords(ids, 'deleted by the user');
+    return { changed: result.deleted, floorMessage: result.message };
+  }
   if (op === 'approve') app.approve(ids);
   else if (op === 'reject') app.reject(ids);
   else if (op === 'restore') app.restore(ids);
-  else if (op === 'purge') app.purge(ids);
-  else app.deleteRecords(ids, 'deleted by the user');
+  else app.purge(ids);
+  return { changed: ids, floorMessage: null };
 }
+
+/** The memory floor kept records out of a deletion: say which and why, with the setting one click away. */
+export function showFloorMessage(c: Container, message: string): void {
+  vscode.window.showWarningMessage(`Agent Memory: ${message}`, FLOOR_SETTING_BUTTON).then(
+    (choice) => (choice === FLOOR_SETTING_BUTTON ? vscode.commands.executeCommand('workbench.action.openSettings', FLOOR_SETTING) : undefined),
+    (error: unknown) => c.logger.error(`[records] floor notification failed: ${String(error)}`),
+  );
+}
+const FLOOR_SETTING_BUTTON = 'Open Setting';
 
 export function registerRecordCommands(c: Container): vscode.Disposable[] {
   const transition = (op: Transition) =>
@@ -49,15 +64,18 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const ids = await targetIds(c, app, op, args);
         const options = optionsFromArgs<NoPromptOptions>(args);
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
-        apply(app, op, ids);
-        c.logger.info(`[records] ${PAST[op]} ${ids.length}: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`);
-        if (op === 'purge') {
-          vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${ids.length} record(s)`, 3000);
-        } else {
-          c.undo.record({ op, ids });
-          offerUndo(c, `${PAST[op]} ${ids.length} record(s)`);
+        const { changed, floorMessage } = apply(app, op, ids);
+        c.logger.info(`[records] ${PAST[op]} ${changed.length}: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`);
+        if (floorMessage) {
+          showFloorMessage(c, floorMessage);
         }
-        return ids;
+        if (op === 'purge') {
+          vscode.window.setStatusBarMessage(`Agent Memory: ${PAST[op]} ${changed.length} record(s)`, 3000);
+        } else if (changed.length > 0) {
+          c.undo.record({ op, ids: changed });
+          offerUndo(c, `${PAST[op]} ${changed.length} record(s)`);
+        }
+        return changed;
       }),
     );
 
@@ -98,10 +116,13 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.undo', () =>
       c.host.withApp((app) => {
-        const entry = c.undo.undo(app);
+        const { floorMessage, ...entry } = c.undo.undo(app);
         const text = `undid the ${undoLabel(entry)}`;
         c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
         vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
+        if (floorMessage) {
+          showFloorMessage(c, floorMessage);
+        }
         return entry;
       }),
     ),

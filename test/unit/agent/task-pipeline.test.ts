@@ -116,6 +116,33 @@ describe('task pipeline: retrieve → prompt (budget) → loop → evaluate → 
     assert.ok(seen[0].retrieved.every((d) => d.shown === true));
   });
 
+  it('demonstrations come only from records of the task language: Go and Python records nearer the question are not shown in a JavaScript prompt', async () => {
+    // Records other agents stored (e.g. over MCP): the very question, in Go and in Python.
+    const go = 'func route(db *sql.DB) string { return query(db, "danazol") } // GO-MARKER';
+    const py = "answer = sql(\"select route from prescriptions where drug = 'danazol'\")  # PY-MARKER";
+    const [goRec, pyRec] = store.add(
+      [
+        { question: QUESTION, execution: { code: go, language: 'go', outcome: 'success' as const }, provenance: 'agent' as const },
+        { question: `${QUESTION} (python)`, execution: { code: py, language: 'python', outcome: 'success' as const }, provenance: 'agent' as const },
+      ],
+      { trigger: 'agent', embeddings: [embedder.embedSync(QUESTION), embedder.embedSync(`${QUESTION} (python)`)], embedderId: embedder.id },
+    );
+    // Without the language filter (memory_search for other agents) these two are the best matches.
+    const any = retriever.retrieve(QUESTION, embedder.embedSync(QUESTION), 2);
+    assert.deepEqual(new Set(any.map((d) => d.recordId)), new Set([goRec.id, pyRec.id]), 'the foreign records are the nearest');
+
+    fake.enqueue({ reply: jsReply(CORRECT) });
+    const r = await runTaskPipeline(deps(1e9, []), QUESTION, { databasePath: DB, language: 'javascript', k: 4, maxDebugRounds: 0 });
+    assert.deepEqual(r.run.demonstrations.map((d) => d.language), ['javascript', 'javascript', 'javascript', 'javascript'], 'K = 4 JavaScript records (the search widened past the two foreign ones)');
+    assert.deepEqual(new Set(r.run.demonstrations.map((d) => d.question)), new Set(MEMORIES));
+    assert.deepEqual(r.run.demonstrations.map((d) => d.rank), [0, 1, 2, 3]);
+    const prompt = JSON.stringify(fake.requests[0].body.messages);
+    assert.ok(!prompt.includes('GO-MARKER') && !prompt.includes('PY-MARKER'), 'no foreign code reaches the prompt');
+    // Nor the retrieval log (no Φ for records the agent was never shown).
+    const logged = (manager.tasks.get(r.run.taskIndex)!.log as { retrieved: { recordId: string }[] }).retrieved.map((d) => d.recordId);
+    assert.ok(!logged.includes(goRec.id) && !logged.includes(pyRec.id), JSON.stringify(logged));
+  });
+
   it('coarse Φ in the editor: a program that ran but printed an empty answer gets 0, not 1', async () => {
     fake.enqueue({ reply: jsReply(`answer = [];`) });
     const d = deps(1e9, []);

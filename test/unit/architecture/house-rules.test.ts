@@ -41,6 +41,14 @@ describe('architecture: who owns what', () => {
     assert.deepEqual(callers.sort(), ['src/core/agent/loop/agent-loop.ts', 'src/core/agent/task-pipeline.ts']);
   });
 
+  it('one deletion step: only deleteWithinFloor soft-deletes (so the memory floor holds on every path)', () => {
+    const callers = tsFiles(path.join(root, 'src'))
+      .filter((f) => !rel(f).startsWith('src/core/memory/'))
+      .filter((f) => /\.transition\(\s*[^,]+,\s*'delete'/.test(fs.readFileSync(f, 'utf8')))
+      .map(rel);
+    assert.deepEqual(callers, ['src/core/policy/deletion/floor.ts']);
+  });
+
   it('no source file over 450 lines in the areas split by issue 11', () => {
     const dirs = ['src/core/app', 'src/core/data', 'src/core/agent', 'src/vscode'].map((d) => path.join(root, d));
     const long = dirs.flatMap(tsFiles).map((f) => ({ file: rel(f), lines: fs.readFileSync(f, 'utf8').split('\n').length })).filter((x) => x.lines > 450);

@@ -1,6 +1,6 @@
-import { deletionQueries } from '../../memory/queries/deletion-candidates';
 import type { MemoryStore } from '../../memory/store';
 import type { MemoryRecord, Trigger } from '../../memory/types';
+import { deleteWithinFloor } from './floor';
 import { DEFAULT_MIN_ACTIVE_RECORDS, DeletionPlan } from './types';
 
 export interface ApplyResult {
@@ -16,8 +16,10 @@ export interface ApplyResult {
  * Applies a dry-run plan as soft deletes, in one transaction, writing each
  * candidate's rule and evidence to the audit log. Records that stopped being
  * active since the plan was computed are skipped, not failed. The memory floor
- * is enforced again here (the memory may have shrunk since the dry run): the
- * plan's `minActiveRecords`, else `options.minActiveRecords`, else 1.
+ * is enforced again here, in the same transaction as the write (the memory may
+ * have shrunk since the dry run): the plan's `minActiveRecords`, else
+ * `options.minActiveRecords`, else 1. Goes through `deleteWithinFloor`, like
+ * every other deletion.
  *
  * @example
  * const plan = planCombined(store, { taskIndex: 400 });
@@ -25,21 +27,15 @@ export interface ApplyResult {
  */
 export function applyDeletionPlan(store: MemoryStore, plan: DeletionPlan & { params?: Record<string, unknown> }, trigger: Trigger = `rule:${plan.policy}`, options: { minActiveRecords?: number } = {}): ApplyResult {
   if (plan.candidates.length === 0) return { deleted: [], skipped: [], floorKept: [] };
-  const ids = plan.candidates.map((c) => c.recordId);
-  const queries = deletionQueries(store);
-  const active = queries.activeAmong(ids);
-  const live = ids.filter((id) => active.has(id));
-  const skipped = ids.filter((id) => !active.has(id));
   const planFloor = plan.floor?.minActiveRecords ?? plan.params?.minActiveRecords;
-  const floor = typeof planFloor === 'number' ? planFloor : (options.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
-  const allowed = live.length === 0 ? 0 : Math.max(0, queries.countActive() - floor);
-  const deleted = live.slice(0, allowed);
-  const floorKept = live.slice(allowed);
-  if (deleted.length > 0) {
-    const evidence: Record<string, Record<string, unknown>> = {};
-    for (const c of plan.candidates) if (active.has(c.recordId)) evidence[c.recordId] = { policy: plan.policy, rule: c.rule, taskIndex: plan.taskIndex, ...c.evidence };
-    store.transition(deleted, 'delete', { trigger, reason: `${plan.policy} deletion at task ${plan.taskIndex}`, evidence });
-  }
+  const minActiveRecords = typeof planFloor === 'number' ? planFloor : (options.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+  const evidence: Record<string, Record<string, unknown>> = {};
+  for (const c of plan.candidates) evidence[c.recordId] = { policy: plan.policy, rule: c.rule, taskIndex: plan.taskIndex, ...c.evidence };
+  const { deleted, skipped, floorKept } = deleteWithinFloor(
+    store,
+    plan.candidates.map((c) => c.recordId),
+    { trigger, reason: `${plan.policy} deletion at task ${plan.taskIndex}`, evidence, minActiveRecords, inactive: 'skip' },
+  );
   return { deleted, skipped, floorKept };
 }
 

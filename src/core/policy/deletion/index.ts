@@ -14,7 +14,7 @@ export { planHistory } from './history';
 export { planCombined } from './combined';
 export { planCapacity } from './capacity';
 export { planForgetting, retention } from './forgetting';
-export { withFloor } from './floor';
+export { withFloor, deleteWithinFloor, floorKeptMessage, FLOOR_SETTING, FlooredDelete, FlooredDeleteContext } from './floor';
 export { applyDeletionPlan, restoreRecords, purgeRecords, ApplyResult } from './apply';
 
 /** Options of every policy in one bag (each planner reads what it needs). */
