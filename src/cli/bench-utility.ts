@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:utility -- [--agent simulated|reuse] [--seeds N] [--seed-base B] [--cell a/d/v/attr]`
+ *
+ * Why history-based deletion keeps or empties a memory: runs one grid cell
+ * (default strict/none/standard/shown: no deletion, so nothing is hidden) per
+ * seed with a kept store, then reads the retrieval log the history rule reads —
+ * how many records reach n evaluated retrievals, how many of those have a mean
+ * Φ ≤ β, and the accuracy of the tasks whose top demonstration shares their
+ * EHRSQL template vs the rest. Prints one line per seed and a JSON summary as
+ * the last stdout line. The simulated agent is a SIMULATION.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { z } from 'zod';
+import { runBench } from '../core/bench/harness';
+import { cellConfig, PaperCellSchema } from '../core/bench/paper-cells';
+import { agentDeps } from '../core/bench/paper-seed';
+import { SIMULATION_PARAMETERS } from '../core/bench/sim/parameters';
+import { createBenchSession } from '../core/bench/session';
+import { meanCi, round } from '../core/bench/stats';
+import { planPaperStream } from '../core/bench/stream-setup';
+import { readTaskFile } from '../core/bench/task-file';
+import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../core/policy/deletion';
+import { errorMessage, isAgentMemoryError } from '../core/errors';
+import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution]';
+
+const OptionsSchema = z.object({
+  agent: z.enum(['simulated', 'reuse']).default('simulated'),
+  seeds: z.coerce.number().int().min(1).max(50).default(3),
+  'seed-base': z.coerce.number().int().min(0).default(1),
+  cell: z.string().default('strict/none/standard/shown'),
+});
+
+export interface UtilitySummary {
+  seed: number;
+  accuracy: number;
+  records: number;
+  /** Records with at least n evaluated retrievals. */
+  reachedN: number;
+  /** …of which mean Φ ≤ β (the history rule would delete them). */
+  belowBeta: number;
+  /** Mean Φ over every evaluated retrieval. */
+  meanUtility: number;
+  /** Accuracy of the tasks whose top demonstration has the task's template, and of the rest. */
+  sameTemplateTop: { tasks: number; accuracy: number };
+  otherTop: { tasks: number; accuracy: number };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' } } });
+  if (parsed === HELP_SHOWN) return 0;
+  const o = parseValues(OptionsSchema, parsed.values, USAGE);
+  const [addition, deletion, variant, attribution] = o.cell.split('/');
+  const cell = PaperCellSchema.parse({ addition, deletion, variant, attribution });
+  const tasks = readTaskFile(path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'));
+  const session = createBenchSession({ databasePath: path.join(ROOT, 'data', 'ehr', 'mimic3-demo.sqlite'), language: 'python' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-utility-'));
+  const out: UtilitySummary[] = [];
+  try {
+    for (let seed = o['seed-base']; seed < o['seed-base'] + o.seeds; seed++) {
+      const plan = planPaperStream(tasks, { initialMemory: 100, seed });
+      const storePath = path.join(dir, `seed-${seed}.sqlite`);
+      const maxDebugRounds = o.agent === 'simulated' ? SIMULATION_PARAMETERS.maxDebugRounds : undefined;
+      const run = await runBench(plan, cellConfig(cell, { seed, language: 'python', maxDebugRounds }), { ...agentDeps({ agent: o.agent, seed }, session, tasks), storePath });
+      const db = new BetterSqlite3(storePath, { readonly: true });
+      try {
+        const recs = db.prepare('SELECT utility_count AS n, utility_sum AS s FROM records').all() as { n: number; s: number }[];
+        const reached = recs.filter((r) => r.n >= DEFAULT_MIN_RETRIEVALS);
+        const evaluated = recs.reduce((a, r) => ({ n: a.n + r.n, s: a.s + r.s }), { n: 0, s: 0 });
+        const same = run.rows.filter((r) => r.followedTemplate !== null && r.followedTemplate === r.template);
+        const other = run.rows.filter((r) => !(r.followedTemplate !== null && r.followedTemplate === r.template));
+        const acc = (rows: typeof run.rows) => (rows.length ? round((100 * rows.reduce((s, r) => s + r.correct, 0)) / rows.length) : 0);
+        const summary: UtilitySummary = {
+          seed,
+          accuracy: acc(run.rows),
+          records: recs.length,
+          reachedN: reached.length,
+          belowBeta: reached.filter((r) => r.s / r.n <= DEFAULT_BETA_STRICT + 1e-9).length,
+          meanUtility: evaluated.n ? round(evaluated.s / evaluated.n, 3) : 0,
+          sameTemplateTop: { tasks: same.length, accuracy: acc(same) },
+          otherTop: { tasks: other.length, accuracy: acc(other) },
+        };
+        out.push(summary);
+        process.stderr.write(
+          `[bench:utility] seed ${seed} ${o.cell}: accuracy ${summary.accuracy} %; ${summary.reachedN}/${summary.records} records reach n = ${DEFAULT_MIN_RETRIEVALS} evaluated retrievals, ${summary.belowBeta} of them with mean Φ ≤ β = ${DEFAULT_BETA_STRICT}; mean Φ per retrieval ${summary.meanUtility}; top demonstration of the same template: ${summary.sameTemplateTop.tasks} tasks at ${summary.sameTemplateTop.accuracy} %, other: ${summary.otherTop.tasks} tasks at ${summary.otherTop.accuracy} %\n`,
+        );
+      } finally {
+        db.close();
+      }
+    }
+  } finally {
+    session.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const share = meanCi(out.map((s) => (s.reachedN ? (100 * s.belowBeta) / s.reachedN : 0)));
+  process.stderr.write(`[bench:utility] ${o.agent === 'simulated' ? 'SIMULATION — ' : ''}records the history rule would delete, of those reaching n: ${round(share.mean)} % [${round(share.ci95[0])}, ${round(share.ci95[1])}] over ${out.length} seed(s)\n`);
+  process.stdout.write(JSON.stringify({ agent: o.agent, cell: o.cell, seeds: out }) + '\n');
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`bench:utility: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
