@@ -211,6 +211,16 @@ export class DeletionQueries {
     return (prepared(this.db, "SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
   }
 
+  /**
+   * Number of active records, counted up to `cap` (min(active, cap)): a bounded
+   * scan, for questions like "are there more than floor + n active records?"
+   * that a full count answers in time proportional to the whole memory.
+   */
+  countActiveUpTo(cap: number): number {
+    if (cap <= 0) return 0;
+    return (prepared(this.db, "SELECT COUNT(*) AS n FROM (SELECT 1 FROM records WHERE status = 'active' LIMIT ?)").get(Math.floor(cap)) as { n: number }).n;
+  }
+
   /** The ids among `ids` that are active now. */
   activeAmong(ids: readonly string[]): Set<string> {
     const rows = prepared(this.db, "SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];

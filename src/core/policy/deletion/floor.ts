@@ -60,7 +60,10 @@ export interface FlooredDelete {
   skipped: string[];
   /** Active records the memory floor kept: the last ones in the order given. */
   floorKept: string[];
-  /** Active records before the deletion. */
+  /**
+   * Active records before the deletion, counted only up to minActiveRecords + the active
+   * records asked for (a bounded scan); exact whenever the floor kept any.
+   */
   activeBefore: number;
 }
 
@@ -83,7 +86,8 @@ export function deleteWithinFloor(store: MemoryStore, ids: readonly string[], co
   const queries = deletionQueries(store);
   return store.atomically(() => {
     const active = queries.activeAmong(unique);
-    const activeBefore = queries.countActive();
+    // Counted only as far as the decision needs (floor + the active records asked for): a bounded scan.
+    const activeBefore = queries.countActiveUpTo(context.minActiveRecords + active.size);
     let allowed = Math.max(0, activeBefore - context.minActiveRecords);
     const deleted: string[] = [];
     const skipped: string[] = [];

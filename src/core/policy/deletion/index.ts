@@ -36,7 +36,9 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
 export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
   const plan = planPolicy(store, policy, taskIndex, params);
   if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
-  return withFloor(plan, deletionQueries(store).countActive(), params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS);
+  const floor = params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS;
+  // withFloor needs the active count only up to floor + plan size (beyond it nothing is kept): a bounded scan.
+  return withFloor(plan, deletionQueries(store).countActiveUpTo(floor + plan.total), floor);
 }
 
 function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
