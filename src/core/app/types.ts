@@ -9,6 +9,7 @@ import type { ListQuery, ListResult } from '../memory/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
 import type { TaskRow } from '../memory/task-log';
 import type { MemoryTools } from '../tools/memory-tools';
+import type { AgentRunResult } from '../agent/loop/agent-loop';
 
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
 import type { UserDeletion } from '../policy/memory-manager';
@@ -52,16 +53,15 @@ export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'questi
 import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
 export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
+/**
+ * The fields a task result shares with the agent loop's run (defined once, on AgentRunResult).
+ * `outcome` is the execution outcome only: 'success' means the program ran and printed an
+ * answer, not that it is right.
+ */
+export type AgentRunFields = Pick<AgentRunResult, 'taskIndex' | 'question' | 'model' | 'language' | 'code' | 'answer' | 'outcome'>;
+
 /** What the agent did for one question (shown to the user, written to the task log). */
-export interface AgentTaskResult {
-  taskIndex: number;
-  question: string;
-  model: string;
-  language: 'python' | 'javascript';
-  code: string;
-  answer: unknown;
-  /** Execution outcome only: 'success' means the program ran and printed an answer, not that it is right. */
-  outcome: 'success' | 'error' | 'timeout' | 'no-answer';
+export interface AgentTaskResult extends AgentRunFields {
   /** Correctness, separate from the execution outcome. */
   verdict: TaskVerdict;
   modelKind: ModelKind;
