@@ -118,9 +118,11 @@ export interface AgentMemoryApp {
   task(taskIndex: number): TaskRow | undefined;
 
   approve(ids: string[]): void;
-  /** Undo of an approval: active → pending again. */
+  /** Undo of an approval: active → pending again, and the approval's Φ is taken back (one transaction). */
   unapprove(ids: string[]): void;
   reject(ids: string[]): void;
+  /** Undo of a rejection: deleted → pending again, and the rejection's Φ is taken back (one transaction). */
+  unreject(ids: string[]): void;
   restore(ids: string[]): void;
   purge(ids: string[]): void;
   /**
