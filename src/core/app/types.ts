@@ -51,6 +51,8 @@ export interface DeletionPlan {
 export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'inputSimilarity' | 'code'> & { shown: boolean };
 
 import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
+import type { VerdictCounts } from '../agent/task-verdict';
+export type { VerdictCounts } from '../agent/task-verdict';
 export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
 /**
@@ -88,15 +90,37 @@ export interface TaskProgress {
   last?: AgentTaskResult;
 }
 
+/** Counts behind the dashboard's summary line (verdicts as in the toasts; see agent/task-verdict.ts). */
+export interface DashboardSummary extends VerdictCounts {
+  tasks: number;
+  /** Programs that ran (execution outcome 'success'; not the same as correct). */
+  ran: number;
+  /** Unchecked tasks whose Φ waits for the user's approval. */
+  awaitingApproval: number;
+  /** The user's approvals / rejections (apart from the verdict: a gold-checked task keeps its gold verdict). */
+  youApproved: number;
+  youRejected: number;
+}
+
 export interface DashboardData {
-  /** `outcome` = execution (ran or not); `correct` = Φ and `evaluator` = who judged it (ran is not correct). */
-  tasks: { taskIndex: number; correct: number | null; evaluator: string | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /**
+   * `outcome` = execution (ran or not); `verdict` = correct / wrong / not checked and who judged
+   * (the same as the task's toast); `decision` = the user's approval of its record, kept apart;
+   * `utility` = the Φ the policies use.
+   */
+  tasks: { taskIndex: number; verdict: TaskVerdict; decision: 'approved' | 'rejected' | null; utility: number | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /** Cumulative accuracy over the checked tasks (any verdict but unknown). */
   accuracyCurve: { taskIndex: number; accuracy: number }[];
+  /** Cumulative ran / correct / wrong after each task. */
+  outcomeCurve: { taskIndex: number; ran: number; correct: number; wrong: number }[];
   memorySizeCurve: { taskIndex: number; size: number }[];
   similarityScatter: { taskIndex: number; input: number; output: number }[];
   utilityHistogram: { bin: string; count: number }[];
   misaligned: { recordId: string; question: string; meanInputSimilarity: number; meanOutputSimilarity: number; retrievals: number }[];
   counts: Record<RecordStatus, number>;
+  summary: DashboardSummary;
+  /** The summary in words (dashboardSummaryText), e.g. "20 tasks · 20 ran · 14 correct · 6 wrong (20 checked against gold answers) · 0 not checked". */
+  summaryText: string;
 }
 
 export interface RoleMemoryView {
