@@ -19,6 +19,7 @@ import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
 import { ApiKeyStore } from './secrets';
 import { SettingsService } from './settings';
+import type { Settings } from './settings-schema';
 import { ModelStatus } from './model-status';
 import { MemoryStatusBar } from './status-bar';
 import { IsolationWarning } from './isolation-warning';
@@ -45,6 +46,14 @@ export class Container implements vscode.Disposable {
   /** The last approval / rejection / deletion / restore, for Undo. */
   readonly undo = new UndoHistory();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly settingsApplied = new vscode.EventEmitter<Settings>();
+  /**
+   * Fires with the new settings once a change of `agentMemory.*` has reached the app
+   * (configured in place, or the app dropped to be re-created on another database).
+   * A command run after it sees the new value; `onDidChange` of the settings service
+   * fires earlier, before the app was updated (reading the API key is asynchronous).
+   */
+  readonly onDidApplySettings = this.settingsApplied.event;
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -53,6 +62,7 @@ export class Container implements vscode.Disposable {
     this.channel = this.register(vscode.window.createOutputChannel('Agent Memory', { log: true }));
     this.logger = channelLogger(this.channel);
     this.settings = this.register(new SettingsService(tagged(this.logger, 'settings')));
+    this.register(this.settingsApplied);
     this.apiKey = new ApiKeyStore(context.secrets);
     this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
 
@@ -89,7 +99,10 @@ export class Container implements vscode.Disposable {
         this.modelStatus.reset();
         lastDatabasePath = databasePath;
         this.host.settingsChanged(settings, pathChanged).then(
-          () => this.tree.refresh(pathChanged),
+          () => {
+            this.tree.refresh(pathChanged);
+            this.settingsApplied.fire(settings);
+          },
           (error: unknown) => this.logger.error(`[settings] could not apply: ${String(error)}`),
         );
       }),

@@ -20,18 +20,23 @@ export function undoLabel(entry: UndoEntry): string {
 }
 
 /**
- * Applies the inverse change: approve → pending again; reject/delete → restored; restore →
+ * Applies the inverse change: approve → pending again and reject → pending again (each also
+ * takes back the human verdict's Φ); delete → restored; restore →
  * deleted again, within the memory floor like any deletion. Returns the floor's message
  * when it kept some of the restored records active, else null.
  */
 export function applyInverse(app: AgentMemoryApp, entry: UndoEntry): string | null {
   switch (entry.op) {
     case 'approve':
+      // Also takes back the Φ the approval gave the task (the human verdict), in one transaction.
       app.unapprove(entry.ids);
       return null;
     case 'reject':
+      // pending again, and the rejection's Φ taken back.
+      app.unreject(entry.ids);
+      return null;
     case 'delete':
-      // restore returns each record to the status it had before (pending for a rejection).
+      // restore returns each record to the status it had before.
       app.restore(entry.ids);
       return null;
     case 'restore':

@@ -46,12 +46,54 @@ export function currentApp(api: AgentMemoryExtensionApi): AgentMemoryApp {
   });
 }
 
-/** Sets one `agentMemory.*` setting in the workspace and waits until the extension sees it. */
+/**
+ * Sets one `agentMemory.*` setting in the workspace and returns once the extension has
+ * applied it to the app (its `onDidApplySettings` event, fired after the app was configured
+ * or dropped for another database), so a command called next sees the new value.
+ */
 export async function setSetting(api: AgentMemoryExtensionApi, key: string, value: unknown): Promise<void> {
-  await vscode.workspace.getConfiguration('agentMemory').update(key, value, vscode.ConfigurationTarget.Workspace);
-  await waitFor(() => JSON.stringify(readKey(api.container.settings.value, key)) === JSON.stringify(value ?? readKey(api.container.settings.value, key)), `setting ${key}`);
+  const config = vscode.workspace.getConfiguration('agentMemory');
+  // Writing the value it already has changes nothing: no event would come.
+  if (JSON.stringify(config.inspect(key)?.workspaceValue) === JSON.stringify(value)) {
+    await api.getApp();
+    return;
+  }
+  const applied = settingsApplied(api, key, value);
+  try {
+    await config.update(key, value, vscode.ConfigurationTarget.Workspace);
+  } catch (error) {
+    applied.cancel();
+    throw error;
+  }
+  await applied.done;
   // The change may have re-created the app: open the new one before the test reads it.
   await api.getApp();
+}
+
+/**
+ * Resolves on the extension's first "settings applied" event whose settings carry `value` at
+ * `key` (any applied event when `value` is undefined: the setting was reset). Subscribed before
+ * the write, so the event cannot be missed. The deadline only turns a change the extension
+ * never applied (see the Agent Memory log) into a clear failure instead of a mocha timeout.
+ */
+function settingsApplied(api: AgentMemoryExtensionApi, key: string, value: unknown, deadlineMs = 15_000): { done: Promise<void>; cancel(): void } {
+  let cancel = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    const subscription = api.container.onDidApplySettings((settings) => {
+      if (value !== undefined && JSON.stringify(readKey(settings, key)) !== JSON.stringify(value)) return;
+      cancel();
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      cancel();
+      reject(new Error(`the extension did not apply agentMemory.${key} = ${JSON.stringify(value)} within ${deadlineMs} ms (see the Agent Memory log)`));
+    }, deadlineMs);
+    cancel = () => {
+      clearTimeout(timer);
+      subscription.dispose();
+    };
+  });
+  return { done, cancel };
 }
 
 function readKey(obj: unknown, key: string): unknown {

@@ -61,14 +61,21 @@ describe('issue 12: honest outcomes, undo, filter, connection test', function ()
   it('undo reverts the last approval, rejection, deletion and restore', async () => {
     const [a, b] = app.list({ status: 'pending' }).items.map((r) => r.id);
     assert.ok(a && b, 'two pending records from the stream');
+    // The task's Φ: the human verdict, taken back with the undo (the gold verdict was only shown).
+    const phiOf = (id: string) => app.task(app.get(id)?.metadata.taskIndex as number)?.utility;
+    assert.equal(phiOf(a), null);
     await run('agentMemory.approve', [a]);
     assert.equal(app.get(a)?.status, 'active');
+    assert.equal(phiOf(a), 1);
     await run('agentMemory.undo');
     assert.equal(app.get(a)?.status, 'pending', 'approval undone');
+    assert.equal(phiOf(a), null, "the approval's Φ is taken back");
     await run('agentMemory.reject', [b]);
     assert.equal(app.get(b)?.status, 'deleted');
+    assert.equal(phiOf(b), 0);
     await run('agentMemory.undo');
     assert.equal(app.get(b)?.status, 'pending', 'rejection undone');
+    assert.equal(phiOf(b), null, "the rejection's Φ is taken back");
     const active = app.list({ status: 'active', limit: 1 }).items[0].id;
     await run('agentMemory.deleteRecords', [active]);
     await run('agentMemory.undo');

@@ -18,13 +18,14 @@ import type { MemoryStore } from '../memory/store';
 import type { TaskLog } from '../memory/task-log';
 import type { AgentLanguage as Language, NewRecordInput } from '../memory/types';
 import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
-import type { Evaluation } from '../policy/utility';
+import { AgentMemoryError } from '../errors';
 import { demonstrationLanguages } from './demonstration-languages';
 import { AgentRunResult, runAgentLoop, RetrievedDemonstration } from './loop/agent-loop';
 import type { CodeGenerator } from './loop/generators';
 import type { TokenUsage } from './model/types';
 import type { RunRequest, RunResult } from './runners/types';
 import type { ModelKind, TaskEvaluation, TaskEvaluator, TaskVerdict } from './task-evaluators';
+import { taskVerdict } from './task-verdict';
 
 /** Embeds a question synchronously (the built-in hashing embedder). */
 export interface QuestionEmbedder {
@@ -171,7 +172,7 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
   return {
     run,
     evaluation,
-    verdict: verdictOf(evaluation.gold ?? evaluation.utility),
+    verdict: loggedVerdict(tasks, run.taskIndex),
     modelKind: deps.modelKind,
     after,
     memorySize,
@@ -181,14 +182,11 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
   };
 }
 
-/** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */
-export function verdictOf(evaluation: Evaluation): TaskVerdict {
-  if (evaluation.utility === null) return { kind: 'unknown', source: evaluation.evaluator === 'strict:human' ? 'human' : 'none' };
-  const yes = evaluation.utility >= 0.5;
-  switch (evaluation.evaluator) {
-    case 'strict:ground-truth': return { kind: yes ? 'correct' : 'wrong', source: 'gold' };
-    case 'strict:human': return { kind: yes ? 'approved' : 'rejected', source: 'human' };
-    case 'coarse:judge': return { kind: yes ? 'judged-correct' : 'judged-wrong', source: 'judge' };
-    default: return { kind: 'unknown', source: 'none' };
-  }
+/** The verdict read back from the task's log row: the dashboard reads it from there too (one source). */
+function loggedVerdict(tasks: TaskLog, taskIndex: number): TaskVerdict {
+  const row = tasks.get(taskIndex);
+  if (!row) throw new AgentMemoryError('NOT_FOUND', `Task ${taskIndex} vanished from the task log before its verdict was read: check that no other process rewrites the memory database.`);
+  return taskVerdict(row);
 }
+
+export { verdictOf } from './task-verdict';

@@ -115,7 +115,10 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     this.policies.approve(ids);
   }
   unapprove(ids: string[]): void {
-    this.store.transition(ids, 'unapprove', { trigger: 'user', reason: 'approval undone' });
+    this.policies.unapprove(ids);
+  }
+  unreject(ids: string[]): void {
+    this.policies.unreject(ids);
   }
   reject(ids: string[]): void {
     this.policies.reject(ids);

@@ -15,6 +15,9 @@ import { codeSimilarity } from '../similarity/code';
 import type { SettingsSession } from './settings-session';
 import type { DeletionPlan, DeletionPolicyName, UserDeletion } from './types';
 
+/** The evaluator of a human verdict (approve → Φ 1, reject → Φ 0). */
+const HUMAN_EVALUATOR = evaluateHumanVerdict(null).evaluator;
+
 function createManager(store: MemoryStore, settings: Settings, logger: Logger): MemoryManager {
   const d = settings.deletion;
   const beta = settings.addition.policy === 'coarse' ? d.historyBetaCoarse : d.historyBetaStrict;
@@ -62,14 +65,40 @@ export class MemoryPolicies extends Disposable {
     return this.current;
   }
 
+  /** pending → active, and the approval is the strict Φ of the record's task (one transaction). */
   approve(ids: string[]): void {
-    this.current.approve(ids);
-    this.recordHumanVerdict(ids, 'approve');
+    this.store.atomically(() => {
+      this.current.approve(ids);
+      this.recordHumanVerdict(ids, 'approve');
+    });
   }
 
+  /** pending → deleted, and the rejection is the strict Φ of the record's task (one transaction). */
   reject(ids: string[]): void {
-    this.current.reject(ids);
-    this.recordHumanVerdict(ids, 'reject');
+    this.store.atomically(() => {
+      this.current.reject(ids);
+      this.recordHumanVerdict(ids, 'reject');
+    });
+  }
+
+  /**
+   * Undo of an approval: active → pending again, and the Φ the approval gave the task
+   * (credited to the records it was shown) is taken back, in one transaction, so the
+   * history rule no longer sees a verdict the user withdrew.
+   */
+  unapprove(ids: string[]): void {
+    this.store.atomically(() => {
+      this.store.transition(ids, 'unapprove', { trigger: 'user', reason: 'approval undone' });
+      this.withdrawHumanVerdict(ids);
+    });
+  }
+
+  /** Undo of a rejection: deleted → pending again, and the rejection's Φ is taken back (one transaction). */
+  unreject(ids: string[]): void {
+    this.store.atomically(() => {
+      this.current.restore(ids, 'rejection undone');
+      this.withdrawHumanVerdict(ids);
+    });
   }
 
   restore(ids: string[]): void {
@@ -93,6 +122,19 @@ export class MemoryPolicies extends Disposable {
       if (typeof taskIndex === 'number' && this.current.tasks.get(taskIndex)?.utility == null) {
         this.current.tasks.setUtility(taskIndex, evaluation.utility!, evaluation.evaluator);
       }
+    }
+  }
+
+  /**
+   * Takes back the human verdict of the records' tasks. recordHumanVerdict writes only on a
+   * task without Φ (whose evaluator is then unset), so the state before it is: no Φ, no evaluator.
+   */
+  private withdrawHumanVerdict(ids: string[]): void {
+    for (const id of ids) {
+      const taskIndex = this.store.get(id)?.metadata.taskIndex;
+      if (typeof taskIndex !== 'number') continue;
+      const task = this.current.tasks.get(taskIndex);
+      if (task?.utility != null && task.evaluator === HUMAN_EVALUATOR) this.current.tasks.withdrawUtility(taskIndex, null);
     }
   }
 

@@ -9,6 +9,7 @@ import type { ListQuery, ListResult } from '../memory/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
 import type { TaskRow } from '../memory/task-log';
 import type { MemoryTools } from '../tools/memory-tools';
+import type { AgentRunResult } from '../agent/loop/agent-loop';
 
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
 import type { UserDeletion } from '../policy/memory-manager';
@@ -50,18 +51,19 @@ export interface DeletionPlan {
 export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'inputSimilarity' | 'code'> & { shown: boolean };
 
 import type { ModelKind, TaskVerdict } from '../agent/task-evaluators';
+import type { VerdictCounts } from '../agent/task-verdict';
+export type { VerdictCounts } from '../agent/task-verdict';
 export type { ModelKind, TaskVerdict, VerdictKind, VerdictSource } from '../agent/task-evaluators';
 
+/**
+ * The fields a task result shares with the agent loop's run (defined once, on AgentRunResult).
+ * `outcome` is the execution outcome only: 'success' means the program ran and printed an
+ * answer, not that it is right.
+ */
+export type AgentRunFields = Pick<AgentRunResult, 'taskIndex' | 'question' | 'model' | 'language' | 'code' | 'answer' | 'outcome'>;
+
 /** What the agent did for one question (shown to the user, written to the task log). */
-export interface AgentTaskResult {
-  taskIndex: number;
-  question: string;
-  model: string;
-  language: 'python' | 'javascript';
-  code: string;
-  answer: unknown;
-  /** Execution outcome only: 'success' means the program ran and printed an answer, not that it is right. */
-  outcome: 'success' | 'error' | 'timeout' | 'no-answer';
+export interface AgentTaskResult extends AgentRunFields {
   /** Correctness, separate from the execution outcome. */
   verdict: TaskVerdict;
   modelKind: ModelKind;
@@ -88,15 +90,37 @@ export interface TaskProgress {
   last?: AgentTaskResult;
 }
 
+/** Counts behind the dashboard's summary line (verdicts as in the toasts; see agent/task-verdict.ts). */
+export interface DashboardSummary extends VerdictCounts {
+  tasks: number;
+  /** Programs that ran (execution outcome 'success'; not the same as correct). */
+  ran: number;
+  /** Unchecked tasks whose Φ waits for the user's approval. */
+  awaitingApproval: number;
+  /** The user's approvals / rejections (apart from the verdict: a gold-checked task keeps its gold verdict). */
+  youApproved: number;
+  youRejected: number;
+}
+
 export interface DashboardData {
-  /** `outcome` = execution (ran or not); `correct` = Φ and `evaluator` = who judged it (ran is not correct). */
-  tasks: { taskIndex: number; correct: number | null; evaluator: string | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /**
+   * `outcome` = execution (ran or not); `verdict` = correct / wrong / not checked and who judged
+   * (the same as the task's toast); `decision` = the user's approval of its record, kept apart;
+   * `utility` = the Φ the policies use.
+   */
+  tasks: { taskIndex: number; verdict: TaskVerdict; decision: 'approved' | 'rejected' | null; utility: number | null; outcome: string | null; memorySize: number; inputSimilarity: number | null; outputSimilarity: number | null }[];
+  /** Cumulative accuracy over the checked tasks (any verdict but unknown). */
   accuracyCurve: { taskIndex: number; accuracy: number }[];
+  /** Cumulative ran / correct / wrong after each task. */
+  outcomeCurve: { taskIndex: number; ran: number; correct: number; wrong: number }[];
   memorySizeCurve: { taskIndex: number; size: number }[];
   similarityScatter: { taskIndex: number; input: number; output: number }[];
   utilityHistogram: { bin: string; count: number }[];
   misaligned: { recordId: string; question: string; meanInputSimilarity: number; meanOutputSimilarity: number; retrievals: number }[];
   counts: Record<RecordStatus, number>;
+  summary: DashboardSummary;
+  /** The summary in words (dashboardSummaryText), e.g. "20 tasks · 20 ran · 14 correct · 6 wrong (20 checked against gold answers) · 0 not checked". */
+  summaryText: string;
 }
 
 export interface RoleMemoryView {
@@ -118,9 +142,11 @@ export interface AgentMemoryApp {
   task(taskIndex: number): TaskRow | undefined;
 
   approve(ids: string[]): void;
-  /** Undo of an approval: active → pending again. */
+  /** Undo of an approval: active → pending again, and the approval's Φ is taken back (one transaction). */
   unapprove(ids: string[]): void;
   reject(ids: string[]): void;
+  /** Undo of a rejection: deleted → pending again, and the rejection's Φ is taken back (one transaction). */
+  unreject(ids: string[]): void;
   restore(ids: string[]): void;
   purge(ids: string[]): void;
   /**

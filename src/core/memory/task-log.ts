@@ -24,6 +24,11 @@ const SQL = {
   utilityOnRetrievals: 'UPDATE retrievals SET utility = ? WHERE task_index = ? AND shown = 1 AND COALESCE(followed, 1) = 1',
   attribution: 'UPDATE retrievals SET shown = ?, followed = ? WHERE task_index = ? AND rid = ? AND utility IS NULL',
   utilityOnTask: 'UPDATE tasks SET utility = ?, evaluator = COALESCE(?, evaluator) WHERE task_index = ?',
+  // The inverse of the three above: take a task's Φ back off the records and rows it was credited to.
+  withdrawOnRecords: `UPDATE records SET utility_sum = utility_sum - r.utility, utility_count = utility_count - 1
+      FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid AND r.utility IS NOT NULL`,
+  withdrawOnRetrievals: 'UPDATE retrievals SET utility = NULL WHERE task_index = ? AND utility IS NOT NULL',
+  withdrawOnTask: 'UPDATE tasks SET utility = NULL, evaluator = ? WHERE task_index = ?',
   retrievalOf: 'SELECT r.rid, r.output_similarity FROM retrievals r JOIN records ON records.rid = r.rid WHERE records.id = ? AND r.task_index = ?',
   outputOnRetrieval: 'UPDATE retrievals SET output_similarity = ? WHERE task_index = ? AND rid = ?',
   outputOnRecord: 'UPDATE records SET out_sim_sum = out_sim_sum - COALESCE(?, 0) + ?, out_sim_count = out_sim_count + (? IS NULL) WHERE rid = ?',
@@ -185,6 +190,25 @@ export class TaskLog {
       this.stmt('utilityOnRecords').run(phi, taskIndex);
       this.stmt('utilityOnRetrievals').run(phi, taskIndex);
       this.stmt('utilityOnTask').run(phi, evaluator ?? null, taskIndex);
+    });
+    this.store.guard(() => run.immediate());
+    this.store.fireChange({ kind: 'task', ids: [] });
+  }
+
+  /**
+   * Takes a task's Φ back (the inverse of setUtility): the records it was credited to lose it
+   * (sum and count), its retrieval rows and the task row have no Φ again, and the task's
+   * evaluator becomes `evaluatorBefore`. Used when the user undoes an approval or rejection.
+   *
+   * @example
+   * tasks.setUtility(t, 1, 'strict:human');
+   * tasks.withdrawUtility(t); // as before the approval
+   */
+  withdrawUtility(taskIndex: number, evaluatorBefore: string | null = null): void {
+    const run = this.db.transaction(() => {
+      this.stmt('withdrawOnRecords').run(taskIndex);
+      this.stmt('withdrawOnRetrievals').run(taskIndex);
+      this.stmt('withdrawOnTask').run(evaluatorBefore, taskIndex);
     });
     this.store.guard(() => run.immediate());
     this.store.fireChange({ kind: 'task', ids: [] });

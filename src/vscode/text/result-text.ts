@@ -2,6 +2,7 @@
  * How a task result reads to a user: the execution outcome ("ran") kept apart from the
  * correctness verdict ("correct"), and which model produced the answer. No vscode import.
  */
+import { countVerdicts } from '../../core/agent/task-verdict';
 import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app/types';
 
 type Outcome = AgentTaskResult['outcome'];
@@ -86,17 +87,19 @@ export interface StreamCounts {
 
 export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts {
   const n = (f: (r: AgentTaskResult) => boolean) => results.filter(f).length;
+  const v = countVerdicts(results.map((r) => r.verdict));
   return {
     total: results.length,
     ran: n((r) => r.outcome === 'success'),
     errors: n((r) => r.outcome === 'error'),
     timeouts: n((r) => r.outcome === 'timeout'),
     noAnswer: n((r) => r.outcome === 'no-answer'),
-    correct: n((r) => r.verdict.kind === 'correct'),
-    wrong: n((r) => r.verdict.kind === 'wrong'),
-    judgedCorrect: n((r) => r.verdict.kind === 'judged-correct'),
-    judgedWrong: n((r) => r.verdict.kind === 'judged-wrong'),
-    unchecked: n((r) => r.verdict.kind === 'unknown'),
+    // Counted as the dashboard counts them (core/agent/task-verdict.ts).
+    correct: v.correct,
+    wrong: v.wrong,
+    judgedCorrect: v.judgedCorrect,
+    judgedWrong: v.judgedWrong,
+    unchecked: v.unchecked,
     pending: n((r) => r.addition.status === 'pending'),
     addedByGold: n((r) => r.addition.added && decidedByGold(r)),
   };

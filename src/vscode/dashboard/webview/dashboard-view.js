@@ -6,11 +6,15 @@ import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, Linear
 Chart.register(BarController, BarElement, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip);
 
 /**
- * @typedef {{ taskIndex: number, correct: number | null, evaluator: string | null, outcome: string | null, memorySize: number }} TaskPoint
+ * @typedef {{ kind: string, source: string }} Verdict
+ * @typedef {{ taskIndex: number, verdict: Verdict, decision: 'approved' | 'rejected' | null, utility: number | null, outcome: string | null, memorySize: number }} TaskPoint
  * @typedef {{ recordId: string, question: string, meanInputSimilarity: number, meanOutputSimilarity: number, retrievals: number }} Misaligned
- * @typedef {{ tasks: TaskPoint[], accuracyCurve: { taskIndex: number, accuracy: number }[], memorySizeCurve: { taskIndex: number, size: number }[],
+ * @typedef {{ tasks: TaskPoint[], accuracyCurve: { taskIndex: number, accuracy: number }[], outcomeCurve: { taskIndex: number, ran: number, correct: number, wrong: number }[],
+ *   memorySizeCurve: { taskIndex: number, size: number }[],
  *   similarityScatter: { taskIndex: number, input: number, output: number }[], utilityHistogram: { bin: string, count: number }[],
- *   misaligned: Misaligned[], counts: Record<string, number> }} DashboardData
+ *   misaligned: Misaligned[], counts: Record<string, number>, summary: Record<string, number>, summaryText: string }} DashboardData
+ * Verdicts, counts and the summary line are computed by the extension (src/core/app/dashboard.ts) from the
+ * same source as the task toasts; the webview only draws them.
  */
 
 // @ts-ignore acquireVsCodeApi is injected by VS Code
@@ -76,31 +80,6 @@ function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} *
   };
 }
 
-function cumulative(/** @type {TaskPoint[]} */ tasks) {
-  let ran = 0;
-  let correct = 0;
-  let wrong = 0;
-  return tasks.map((task) => {
-    if (task.outcome === 'success') ran++;
-    if (task.correct !== null && task.evaluator && task.evaluator.startsWith('strict:')) {
-      if (task.correct >= 0.5) correct++;
-      else wrong++;
-    }
-    return { x: task.taskIndex, ran, correct, wrong };
-  });
-}
-
-/** `30 tasks · 28 ran · 21 correct · 9 wrong (gold answer or your verdict) · 0 not checked`. */
-export function summaryText(/** @type {TaskPoint[]} */ tasks) {
-  const c = cumulative(tasks).pop() ?? { ran: 0, correct: 0, wrong: 0 };
-  const unchecked = tasks.filter((task) => task.correct === null).length;
-  const judged = tasks.length - unchecked - c.correct - c.wrong;
-  const parts = [`${tasks.length} tasks`, `${c.ran} ran`, `${c.correct} correct`, `${c.wrong} wrong (gold answer or your verdict)`];
-  if (judged > 0) parts.push(`${judged} judged by the LLM or the agent's own signal`);
-  parts.push(`${unchecked} not checked`);
-  return parts.join(' · ');
-}
-
 function draw(/** @type {DashboardData} */ data) {
   last = data;
   for (const c of charts) c.destroy();
@@ -109,7 +88,7 @@ function draw(/** @type {DashboardData} */ data) {
   const ctx = (/** @type {string} */ id) => /** @type {HTMLCanvasElement} */ (document.getElementById(id));
   const counts = data.counts;
   /** @type {HTMLElement} */ (document.getElementById('counts')).textContent = `${counts.active ?? 0} active · ${counts.pending ?? 0} pending · ${counts.deleted ?? 0} deleted · ${data.tasks.length} tasks`;
-  /** @type {HTMLElement} */ (document.getElementById('summary')).textContent = summaryText(data.tasks);
+  /** @type {HTMLElement} */ (document.getElementById('summary')).textContent = data.summaryText;
 
   const line = (/** @type {string} */ label, /** @type {string} */ color, /** @type {{x:number,y:number}[]} */ points) => ({ label, data: points, borderColor: color, backgroundColor: color, pointRadius: points.length > 60 ? 0 : 2, borderWidth: 2, tension: 0 });
 
@@ -120,7 +99,7 @@ function draw(/** @type {DashboardData} */ data) {
       options: /** @type {any} */ (options(t, 'task', 'accuracy of checked answers', { yMax: 1, percent: true })),
     }),
   );
-  const cum = cumulative(data.tasks);
+  const cum = data.outcomeCurve.map((p) => ({ x: p.taskIndex, ran: p.ran, correct: p.correct, wrong: p.wrong }));
   charts.push(
     new Chart(ctx('outcomes'), {
       type: 'line',
