@@ -16,8 +16,9 @@ import { z } from 'zod';
 import { CALIBRATION_TARGETS, PAPER_EHR, paperCells } from '../core/bench/paper-cells';
 import { SIMULATION_PARAMETERS, SimulationParameters } from '../core/bench/sim/parameters';
 import { meanCi } from '../core/bench/stats';
-import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../core/errors';
+import { AgentMemoryError } from '../core/errors';
 import { runGridPool } from './paper-grid-pool';
+import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PARAMS_FILE = path.join(ROOT, 'src', 'core', 'bench', 'sim', 'parameters.ts');
@@ -102,14 +103,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`bench:calibrate: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runMain('bench:calibrate', () => main(process.argv.slice(2)));

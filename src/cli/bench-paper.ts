@@ -20,8 +20,9 @@ import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
 import { AGENTS } from '../core/bench/paper-seed';
 import { SIMULATION_LABEL } from '../core/bench/sim/parameters';
-import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../core/errors';
+import { AgentMemoryError } from '../core/errors';
 import { runGridPool } from './paper-grid-pool';
+import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr,…] [--base-url URL --model M] [--out DIR]';
@@ -128,14 +129,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`bench:paper: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runMain('bench:paper', () => main(process.argv.slice(2)));

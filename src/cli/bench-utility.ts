@@ -24,7 +24,7 @@ import { meanCi, round } from '../core/bench/stats';
 import { planPaperStream } from '../core/bench/stream-setup';
 import { readTaskFile } from '../core/bench/task-file';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../core/policy/deletion';
-import { errorMessage, isAgentMemoryError } from '../core/errors';
+import { runMain } from './run-main';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -104,14 +104,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`bench:utility: ${isAgentMemoryError(error) ? `${error.code}: ` : ''}${errorMessage(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runMain('bench:utility', () => main(process.argv.slice(2)));
