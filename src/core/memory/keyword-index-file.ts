@@ -8,12 +8,13 @@ import type { Logger } from '../logger';
 /**
  * The keyword index file beside the database: one JSON header line (format,
  * the `record_changes` seq the index reflects, its document count), one line
- * with the document frequency of every term, then MiniSearch's own JSON. The
+ * with the document frequency of every term per field (`q:term`, `c:term`;
+ * format 3), then MiniSearch's own JSON. The
  * caller catches a loaded index up on the changes after `seq` (or rebuilds
  * when the change log no longer reaches back that far); a file that does not
  * parse is corrupt and rebuilt.
  */
-const FORMAT = 2;
+const FORMAT = 3;
 
 const HeaderSchema = z.object({
   format: z.literal(FORMAT),

@@ -3,6 +3,7 @@ import { errorMessage } from '../errors';
 import { Logger, nullLogger, tagged } from '../logger';
 import type { Database } from './database';
 import { readIndexFile, writeIndexFile } from './keyword-index-file';
+import { KeywordScorer } from './keyword-scorer';
 import { RecordChangeLog } from './record-changes';
 import type { IndexedText, MemoryStore } from './store';
 import { stem, tokenizeForKeywords } from './text-processing';
@@ -63,6 +64,9 @@ function tokenize(text: string, field?: string): string[] {
 const identity = (term: string): string => term;
 const splitTerms = (text: string): string[] => text.split(' ');
 
+/** Key prefixes of the per-field document frequencies, in MINISEARCH_OPTIONS.fields order. */
+const FIELD_PREFIXES = ['q:', 'c:'] as const;
+
 /** MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching. */
 export const MINISEARCH_OPTIONS = {
   fields: ['question', 'code'],
@@ -71,6 +75,14 @@ export const MINISEARCH_OPTIONS = {
   tokenize,
   processTerm: identity,
   searchOptions: { boost: KEYWORD_FIELD_BOOST, bm25: KEYWORD_BM25, prefix: false, fuzzy: false, combineWith: 'OR' as const },
+};
+
+/** How queries are scored (KeywordScorer): as MiniSearch's options say; code terms occur once per document (codeTerms is a set). */
+const SCORER_OPTIONS = {
+  fields: MINISEARCH_OPTIONS.fields,
+  boost: KEYWORD_FIELD_BOOST,
+  bm25: KEYWORD_BM25,
+  maxTermFrequency: { question: Infinity, code: 1 },
 };
 
 function newMiniSearch(): MiniSearch<Doc> {
@@ -96,6 +108,9 @@ function newMiniSearch(): MiniSearch<Doc> {
  */
 export class KeywordIndex {
   private ms = newMiniSearch();
+  /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
+  private readonly scorer = new KeywordScorer(this.ms, SCORER_OPTIONS);
+  /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
   private frequencies = new Map<string, number>();
   private seq = 0;
   private dirty = false;
@@ -151,6 +166,14 @@ export class KeywordIndex {
     this.catchUp();
     const terms = this.selectTerms(text);
     if (terms.length === 0 || limit <= 0) return [];
+    return this.scorer.search(terms, limit, this.fieldFrequencies);
+  }
+
+  /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
+  searchDirect(text: string, limit: number): KeywordHit[] {
+    this.catchUp();
+    const terms = this.selectTerms(text);
+    if (terms.length === 0 || limit <= 0) return [];
     // The terms are already index terms: split only (the field tokenizers would stem them again).
     const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
     return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
@@ -159,8 +182,11 @@ export class KeywordIndex {
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
-    return this.frequencies.get(term) ?? 0;
+    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
   }
+
+  /** Live documents holding `term`, per field (MINISEARCH_OPTIONS.fields order). */
+  private readonly fieldFrequencies = (term: string): number[] => FIELD_PREFIXES.map((p) => this.frequencies.get(p + term) ?? 0);
 
   /** Writes the file now when it changed. */
   flush(): void {
@@ -181,6 +207,7 @@ export class KeywordIndex {
     this.ms = newMiniSearch();
     this.frequencies.clear();
     this.seq = this.log.head();
+    this.scorer.reset(this.ms);
     this.addDocs(this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[]);
     this.dirty = true;
     this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
@@ -190,7 +217,7 @@ export class KeywordIndex {
 
   private selectTerms(text: string): string[] {
     const unique = [...new Set(tokenizeForKeywords(text))];
-    const withDf = unique.map((t) => ({ t, df: this.frequencies.get(t) ?? 0 })).filter((x) => x.df > 0);
+    const withDf = unique.map((t) => ({ t, df: this.fieldFrequencies(t).reduce((a, b) => a + b, 0) })).filter((x) => x.df > 0);
     withDf.sort((a, b) => a.df - b.df);
     const out: string[] = [];
     let used = 0;
@@ -221,6 +248,7 @@ export class KeywordIndex {
     const gone = rids.filter((rid) => this.ms.has(rid));
     for (const rid of gone) this.count(this.textOf(rid), -1);
     if (gone.length > 0) this.ms.discardAll(gone);
+    this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
     this.dirty = true;
   }
@@ -235,10 +263,9 @@ export class KeywordIndex {
     if (!doc) return;
     const terms = new Set([...tokenize(doc.question, 'question').map((t) => `q:${t}`), ...tokenize(doc.code, 'code').map((t) => `c:${t}`)]);
     for (const key of terms) {
-      const term = key.slice(2);
-      const next = (this.frequencies.get(term) ?? 0) + delta;
-      if (next > 0) this.frequencies.set(term, next);
-      else this.frequencies.delete(term);
+      const next = (this.frequencies.get(key) ?? 0) + delta;
+      if (next > 0) this.frequencies.set(key, next);
+      else this.frequencies.delete(key);
     }
   }
 
@@ -259,6 +286,7 @@ export class KeywordIndex {
     const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
     for (const doc of docs) this.count(doc, 1);
     this.ms.addAll(docs);
+    this.scorer.added(docs.map((d) => d.id));
   }
 
   private load(file: string): KeywordIndexOrigin {
@@ -270,6 +298,7 @@ export class KeywordIndex {
       return 'rebuilt:stale';
     }
     this.ms = read.index;
+    this.scorer.reset(this.ms);
     this.frequencies = read.frequencies;
     this.seq = read.seq;
     if (changes.rids.length > 0) {
