@@ -72,6 +72,8 @@ export const MINISEARCH_OPTIONS = {
   fields: ['question', 'code'],
   idField: 'id',
   storeFields: [],
+  // Discarded documents are vacuumed in one synchronous pass (KeywordIndex.vacuum), never by MiniSearch's timer-driven batches.
+  autoVacuum: false as const,
   tokenize,
   processTerm: identity,
   searchOptions: { boost: KEYWORD_FIELD_BOOST, bm25: KEYWORD_BM25, prefix: false, fuzzy: false, combineWith: 'OR' as const },
@@ -166,6 +168,8 @@ export class KeywordIndex {
     this.catchUp();
     const terms = this.selectTerms(text);
     if (terms.length === 0 || limit <= 0) return [];
+    // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
+    if (this.ms.dirtCount > 0) return this.searchDirect(text, limit);
     return this.scorer.search(terms, limit, this.fieldFrequencies);
   }
 
@@ -250,7 +254,23 @@ export class KeywordIndex {
     if (gone.length > 0) this.ms.discardAll(gone);
     this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
+    this.vacuum();
     this.dirty = true;
+  }
+
+  /**
+   * Drops the postings of discarded documents: with a batch larger than the
+   * term count MiniSearch's `vacuum` walks the whole index before it first
+   * yields, so nothing can interleave with it and `dirtCount` is 0 on return
+   * (unless a previous vacuum is still settling: it then runs at the next
+   * microtask, and searches answer through MiniSearch directly meanwhile).
+   */
+  private vacuum(): void {
+    if (this.ms.dirtCount === 0) return;
+    this.ms.vacuum({ batchSize: Number.MAX_SAFE_INTEGER }).catch((error: unknown) => {
+      this.logger.warn(`keyword index vacuum failed: ${errorMessage(error)}; rebuilding`);
+      this.rebuild();
+    });
   }
 
   /** The indexed text of a record as it still is in the database (for frequency bookkeeping). */
@@ -299,6 +319,7 @@ export class KeywordIndex {
     }
     this.ms = read.index;
     this.scorer.reset(this.ms);
+    this.vacuum();
     this.frequencies = read.frequencies;
     this.seq = read.seq;
     if (changes.rids.length > 0) {

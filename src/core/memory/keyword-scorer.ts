@@ -20,7 +20,7 @@ interface TermResults {
 }
 
 /** The slice of MiniSearch this scorer calls: its public search and counters only. */
-type Searchable = Pick<MiniSearch, 'search' | 'dirtCount' | 'documentCount'>;
+type Searchable = Pick<MiniSearch, 'search' | 'documentCount'>;
 
 /** BM25 parameters and field weights of the queries (as given to MiniSearch). */
 export interface ScorerOptions {
@@ -70,10 +70,9 @@ const BOUND_MARGIN = 1e-9;
  *
  * The owner reports every change of the index (`reset` after a load or
  * rebuild, `added`, `discarded`); each drops the cached terms (the document
- * count and field lengths, hence all scores, change). While the index holds
- * discarded documents, a term is first passed once through a search that
- * keeps nothing: MiniSearch drops a term's discarded postings as it meets
- * them, so the scores read afterwards are stable.
+ * count and field lengths, hence all scores, change). The index must hold no
+ * discarded documents (`dirtCount` 0, vacuumed): MiniSearch's scores of a
+ * term with discarded postings change from one search to the next.
  *
  * @example
  * const scorer = new KeywordScorer(ms, { fields, boost, bm25, maxTermFrequency });
@@ -83,8 +82,6 @@ export class KeywordScorer {
   private ms: Searchable;
   private readonly cache = new Map<string, TermResults>();
   private cachedPostings = 0;
-  /** Terms whose discarded postings MiniSearch has already dropped (since the last discard). */
-  private readonly cleaned = new Set<string>();
   private readonly ordinalOf = new Map<number, number>();
   private ridAt: number[] = [];
   private sums = new Float64Array(0);
@@ -111,7 +108,6 @@ export class KeywordScorer {
   reset(ms: Searchable): void {
     this.ms = ms;
     this.clearCache();
-    this.cleaned.clear();
     this.ordinalOf.clear();
     this.ridAt = [];
     for (const r of ms.search(MiniSearch.wildcard)) this.append(r.id as number);
@@ -129,7 +125,6 @@ export class KeywordScorer {
   /** Documents discarded from the index. */
   discarded(rids: readonly number[]): void {
     this.clearCache();
-    this.cleaned.clear();
     for (const rid of rids) this.ordinalOf.delete(rid);
   }
 
@@ -282,10 +277,6 @@ export class KeywordScorer {
       this.cache.set(term, hit);
       return hit;
     }
-    if (this.ms.dirtCount > 0 && !this.cleaned.has(term)) {
-      this.ms.search(term, { tokenize: single, boostDocument: none });
-      this.cleaned.add(term);
-    }
     const results = this.ms.search(term, only ? { tokenize: single, boostDocument: (rid: number) => (only.has(rid) ? 1 : 0) } : { tokenize: single });
     const r: TermResults = { ords: new Int32Array(results.length), scores: new Float64Array(results.length), field: new Uint8Array(results.length) };
     let n = 0;
@@ -315,8 +306,6 @@ export class KeywordScorer {
     this.cachedPostings += size;
   }
 }
-
-const none = (): number => 0;
 
 /** The k-th largest (0-based) of the first `n` values (reorders them). */
 function quickSelectDescending(values: Float64Array, n: number, k: number): number {
