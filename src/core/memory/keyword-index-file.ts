@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import MiniSearch, { Options } from 'minisearch';
+import MiniSearch, { AsPlainObject, Options } from 'minisearch';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 import type { Logger } from '../logger';
@@ -49,7 +49,11 @@ export function readIndexFile<T>(file: string, options: Options<T>, logger: Logg
     if (second < 0) throw new Error('no header lines');
     const header = HeaderSchema.parse(JSON.parse(text.slice(0, first)));
     const frequencies = new Map(FrequencySchema.parse(JSON.parse(text.slice(first + 1, second))));
-    const index = MiniSearch.loadJSON<T>(text.slice(second + 1), options);
+    // Parsed here and the text dropped before MiniSearch builds its maps: the file's text (tens of MB
+    // at 100k records) is not kept alive beside the parsed tree and the index while they are built.
+    const plain = JSON.parse(text.slice(second + 1)) as AsPlainObject;
+    text = '';
+    const index = MiniSearch.loadJS<T>(plain, options);
     if (index.documentCount !== header.documentCount) throw new Error(`holds ${index.documentCount} documents, its header says ${header.documentCount}`);
     logger.debug(`loaded keyword index ${file} (${header.documentCount} records, change ${header.seq})`);
     return { origin: 'loaded', index, seq: header.seq, frequencies };
