@@ -1,5 +1,8 @@
 /**
- * Retrieval benchmark: `npm run bench:retrieval [-- --json] [-- --sizes 1000,10000,100000]`.
+ * Retrieval benchmark: `npm run bench:retrieval [-- --json] [-- --sizes 1000,10000,100000] [-- --keywords inline|worker]`.
+ *
+ * `--keywords worker` answers the keyword side from the worker thread (as the extension does for a
+ * file-backed memory: it searches while this thread does the dense side); default inline.
  *
  * One file-backed store (WAL) grows through the sizes; at each size it measures
  * - insert_per_s: `store.add` of 1000-record batches with 384-d HashingEmbedder vectors
@@ -15,7 +18,11 @@
  *   (a returned record counts when its exact cosine reaches the 4th best, within 1e-6),
  * - the dense stage side by side: the 128 nearest binary codes by sqlite-vec's own `bit[dim]`
  *   KNN on `vec_bits` (bit_knn_p50_ms) against the WASM Hamming kernel over the same codes
- *   (hamming_p50_ms), and how often both return the same candidate set (candidate_overlap).
+ *   (hamming_p50_ms), and how often both return the same candidate set (candidate_overlap),
+ * - the keyword stage side by side: KeywordIndex.search top-32 (MiniSearch's per-term results
+ *   combined, keyword32_p50_ms) against one MiniSearch `search` of the whole query
+ *   (keyword32_direct_p50_ms, the 0.2.0 path), alternating per query in this process, and on how
+ *   many queries both return the same top-32 (records, scores and order: keyword32_identical).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +30,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { SyntheticRecords } from '../core/bench/synthetic-records';
 import { HybridSearch } from '../core/memory/hybrid-search';
+import { InlineKeywords } from '../core/memory/keyword-service';
 import { openDatabase } from '../core/memory/database';
 import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/store';
 import { vectorToBlob } from '../core/memory/vector-index';
@@ -33,6 +41,7 @@ const ArgsSchema = z.object({
   sizes: z.array(z.number().int().positive()).min(1),
   queries: z.number().int().positive(),
   tasks: z.string(),
+  keywords: z.enum(['inline', 'worker']),
 });
 
 export interface BenchRow {
@@ -49,6 +58,11 @@ export interface BenchRow {
   bit_knn_p50_ms: number;
   hamming_p50_ms: number;
   candidate_overlap: number;
+  keyword32_p50_ms: number;
+  keyword32_direct_p50_ms: number;
+  keyword32_identical: number;
+  /** Hybrid answers (of `queries`) that fused both sides (the rest answered without the keyword side). */
+  hybrid_fused: number;
   load_avg_1m: number;
 }
 
@@ -65,6 +79,7 @@ function parseArgs(argv: string[]) {
     sizes: (value('--sizes') ?? '1000,10000,100000').split(',').map(Number),
     queries: Number(value('--queries') ?? '200'),
     tasks: value('--tasks') ?? path.join(process.cwd(), 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'),
+    keywords: value('--keywords') ?? 'inline',
   });
 }
 
@@ -86,7 +101,7 @@ function run(argv: string[]): BenchRow[] {
   const dim = embedder.dimension;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-'));
   const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
-  const search = HybridSearch.open(store, { file: null });
+  const search = HybridSearch.open(store, { file: null, background: args.keywords === 'worker' });
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
   floatDb.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
   floatDb.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${dim}])`);
@@ -118,11 +133,16 @@ function run(argv: string[]): BenchRow[] {
         inserted += batch.length;
       }
       const queries = Array.from({ length: args.queries }, () => queryGen.question());
+      // The worker rebuilds its index when it starts and after a large catch-up: wait until it answers.
+      if (args.keywords === 'worker') waitForKeywords(search, queries[0]);
       const qvecs = queries.map((q) => embedder.embedSync(q));
       const catchup = timeMs(() => search.search({ text: queries[0], vector: qvecs[0] }, 4));
       for (let i = 0; i < Math.min(20, queries.length); i++) search.search({ text: queries[i], vector: qvecs[i] }, 4);
 
-      const hybrid = queries.map((q, i) => timeMs(() => search.search({ text: q, vector: qvecs[i] }, 4))).sort((a, b) => a - b);
+      let fused = 0;
+      const hybrid = queries
+        .map((q, i) => timeMs(() => (fused += search.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0)))
+        .sort((a, b) => a - b);
       let recallHits = 0;
       const vectorTimes: number[] = [];
       queries.forEach((_, i) => {
@@ -145,6 +165,8 @@ function run(argv: string[]): BenchRow[] {
       }
       bitTimes.sort((a, b) => a - b);
       hammingTimes.sort((a, b) => a - b);
+      // Queries not asked before (no cached term results from the timings above).
+      const keywordStage = compareKeywordStage(search, Array.from({ length: args.queries }, () => queryGen.question()));
       const floatQueries = Math.min(queries.length, n >= 50_000 ? 15 : 50);
       const floatTimes = qvecs.slice(0, floatQueries).map((v) => timeMs(() => floatKnn.all(vectorToBlob(v)))).sort((a, b) => a - b);
       rows.push({
@@ -161,6 +183,8 @@ function run(argv: string[]): BenchRow[] {
         bit_knn_p50_ms: round(percentile(bitTimes, 0.5)),
         hamming_p50_ms: round(percentile(hammingTimes, 0.5)),
         candidate_overlap: round(sameSets / stageQueries.length, 3),
+        ...keywordStage,
+        hybrid_fused: fused,
         load_avg_1m: round(os.loadavg()[0], 2),
       });
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
@@ -171,14 +195,46 @@ function run(argv: string[]): BenchRow[] {
     floatDb.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, ...r }) => r)) + '\n');
+  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, hybrid_fused: _f, ...r }) => r)) + '\n');
   else {
     const last = rows[rows.length - 1];
+    process.stdout.write(`hybrid answers that fused both sides (${args.keywords} keyword index): ${rows.map((r) => `n=${r.n} ${r.hybrid_fused}/${args.queries}`).join(', ')}\n`);
+    for (const r of rows.filter((row) => !Number.isNaN(row.keyword32_p50_ms))) {
+      process.stdout.write(
+        `keyword stage at n=${r.n} (top-32, ${args.queries} new queries, alternating): per-term results ${r.keyword32_p50_ms} ms vs MiniSearch whole-query search ${r.keyword32_direct_p50_ms} ms (×${round(r.keyword32_direct_p50_ms / r.keyword32_p50_ms, 1)}); identical top-32 on ${r.keyword32_identical}/${args.queries}\n`,
+      );
+    }
     process.stdout.write(
       `dense stage at n=${last.n} (${DENSE_STAGE_CANDIDATES} candidates): sqlite-vec bit KNN ${last.bit_knn_p50_ms} ms vs WASM Hamming ${last.hamming_p50_ms} ms (×${round(last.bit_knn_p50_ms / last.hamming_p50_ms, 1)}); candidate sets overlap ${(last.candidate_overlap * 100).toFixed(1)} %\n`,
     );
   }
   return rows;
+}
+
+function waitForKeywords(search: HybridSearch, text: string): void {
+  const deadline = Date.now() + 600_000;
+  while (search.keywords.search(text, 1, true) === null && Date.now() < deadline) {
+    // The index catches up inside the worker; the call answers once it is done.
+  }
+}
+
+/** The keyword stage: the index's search against one MiniSearch search of the whole query, alternating per query (inline index only). */
+function compareKeywordStage(search: HybridSearch, queries: string[]): Pick<BenchRow, 'keyword32_p50_ms' | 'keyword32_direct_p50_ms' | 'keyword32_identical'> {
+  if (!(search.keywords instanceof InlineKeywords)) return { keyword32_p50_ms: NaN, keyword32_direct_p50_ms: NaN, keyword32_identical: 0 };
+  const index = search.keywords.index;
+  const fast: number[] = [];
+  const direct: number[] = [];
+  let identical = 0;
+  for (const q of queries) {
+    let a: unknown = null;
+    let b: unknown = null;
+    fast.push(timeMs(() => (a = index.search(q, 32))));
+    direct.push(timeMs(() => (b = index.searchDirect(q, 32))));
+    if (JSON.stringify(a) === JSON.stringify(b)) identical++;
+  }
+  fast.sort((x, y) => x - y);
+  direct.sort((x, y) => x - y);
+  return { keyword32_p50_ms: round(percentile(fast, 0.5)), keyword32_direct_p50_ms: round(percentile(direct, 0.5)), keyword32_identical: identical };
 }
 
 /** Fraction of `a` also in `b` (the two scans may order ties at the cut differently). */

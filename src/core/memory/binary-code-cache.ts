@@ -117,30 +117,54 @@ export class BinaryCodeCache {
     q.set(queryCode.subarray(0, Math.min(queryCode.length, q.length)));
     const dist = this.kernel.scan(n, this.blocks);
     if (count >= n) return [...this.ridAt].map((rid, i) => ({ rid, d: dist[i] })).sort((a, b) => a.d - b.d).map((x) => x.rid);
-    // Counting selection: a histogram of distances gives the cut-off in two linear passes.
-    const hist = new Uint32Array(this.blocks * 128 + 1);
-    for (let i = 0; i < n; i++) hist[dist[i]]++;
-    let cut = 0;
-    for (let total = 0; cut < hist.length; cut++) {
-      total += hist[cut];
-      if (total >= count) break;
-    }
-    const picked: { rid: number; d: number }[] = [];
-    let atCut = count - (cut > 0 ? cumulative(hist, cut - 1) : 0);
+    // One pass with a bounded max-heap of (distance, slot): the `count` smallest, ties to the lower
+    // slot (a later slot at the heap's largest distance never enters), as a full stable sort would pick.
+    const heapD = new Int32Array(count);
+    const heapS = new Int32Array(count);
+    let size = 0;
     for (let i = 0; i < n; i++) {
       const d = dist[i];
-      if (d < cut) picked.push({ rid: this.ridAt[i], d });
-      else if (d === cut && atCut > 0) {
-        picked.push({ rid: this.ridAt[i], d });
-        atCut--;
-      }
+      if (size === count) {
+        if (d >= heapD[0]) continue;
+        siftDown(heapD, heapS, size, d, i);
+      } else siftUp(heapD, heapS, size++, d, i);
     }
-    return picked.sort((a, b) => a.d - b.d).map((x) => x.rid);
+    const picked = Array.from({ length: size }, (_, j) => ({ d: heapD[j], slot: heapS[j] }));
+    picked.sort((a, b) => a.d - b.d || a.slot - b.slot);
+    return picked.map((x) => this.ridAt[x.slot]);
   }
 }
 
-function cumulative(hist: Uint32Array, upTo: number): number {
-  let s = 0;
-  for (let i = 0; i <= upTo; i++) s += hist[i];
-  return s;
+/** (d, slot) a before b in a max-heap: larger distance first, then larger slot. */
+function above(dA: number, sA: number, dB: number, sB: number): boolean {
+  return dA > dB || (dA === dB && sA > sB);
+}
+
+function siftUp(heapD: Int32Array, heapS: Int32Array, at: number, d: number, slot: number): void {
+  let i = at;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!above(d, slot, heapD[parent], heapS[parent])) break;
+    heapD[i] = heapD[parent];
+    heapS[i] = heapS[parent];
+    i = parent;
+  }
+  heapD[i] = d;
+  heapS[i] = slot;
+}
+
+/** Replaces the root (the largest) by (d, slot) and restores the heap. */
+function siftDown(heapD: Int32Array, heapS: Int32Array, size: number, d: number, slot: number): void {
+  let i = 0;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && above(heapD[child + 1], heapS[child + 1], heapD[child], heapS[child])) child++;
+    if (!above(heapD[child], heapS[child], d, slot)) break;
+    heapD[i] = heapD[child];
+    heapS[i] = heapS[child];
+    i = child;
+  }
+  heapD[i] = d;
+  heapS[i] = slot;
 }

@@ -56,7 +56,8 @@ export class DenseIndex {
   private constructor(private readonly db: Database, logger: Logger, background: boolean) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
-    this.rescoreStmt = db.prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
+    // `+status`: look the candidates up by rowid, not through the status index (one b-tree search per row instead of two).
+    this.rescoreStmt = db.prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
     this.changedStmt = db.prepare('SELECT rid, status, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?))');
     this.dimStmt = db.prepare("SELECT value FROM meta WHERE key = 'vector_dim'").pluck();
     this.loader = this.startLoad();

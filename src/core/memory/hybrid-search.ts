@@ -144,6 +144,8 @@ export class HybridSearch {
     const useKeyword = mode !== 'vector';
     const depth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
     const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
+    // A keyword worker searches while this thread does the dense side.
+    if (useKeyword && useDense) this.keywords.prefetch(query.text, depth);
     const denseAnswer = useDense ? this.dense.search(vector, depth, k * overfetch) : null;
     if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);

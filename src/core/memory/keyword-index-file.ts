@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import MiniSearch, { Options } from 'minisearch';
+import MiniSearch, { AsPlainObject, Options } from 'minisearch';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 import type { Logger } from '../logger';
@@ -8,12 +8,13 @@ import type { Logger } from '../logger';
 /**
  * The keyword index file beside the database: one JSON header line (format,
  * the `record_changes` seq the index reflects, its document count), one line
- * with the document frequency of every term, then MiniSearch's own JSON. The
+ * with the document frequency of every term per field (`q:term`, `c:term`;
+ * format 3), then MiniSearch's own JSON. The
  * caller catches a loaded index up on the changes after `seq` (or rebuilds
  * when the change log no longer reaches back that far); a file that does not
  * parse is corrupt and rebuilt.
  */
-const FORMAT = 2;
+const FORMAT = 3;
 
 const HeaderSchema = z.object({
   format: z.literal(FORMAT),
@@ -48,7 +49,11 @@ export function readIndexFile<T>(file: string, options: Options<T>, logger: Logg
     if (second < 0) throw new Error('no header lines');
     const header = HeaderSchema.parse(JSON.parse(text.slice(0, first)));
     const frequencies = new Map(FrequencySchema.parse(JSON.parse(text.slice(first + 1, second))));
-    const index = MiniSearch.loadJSON<T>(text.slice(second + 1), options);
+    // Parsed here and the text dropped before MiniSearch builds its maps: the file's text (tens of MB
+    // at 100k records) is not kept alive beside the parsed tree and the index while they are built.
+    const plain = JSON.parse(text.slice(second + 1)) as AsPlainObject;
+    text = '';
+    const index = MiniSearch.loadJS<T>(plain, options);
     if (index.documentCount !== header.documentCount) throw new Error(`holds ${index.documentCount} documents, its header says ${header.documentCount}`);
     logger.debug(`loaded keyword index ${file} (${header.documentCount} records, change ${header.seq})`);
     return { origin: 'loaded', index, seq: header.seq, frequencies };

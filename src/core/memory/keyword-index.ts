@@ -3,6 +3,7 @@ import { errorMessage } from '../errors';
 import { Logger, nullLogger, tagged } from '../logger';
 import type { Database } from './database';
 import { readIndexFile, writeIndexFile } from './keyword-index-file';
+import { KeywordScorer } from './keyword-scorer';
 import { RecordChangeLog } from './record-changes';
 import type { IndexedText, MemoryStore } from './store';
 import { stem, tokenizeForKeywords } from './text-processing';
@@ -16,9 +17,6 @@ export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
  * questions stays around a millisecond. Small memories never hit the budget.
  */
 export const DEFAULT_MAX_POSTINGS = 5_000;
-/** When the index vacuums discarded documents (MiniSearch's auto-vacuum defaults). */
-export const VACUUM_MIN_DIRT_COUNT = 20;
-export const VACUUM_MIN_DIRT_FACTOR = 0.1;
 /** BM25 parameters (MiniSearch's defaults, stated once here). */
 export const KEYWORD_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** Field weights of a keyword query. */
@@ -66,21 +64,29 @@ function tokenize(text: string, field?: string): string[] {
 const identity = (term: string): string => term;
 const splitTerms = (text: string): string[] => text.split(' ');
 
-/**
- * MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching.
- * No auto-vacuum: MiniSearch 7.1's background vacuum walks the term tree across timer turns and crashes
- * ("Cannot read properties of undefined (reading 'keys')" in TreeIterator.dive) when documents are added or
- * discarded between its batches, which is what a live memory does. The index vacuums itself in one
- * synchronous pass instead (see KeywordIndex.vacuumIfDirty).
- */
+/** Key prefixes of the per-field document frequencies, in MINISEARCH_OPTIONS.fields order. */
+const FIELD_PREFIXES = ['q:', 'c:'] as const;
+
+/** MiniSearch's public options: our tokenizer, no further term processing, BM25 and field boosts, exact OR matching. */
 export const MINISEARCH_OPTIONS = {
   fields: ['question', 'code'],
   idField: 'id',
   storeFields: [],
+  // Discarded documents are vacuumed in one synchronous pass (KeywordIndex.vacuum), never by MiniSearch's timer-driven
+  // batches: MiniSearch 7.1's background vacuum crashes ("Cannot read properties of undefined (reading 'keys')" in
+  // TreeIterator.dive) when documents are added or discarded between its batches (test/unit/retrieval/keyword-vacuum.test.ts).
   autoVacuum: false as const,
   tokenize,
   processTerm: identity,
   searchOptions: { boost: KEYWORD_FIELD_BOOST, bm25: KEYWORD_BM25, prefix: false, fuzzy: false, combineWith: 'OR' as const },
+};
+
+/** How queries are scored (KeywordScorer): as MiniSearch's options say; code terms occur once per document (codeTerms is a set). */
+const SCORER_OPTIONS = {
+  fields: MINISEARCH_OPTIONS.fields,
+  boost: KEYWORD_FIELD_BOOST,
+  bm25: KEYWORD_BM25,
+  maxTermFrequency: { question: Infinity, code: 1 },
 };
 
 function newMiniSearch(): MiniSearch<Doc> {
@@ -106,6 +112,9 @@ function newMiniSearch(): MiniSearch<Doc> {
  */
 export class KeywordIndex {
   private ms = newMiniSearch();
+  /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
+  private readonly scorer = new KeywordScorer(this.ms, SCORER_OPTIONS);
+  /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
   private frequencies = new Map<string, number>();
   private seq = 0;
   private dirty = false;
@@ -161,6 +170,16 @@ export class KeywordIndex {
     this.catchUp();
     const terms = this.selectTerms(text);
     if (terms.length === 0 || limit <= 0) return [];
+    // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
+    if (this.ms.dirtCount > 0) return this.searchDirect(text, limit);
+    return this.scorer.search(terms, limit, this.fieldFrequencies);
+  }
+
+  /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
+  searchDirect(text: string, limit: number): KeywordHit[] {
+    this.catchUp();
+    const terms = this.selectTerms(text);
+    if (terms.length === 0 || limit <= 0) return [];
     // The terms are already index terms: split only (the field tokenizers would stem them again).
     const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
     return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
@@ -169,8 +188,11 @@ export class KeywordIndex {
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
-    return this.frequencies.get(term) ?? 0;
+    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
   }
+
+  /** Live documents holding `term`, per field (MINISEARCH_OPTIONS.fields order). */
+  private readonly fieldFrequencies = (term: string): number[] => FIELD_PREFIXES.map((p) => this.frequencies.get(p + term) ?? 0);
 
   /** Writes the file now when it changed. */
   flush(): void {
@@ -191,6 +213,7 @@ export class KeywordIndex {
     this.ms = newMiniSearch();
     this.frequencies.clear();
     this.seq = this.log.head();
+    this.scorer.reset(this.ms);
     this.addDocs(this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[]);
     this.dirty = true;
     this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
@@ -200,7 +223,7 @@ export class KeywordIndex {
 
   private selectTerms(text: string): string[] {
     const unique = [...new Set(tokenizeForKeywords(text))];
-    const withDf = unique.map((t) => ({ t, df: this.frequencies.get(t) ?? 0 })).filter((x) => x.df > 0);
+    const withDf = unique.map((t) => ({ t, df: this.fieldFrequencies(t).reduce((a, b) => a + b, 0) })).filter((x) => x.df > 0);
     withDf.sort((a, b) => a.df - b.df);
     const out: string[] = [];
     let used = 0;
@@ -231,19 +254,21 @@ export class KeywordIndex {
     const gone = rids.filter((rid) => this.ms.has(rid));
     for (const rid of gone) this.count(this.textOf(rid), -1);
     if (gone.length > 0) this.ms.discardAll(gone);
+    this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
-    this.vacuumIfDirty();
+    this.vacuum();
     this.dirty = true;
   }
 
   /**
-   * Removes discarded documents' postings once they pile up (MiniSearch's own
-   * thresholds: ≥ 20 discarded and ≥ 10 % of the documents), in one synchronous
-   * pass: with a batch larger than the term count, `vacuum()` walks the whole
-   * tree before it first yields, so no add or discard can interleave with it.
+   * Drops the postings of discarded documents: with a batch larger than the
+   * term count MiniSearch's `vacuum` walks the whole index before it first
+   * yields, so nothing can interleave with it and `dirtCount` is 0 on return
+   * (unless a previous vacuum is still settling: it then runs at the next
+   * microtask, and searches answer through MiniSearch directly meanwhile).
    */
-  private vacuumIfDirty(): void {
-    if (this.ms.dirtCount < VACUUM_MIN_DIRT_COUNT || this.ms.dirtFactor < VACUUM_MIN_DIRT_FACTOR) return;
+  private vacuum(): void {
+    if (this.ms.dirtCount === 0) return;
     this.ms.vacuum({ batchSize: Number.MAX_SAFE_INTEGER }).catch((error: unknown) => {
       this.logger.warn(`keyword index vacuum failed: ${errorMessage(error)}; rebuilding`);
       this.rebuild();
@@ -260,10 +285,9 @@ export class KeywordIndex {
     if (!doc) return;
     const terms = new Set([...tokenize(doc.question, 'question').map((t) => `q:${t}`), ...tokenize(doc.code, 'code').map((t) => `c:${t}`)]);
     for (const key of terms) {
-      const term = key.slice(2);
-      const next = (this.frequencies.get(term) ?? 0) + delta;
-      if (next > 0) this.frequencies.set(term, next);
-      else this.frequencies.delete(term);
+      const next = (this.frequencies.get(key) ?? 0) + delta;
+      if (next > 0) this.frequencies.set(key, next);
+      else this.frequencies.delete(key);
     }
   }
 
@@ -284,6 +308,7 @@ export class KeywordIndex {
     const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
     for (const doc of docs) this.count(doc, 1);
     this.ms.addAll(docs);
+    this.scorer.added(docs.map((d) => d.id));
   }
 
   private load(file: string): KeywordIndexOrigin {
@@ -295,6 +320,8 @@ export class KeywordIndex {
       return 'rebuilt:stale';
     }
     this.ms = read.index;
+    this.scorer.reset(this.ms);
+    this.vacuum();
     this.frequencies = read.frequencies;
     this.seq = read.seq;
     if (changes.rids.length > 0) {

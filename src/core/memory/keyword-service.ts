@@ -22,6 +22,12 @@ export interface KeywordSource {
   readonly isReady: boolean;
   /** How it was obtained (KeywordIndexOrigin), once loaded. */
   readonly origin: string | null;
+  /**
+   * Starts the search `search(text, limit)` will ask for, when it can run
+   * beside this thread (the worker): the caller does its dense search
+   * meanwhile. A no-op inline or while the worker loads.
+   */
+  prefetch(text: string, limit: number): void;
   /** Hits, or null when the keyword side cannot answer now. `wait`: block until it is loaded (the dense side is out). */
   search(text: string, limit: number, wait?: boolean): KeywordHit[] | null;
   flush(): void;
@@ -38,6 +44,10 @@ export class InlineKeywords implements KeywordSource {
 
   get origin(): string {
     return this.index.origin;
+  }
+
+  prefetch(): void {
+    // Inline: nothing runs beside this thread.
   }
 
   search(text: string, limit: number): KeywordHit[] {
@@ -76,6 +86,8 @@ export class WorkerKeywords implements KeywordSource {
   private readonly answer = SharedAnswer.create();
   private readonly worker: Worker;
   private requestId = 0;
+  /** The request `prefetch` posted and no `search` has collected yet. */
+  private pending: { id: number; text: string; limit: number } | null = null;
   private closed = false;
   private timeouts = 0;
 
@@ -117,12 +129,25 @@ export class WorkerKeywords implements KeywordSource {
     return !this.closed && this.answer.state === WORKER_READY;
   }
 
+  prefetch(text: string, limit: number): void {
+    if (this.closed || this.answer.state !== WORKER_READY) return;
+    const id = ++this.requestId;
+    this.worker.postMessage({ type: 'search', id, text, limit });
+    this.pending = { id, text, limit };
+  }
+
   search(text: string, limit: number, wait = false): KeywordHit[] | null {
     if (this.closed) return null;
     if (wait) this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS);
     if (this.answer.state !== WORKER_READY) return null;
-    const id = ++this.requestId;
-    this.worker.postMessage({ type: 'search', id, text, limit });
+    const pending = this.pending;
+    this.pending = null;
+    let id: number;
+    if (pending && pending.id === this.requestId && pending.text === text && pending.limit === limit) id = pending.id;
+    else {
+      id = ++this.requestId;
+      this.worker.postMessage({ type: 'search', id, text, limit });
+    }
     const hits = this.answer.await(id, wait ? KEYWORD_BACKUP_WAIT_MS : KEYWORD_ANSWER_TIMEOUT_MS);
     if (hits === null && ++this.timeouts <= 3) this.logger.info(`[keywords] no keyword answer within ${KEYWORD_ANSWER_TIMEOUT_MS} ms (the worker is busy); answered without it`);
     return hits;
