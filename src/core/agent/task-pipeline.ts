@@ -189,4 +189,3 @@ function loggedVerdict(tasks: TaskLog, taskIndex: number): TaskVerdict {
   return taskVerdict(row);
 }
 
-export { verdictOf } from './task-verdict';

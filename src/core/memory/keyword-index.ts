@@ -167,19 +167,27 @@ export class KeywordIndex {
    * first within the postings budget.
    */
   search(text: string, limit: number): KeywordHit[] {
-    this.catchUp();
-    const terms = this.selectTerms(text);
-    if (terms.length === 0 || limit <= 0) return [];
+    const terms = this.queryTerms(text, limit);
+    if (terms.length === 0) return [];
     // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
-    if (this.ms.dirtCount > 0) return this.searchDirect(text, limit);
+    if (this.ms.dirtCount > 0) return this.miniSearchOf(terms, limit);
     return this.scorer.search(terms, limit, this.fieldFrequencies);
   }
 
   /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
   searchDirect(text: string, limit: number): KeywordHit[] {
+    const terms = this.queryTerms(text, limit);
+    return terms.length === 0 ? [] : this.miniSearchOf(terms, limit);
+  }
+
+  /** Caught up with the database, the query's index terms (none when `limit` asks for nothing). */
+  private queryTerms(text: string, limit: number): string[] {
     this.catchUp();
-    const terms = this.selectTerms(text);
-    if (terms.length === 0 || limit <= 0) return [];
+    return limit <= 0 ? [] : this.selectTerms(text);
+  }
+
+  /** One MiniSearch OR search of the selected terms. */
+  private miniSearchOf(terms: string[], limit: number): KeywordHit[] {
     // The terms are already index terms: split only (the field tokenizers would stem them again).
     const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
     return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
@@ -188,11 +196,16 @@ export class KeywordIndex {
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
-    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
+    return this.totalFrequency(term);
   }
 
   /** Live documents holding `term`, per field (MINISEARCH_OPTIONS.fields order). */
   private readonly fieldFrequencies = (term: string): number[] => FIELD_PREFIXES.map((p) => this.frequencies.get(p + term) ?? 0);
+
+  /** Postings of `term` over all fields. */
+  private totalFrequency(term: string): number {
+    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
+  }
 
   /** Writes the file now when it changed. */
   flush(): void {
@@ -223,7 +236,7 @@ export class KeywordIndex {
 
   private selectTerms(text: string): string[] {
     const unique = [...new Set(tokenizeForKeywords(text))];
-    const withDf = unique.map((t) => ({ t, df: this.fieldFrequencies(t).reduce((a, b) => a + b, 0) })).filter((x) => x.df > 0);
+    const withDf = unique.map((t) => ({ t, df: this.totalFrequency(t) })).filter((x) => x.df > 0);
     withDf.sort((a, b) => a.df - b.df);
     const out: string[] = [];
     let used = 0;
