@@ -117,54 +117,44 @@ export class BinaryCodeCache {
     q.set(queryCode.subarray(0, Math.min(queryCode.length, q.length)));
     const dist = this.kernel.scan(n, this.blocks);
     if (count >= n) return [...this.ridAt].map((rid, i) => ({ rid, d: dist[i] })).sort((a, b) => a.d - b.d).map((x) => x.rid);
-    // One pass with a bounded max-heap of (distance, slot): the `count` smallest, ties to the lower
-    // slot (a later slot at the heap's largest distance never enters), as a full stable sort would pick.
-    const heapD = new Int32Array(count);
-    const heapS = new Int32Array(count);
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      const d = dist[i];
-      if (size === count) {
-        if (d >= heapD[0]) continue;
-        siftDown(heapD, heapS, size, d, i);
-      } else siftUp(heapD, heapS, size++, d, i);
-    }
-    const picked = Array.from({ length: size }, (_, j) => ({ d: heapD[j], slot: heapS[j] }));
+    // Selection by a cutoff distance: a histogram of every SAMPLE_STRIDE-th distance estimates the distance
+    // below which about twice `count` codes lie; one pass collects every code up to it and, when that is
+    // at least `count`, those contain the `count` nearest (a full histogram decides otherwise). Ties at the
+    // cutoff go to the lower slots, as a full stable sort would pick.
+    const maxDistance = this.blocks * 128;
+    let slots = collectUpTo(dist, n, sampledCutoff(dist, n, count, maxDistance));
+    if (slots.length < count) slots = collectUpTo(dist, n, exactCutoff(dist, n, count, maxDistance));
+    const picked = Array.from(slots, (slot) => ({ d: dist[slot], slot }));
     picked.sort((a, b) => a.d - b.d || a.slot - b.slot);
-    return picked.map((x) => this.ridAt[x.slot]);
+    return picked.slice(0, count).map((x) => this.ridAt[x.slot]);
   }
 }
 
-/** (d, slot) a before b in a max-heap: larger distance first, then larger slot. */
-function above(dA: number, sA: number, dB: number, sB: number): boolean {
-  return dA > dB || (dA === dB && sA > sB);
+/** One distance in this many feeds the cutoff estimate. */
+const SAMPLE_STRIDE = 16;
+
+/** A distance below or at which, judging by a sample, about twice `count` of the `n` distances lie. */
+function sampledCutoff(dist: Uint16Array, n: number, count: number, maxDistance: number): number {
+  const hist = new Uint32Array(maxDistance + 1);
+  for (let i = 0; i < n; i += SAMPLE_STRIDE) hist[dist[i]]++;
+  const want = (2 * count) / SAMPLE_STRIDE;
+  let cutoff = 0;
+  for (let seen = hist[0]; seen < want && cutoff < maxDistance; ) seen += hist[++cutoff];
+  return cutoff;
 }
 
-function siftUp(heapD: Int32Array, heapS: Int32Array, at: number, d: number, slot: number): void {
-  let i = at;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (!above(d, slot, heapD[parent], heapS[parent])) break;
-    heapD[i] = heapD[parent];
-    heapS[i] = heapS[parent];
-    i = parent;
-  }
-  heapD[i] = d;
-  heapS[i] = slot;
+/** The smallest distance at or below which at least `count` of the `n` distances lie. */
+function exactCutoff(dist: Uint16Array, n: number, count: number, maxDistance: number): number {
+  const hist = new Uint32Array(maxDistance + 1);
+  for (let i = 0; i < n; i++) hist[dist[i]]++;
+  let cutoff = 0;
+  for (let seen = hist[0]; seen < count && cutoff < maxDistance; ) seen += hist[++cutoff];
+  return cutoff;
 }
 
-/** Replaces the root (the largest) by (d, slot) and restores the heap. */
-function siftDown(heapD: Int32Array, heapS: Int32Array, size: number, d: number, slot: number): void {
-  let i = 0;
-  for (;;) {
-    let child = 2 * i + 1;
-    if (child >= size) break;
-    if (child + 1 < size && above(heapD[child + 1], heapS[child + 1], heapD[child], heapS[child])) child++;
-    if (!above(heapD[child], heapS[child], d, slot)) break;
-    heapD[i] = heapD[child];
-    heapS[i] = heapS[child];
-    i = child;
-  }
-  heapD[i] = d;
-  heapS[i] = slot;
+/** The slots whose distance is at most `cutoff`, in slot order. */
+function collectUpTo(dist: Uint16Array, n: number, cutoff: number): number[] {
+  const slots: number[] = [];
+  for (let i = 0; i < n; i++) if (dist[i] <= cutoff) slots.push(i);
+  return slots;
 }

@@ -43,9 +43,9 @@ export interface SearchOptions {
 export interface SearchHit {
   recordId: string;
   rid: number;
-  /** Hybrid: fused RRF score; vector: cosine; keyword: BM25; times ω when recency applies. */
+  /** Hybrid: fused RRF score; vector: exact cosine; keyword: BM25; times ω when recency applies. */
   score: number;
-  /** Exact cosine between the query vector and the record's vector; null without vectors. */
+  /** Exact cosine between the query vector and the record's vector (read with the record's row); null without vectors. */
   inputSimilarity: number | null;
   /** 1-based rank in the exact dense ranking, when the record was a dense candidate. */
   denseRank?: number;
@@ -85,12 +85,15 @@ interface CandidateRow {
   rid: number;
   id: string;
   created_task: number;
+  embedding: Buffer | null;
 }
 
 /**
  * Hybrid retrieval over the active records: dense candidates (binary-code
  * Hamming scan over sqlite-vec's `vec_bits` codes held in the kernel's memory,
- * then exact cosine rescoring of the candidates read from `records.embedding`),
+ * then cosine rescoring of the candidates: float16 copies, with the exact
+ * vectors read from `records.embedding` where the copies leave the order
+ * undecided; see DenseIndex),
  * keyword candidates (MiniSearch BM25), fused with reciprocal-rank fusion and
  * de-duplicated, optionally weighted by recency. The keyword side is the
  * backup: it answers alone when the dense side cannot (no query vector,
@@ -106,15 +109,13 @@ interface CandidateRow {
  */
 export class HybridSearch {
   private readonly rowStmt;
-  private readonly embeddingStmt;
 
   constructor(
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
   ) {
-    this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task FROM records WHERE rid = ? AND status = 'active'");
-    this.embeddingStmt = store.connectionForQueries().prepare('SELECT embedding FROM records WHERE rid = ?');
+    this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
@@ -128,6 +129,11 @@ export class HybridSearch {
   /** Settles when both sides are loaded. */
   get ready(): Promise<void> {
     return Promise.all([this.dense.ready, this.keywords.ready]).then(() => undefined);
+  }
+
+  /** Settles when the warm caches filled after loading are full too (the dense side's float16 copies). */
+  get warmed(): Promise<void> {
+    return Promise.all([this.dense.warmed, this.keywords.ready]).then(() => undefined);
   }
 
   /** The `k` best active records for the query. */
@@ -157,7 +163,6 @@ export class HybridSearch {
     const sides: SearchSide[] = [];
     if (denseAnswer) sides.push('dense');
     if (keywordAnswer) sides.push('keyword');
-    const cosines = new Map<number, number>(denseHits.map((h) => [h.rid, h.similarity]));
     const denseRanked: RankedKey[] = denseHits.map((h) => ({ key: String(h.rid), score: h.similarity }));
     const keywordRanked: RankedKey[] = keywordHits.map((h) => ({ key: String(h.rid), score: h.score }));
     const fused =
@@ -173,12 +178,13 @@ export class HybridSearch {
       const rid = Number(h.key);
       const row = this.rowStmt.get(rid) as CandidateRow | undefined;
       if (!row) continue;
-      let cosine = cosines.get(rid) ?? null;
-      if (cosine === null && vector) cosine = this.storedCosine(rid, vector);
+      let cosine = vector && row.embedding && row.embedding.byteLength === vector.byteLength ? dotBlob(vector, row.embedding) : null;
       const omega = recency ? Math.exp(-recency.lambda * Math.max(0, recency.currentTask - row.created_task)) : 1;
       // Float32 dot products of unit vectors can land a hair outside [-1, 1].
       if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
-      const hit: SearchHit & { row: CandidateRow } = { recordId: row.id, rid, score: h.score * omega, inputSimilarity: cosine, row };
+      // Vector mode scores by cosine: the exact one (the dense side may rank from float16 copies).
+      const score = mode === 'vector' && cosine !== null ? cosine : h.score;
+      const hit: SearchHit & { row: CandidateRow } = { recordId: row.id, rid, score: score * omega, inputSimilarity: cosine, row };
       const dr = denseRank.get(h.key);
       const kr = keywordRank.get(h.key);
       if (dr !== undefined) hit.denseRank = dr;
@@ -187,12 +193,6 @@ export class HybridSearch {
     }
     if (recency) out.sort((a, b) => b.score - a.score);
     return { hits: out.slice(0, k).map(({ row: _row, ...hit }) => hit), sides };
-  }
-
-  /** Cosine with the stored vector of a record the dense cache does not hold (null without one). */
-  private storedCosine(rid: number, vector: Float32Array): number | null {
-    const blob = (this.embeddingStmt.get(rid) as { embedding: Buffer | null } | undefined)?.embedding;
-    return blob && blob.byteLength === vector.byteLength ? dotBlob(vector, blob) : null;
   }
 
   /** Persists the keyword index now (also done debounced after changes and on close). */

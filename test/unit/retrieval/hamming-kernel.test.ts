@@ -59,4 +59,27 @@ describe('Hamming scan', () => {
     for (const rid of got) assert.ok(naiveDistance(codes.get(rid)!, q) <= cutoff);
     assert.ok(!got.some((rid) => rid % 3 === 1), 'deleted codes never come back');
   });
+
+  it('selects the nearest codes exactly as a stable sort by distance does (ties to the earlier code), sampled cutoff or not', () => {
+    const dim = 128;
+    const base = quantizeBinary(unitVector(5, dim));
+    /** `base` with the first `flips` bits flipped: distance `flips` from it. */
+    const at = (flips: number) => {
+      const c = Uint8Array.from(base);
+      for (let b = 0; b < flips; b++) c[b >>> 3] ^= 1 << (b & 7);
+      return c;
+    };
+    const check = (distances: number[], count: number) => {
+      const cache = new BinaryCodeCache(dim);
+      distances.forEach((d, i) => cache.set(i + 1, at(d)));
+      const expected = distances.map((d, i) => ({ rid: i + 1, d })).sort((a, b) => a.d - b.d || a.rid - b.rid).slice(0, count);
+      assert.deepEqual(cache.nearest(base, count), expected.map((e) => e.rid));
+    };
+    // Few distinct distances: heavy ties at the cutoff.
+    check(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 9), 128);
+    // The sampled codes (every 16th) all nearest: the sample's cutoff collects too few, the full histogram decides.
+    check(Array.from({ length: 1600 }, (_, i) => (i % 16 === 0 ? 0 : 5 + (i % 3))), 128);
+    // More wanted than the memory holds.
+    check([3, 1, 2, 1], 10);
+  });
 });

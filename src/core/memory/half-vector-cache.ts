@@ -1,0 +1,217 @@
+/** Largest finite float16 magnitude. */
+const HALF_MAX = 65504;
+/** Relative rounding error of a float16 in its normal range (round to nearest): 2^-11, widened for |v| vs |v̂|. */
+const HALF_RELATIVE_ERROR = 2 ** -11 * (1 + 2 ** -10);
+/** Absolute rounding error in float16's subnormal range (|v| < 2^-14): half its spacing 2^-24. */
+const HALF_SUBNORMAL_ERROR = 2 ** -25;
+/** Headroom for the float64 summation of the two dot products (≈ dim × 2^-53, far above it here). */
+const SUM_MARGIN = 1e-12;
+
+const scratch = new Float32Array(1);
+const scratchBits = new Uint32Array(scratch.buffer);
+
+/** The float16 bits nearest to `x` (round to nearest, ties to even), from its float32 rounding. */
+export function toHalf(x: number): number {
+  scratch[0] = x;
+  const f = scratchBits[0];
+  const sign = (f >>> 16) & 0x8000;
+  const exp = (f >>> 23) & 0xff;
+  let mant = f & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    const rest = mant & ((1 << shift) - 1);
+    let out = mant >>> shift;
+    if (rest > half || (rest === half && (out & 1) === 1)) out++;
+    return sign | out;
+  }
+  let out = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (out & 1) === 1)) out++;
+  return sign | out;
+}
+
+/** The value of float16 bits `h`. */
+export function fromHalf(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >>> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+let decodeTable: Float32Array | null = null;
+
+/** All 65,536 float16 values as float32 (256 KB, built once). */
+function halfTable(): Float32Array {
+  if (!decodeTable) {
+    decodeTable = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) decodeTable[h] = fromHalf(h);
+  }
+  return decodeTable;
+}
+
+/** Cosines of a query against cached vectors, each with a rigorous error bound. */
+export interface HalfScores {
+  /** Dot product with the float16 copy. */
+  approx: Float64Array;
+  /** |exact float32 dot − approx| ≤ bound. */
+  bound: Float64Array;
+  /** Same group (0, 1, …) = same 64-bit fingerprint of the float32 vector: equal vectors, hence equal exact cosines. */
+  group: Int32Array;
+}
+
+/** Two 32-bit hashes (FNV-1a and a multiply-rotate mix) of a vector's float32 bits. */
+function fingerprint(bits: Uint32Array, into: Uint32Array, at: number): void {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let i = 0; i < bits.length; i++) {
+    const x = bits[i];
+    a = Math.imul(a ^ x, 0x01000193);
+    b = Math.imul(((b ^ x) << 13) | ((b ^ x) >>> 19), 0x85ebca6b) + i;
+  }
+  into[at] = a >>> 0;
+  into[at + 1] = b >>> 0;
+}
+
+/**
+ * Float16 copies of the active records' float vectors, keyed by record rowid:
+ * 2 bytes per dimension (77 MB at 100k × 384, half the float32 vectors), so
+ * the dense side rescores its Hamming candidates in memory instead of reading
+ * their float vectors from SQLite (one random page each). A float16 dot
+ * product differs from the float32 one by at most
+ * 2^-11·(1+2^-10)·Σ|q_i·v̂_i| + 2^-25·Σ|q_i| (round-to-nearest error, normal
+ * and subnormal range); `scores` returns that bound with each value, so the
+ * caller can read the exact vector of the few candidates whose order it
+ * leaves undecided. A 64-bit fingerprint of each float32 vector groups
+ * equal vectors (templated memories hold many), whose exact cosines are equal:
+ * their order is decided without reading them (a fingerprint collision, odds
+ * ~2^-64 per pair, could misorder two records less than 2^-10 apart). A cache:
+ * the records' `embedding` column stays the data.
+ *
+ * @example
+ * const halves = new HalfVectorCache(384);
+ * halves.set(rid, vector);
+ * const { approx, bound } = halves.scores(query, [rid]);
+ */
+export class HalfVectorCache {
+  private values = new Uint16Array(0);
+  private prints = new Uint32Array(0);
+  private readonly slotOf = new Map<number, number>();
+  private ridAt: number[] = [];
+
+  constructor(readonly dimension: number) {}
+
+  get size(): number {
+    return this.ridAt.length;
+  }
+
+  /** Bytes held by the copies. */
+  get bytes(): number {
+    return this.values.byteLength;
+  }
+
+  has(rid: number): boolean {
+    return this.slotOf.has(rid);
+  }
+
+  /** Adds or replaces the copy of `rid`; a vector float16 cannot hold (a component beyond ±65504 or not finite) is dropped instead. */
+  set(rid: number, vector: Float32Array): void {
+    const dim = this.dimension;
+    if (vector.length !== dim) throw new Error(`vector of ${vector.length} dimensions in a ${dim}-dimension cache`);
+    for (let i = 0; i < dim; i++) {
+      if (!(Math.abs(vector[i]) <= HALF_MAX)) {
+        this.delete(rid);
+        return;
+      }
+    }
+    let slot = this.slotOf.get(rid);
+    if (slot === undefined) {
+      slot = this.ridAt.length;
+      this.grow(slot + 1);
+      this.ridAt.push(rid);
+      this.slotOf.set(rid, slot);
+    }
+    const at = slot * dim;
+    for (let i = 0; i < dim; i++) this.values[at + i] = toHalf(vector[i]);
+    fingerprint(new Uint32Array(vector.buffer, vector.byteOffset, dim), this.prints, slot * 2);
+  }
+
+  delete(rid: number): void {
+    const slot = this.slotOf.get(rid);
+    if (slot === undefined) return;
+    const last = this.ridAt.length - 1;
+    const dim = this.dimension;
+    if (slot !== last) {
+      this.values.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      this.prints.copyWithin(slot * 2, last * 2, last * 2 + 2);
+      const moved = this.ridAt[last];
+      this.ridAt[slot] = moved;
+      this.slotOf.set(moved, slot);
+    }
+    this.ridAt.pop();
+    this.slotOf.delete(rid);
+  }
+
+  /** Room for `n` copies in total (one growth instead of many during a bulk fill). */
+  reserve(n: number): void {
+    this.grow(n);
+  }
+
+  clear(): void {
+    this.slotOf.clear();
+    this.ridAt = [];
+    this.values = new Uint16Array(0);
+    this.prints = new Uint32Array(0);
+  }
+
+  /** Float16 dot products of `query` with the copies of `rids` (every rid must be held: see `has`), with their error bounds. */
+  scores(query: Float32Array, rids: readonly number[]): HalfScores {
+    const dim = this.dimension;
+    const table = halfTable();
+    const values = this.values;
+    let l1 = 0;
+    for (let i = 0; i < dim; i++) l1 += Math.abs(query[i]);
+    const approx = new Float64Array(rids.length);
+    const bound = new Float64Array(rids.length);
+    const group = new Int32Array(rids.length);
+    const groupOf = new Map<string, number>();
+    for (let r = 0; r < rids.length; r++) {
+      const slot = this.slotOf.get(rids[r]);
+      if (slot === undefined) throw new Error(`no float16 copy of record ${rids[r]}`);
+      const key = `${this.prints[slot * 2]}:${this.prints[slot * 2 + 1]}`;
+      let g = groupOf.get(key);
+      if (g === undefined) groupOf.set(key, (g = groupOf.size));
+      group[r] = g;
+      const at = slot * dim;
+      let s = 0;
+      let magnitude = 0;
+      for (let i = 0; i < dim; i++) {
+        const p = query[i] * table[values[at + i]];
+        s += p;
+        magnitude += Math.abs(p);
+      }
+      approx[r] = s;
+      bound[r] = HALF_RELATIVE_ERROR * magnitude + HALF_SUBNORMAL_ERROR * l1 + SUM_MARGIN;
+    }
+    return { approx, bound, group };
+  }
+
+  private grow(n: number): void {
+    const need = n * this.dimension;
+    if (need <= this.values.length) return;
+    const slots = Math.max(n, Math.ceil((this.values.length / this.dimension) * 1.5), 1024);
+    const next = new Uint16Array(slots * this.dimension);
+    next.set(this.values);
+    this.values = next;
+    const prints = new Uint32Array(slots * 2);
+    prints.set(this.prints);
+    this.prints = prints;
+  }
+}

@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DenseIndex, undecidedOrder } from '../../../src/core/memory/dense-index';
+import { HybridSearch } from '../../../src/core/memory/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { dot } from '../../../src/core/memory/vector-index';
+import { sampleRecord, unitVector } from '../../support/records';
+
+const DIM = 64;
+
+function normalised(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  return v.map((x) => x / Math.sqrt(norm));
+}
+
+/** Clusters of near-duplicates: copies of a few vectors nudged far below float16's resolution, so only the exact vectors order them. */
+function clusteredVectors(count: number): Float32Array[] {
+  const bases = Array.from({ length: 12 }, (_, i) => unitVector(500 + i, DIM));
+  return Array.from({ length: count }, (_, i) => {
+    const v = Float32Array.from(bases[i % bases.length]);
+    v[i % DIM] += (i % 5) * 1e-6;
+    return normalised(v);
+  });
+}
+
+/** The exact top k of `rids` by float32 cosine, ties to the lower rid (the order DenseIndex promises). */
+function exactTop(q: Float32Array, rids: number[], vectorOf: Map<number, Float32Array>, k: number): { rid: number; cos: number }[] {
+  return rids
+    .map((rid) => ({ rid, cos: dot(q, vectorOf.get(rid)!) }))
+    .sort((a, b) => b.cos - a.cos || a.rid - b.rid)
+    .slice(0, k);
+}
+
+describe('dense rescoring from float16 copies', () => {
+  it('ranks exactly as the float vectors do, reading only the candidates the copies leave undecided', () => {
+    const store = MemoryStore.open(':memory:');
+    const vectors = [...clusteredVectors(600), ...Array.from({ length: 600 }, (_, i) => unitVector(9000 + i, DIM))];
+    store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+    const vectorOf = new Map(vectors.map((v, i) => [store.ridOf(`v${i}`)!, v]));
+    const dense = DenseIndex.open(store);
+    assert.equal(dense.halfCopies.records, vectors.length, 'a synchronous open fills the copies at once');
+    let candidates = 0;
+    let refined = 0;
+    for (let qi = 0; qi < 40; qi++) {
+      // Half the queries land inside a near-duplicate cluster (their order is decided by 1e-6 nudges).
+      const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
+      const pool = dense.candidates(q, 128)!;
+      const before = dense.rescoreReads;
+      const got = dense.search(q, 16, 128)!;
+      refined += dense.rescoreReads - before;
+      candidates += pool.length;
+      const want = exactTop(q, pool, vectorOf, 16);
+      assert.deepEqual(got.map((h) => h.rid), want.map((w) => w.rid), `query ${qi}`);
+      got.forEach((h, i) => {
+        const bound = h.exact ? 0 : 2 ** -10;
+        assert.ok(Math.abs(h.similarity - want[i].cos) <= bound, `query ${qi} rank ${i}: ${h.similarity} vs ${want[i].cos} (exact: ${h.exact})`);
+      });
+    }
+    assert.ok(refined > 0, 'near-duplicates were read exactly');
+    assert.ok(refined < candidates / 4, `most candidates are scored from the copies (${refined} of ${candidates} read)`);
+    dense.dispose();
+    store.close();
+  });
+
+  it('marks for exact reading every overlapping pair reaching the first k + 1 places, and nothing when all is exact', () => {
+    const s = (rid: number, score: number, bound: number, group = -1) => ({ rid, score, bound, group });
+    assert.deepEqual(undecidedOrder([s(1, 0.9, 0), s(2, 0.8, 0), s(3, 0.8, 0)], 1), []);
+    assert.deepEqual(undecidedOrder([s(1, 0.9, 0.01), s(2, 0.85, 0.01), s(3, 0.7, 0.01)], 2), []);
+    assert.deepEqual(undecidedOrder([s(1, 0.9, 0.01), s(2, 0.895, 0), s(3, 0.7, 0.01)], 2).sort(), [1]);
+    // Place 3 (k = 1: places 1 and 2 decide) overlaps place 2: both; places 4 and 5 overlap only each other: neither.
+    const sorted = [s(1, 0.9, 0.001), s(2, 0.8, 0.001), s(3, 0.7995, 0.001), s(4, 0.5, 0.001), s(5, 0.4995, 0.001)];
+    assert.deepEqual(undecidedOrder(sorted, 1).sort(), [2, 3]);
+    // Equal vectors (one group) need no reading between them, and one read per group against others.
+    assert.deepEqual(undecidedOrder([s(1, 0.9, 0.001, 0), s(2, 0.9, 0.001, 0), s(3, 0.5, 0.001, 1)], 2), []);
+    assert.deepEqual(undecidedOrder([s(1, 0.9, 0.001, 0), s(2, 0.9, 0.001, 0), s(3, 0.8995, 0.001, 1)], 2).sort(), [1, 3]);
+  });
+
+  it('fills the copies in the background after the codes, and keeps them fresh through the change log', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'halves-'));
+    const store = MemoryStore.open(path.join(dir, 'm.sqlite'));
+    let search: HybridSearch | undefined;
+    try {
+      const vectors = Array.from({ length: 2500 }, (_, i) => unitVector(i + 1, DIM));
+      store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+      search = HybridSearch.open(store, { file: null, background: true });
+      await search.ready;
+      await search.warmed;
+      assert.equal(search.dense.halfCopies.records, 2500);
+      assert.equal(search.dense.halfCopies.bytes >= 2500 * DIM * 2, true);
+      // Not one of the seeded vectors (unitVector's generator repeats across far seeds).
+      const fresh = normalised(Float32Array.from({ length: DIM }, (_, d) => Math.sin(d * 1.7 + 0.3)));
+      store.add([sampleRecord({ id: 'fresh' })], { trigger: 'user', embeddings: [fresh], embedderId: 'random-64' });
+      store.transition(['v0', 'v1'], 'delete', { trigger: 'user' });
+      const before = search.dense.rescoreReads;
+      const hits = search.search({ text: '', vector: fresh }, 4, { mode: 'vector' });
+      assert.equal(hits[0].recordId, 'fresh');
+      assert.ok(Math.abs(hits[0].score - dot(fresh, fresh)) < 1e-12, 'vector mode scores by the exact cosine');
+      assert.equal(search.dense.halfCopies.records, 2500 - 2 + 1);
+      assert.ok(search.dense.rescoreReads - before < 128, 'the new record was scored from its copy');
+    } finally {
+      search?.close();
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
