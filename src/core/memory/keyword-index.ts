@@ -3,7 +3,7 @@ import { errorMessage } from '../errors';
 import { Logger, nullLogger, tagged } from '../logger';
 import type { Database } from './database';
 import { readIndexFile, writeIndexFile } from './keyword-index-file';
-import { KeywordScorer } from './keyword-scorer';
+import { KeywordScorer, TermCacheStats } from './keyword-scorer';
 import { RecordChangeLog } from './record-changes';
 import type { IndexedText, MemoryStore } from './store';
 import { stem, tokenizeForKeywords } from './text-processing';
@@ -17,6 +17,11 @@ export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
  * questions stays around a millisecond. Small memories never hit the budget.
  */
 export const DEFAULT_MAX_POSTINGS = 5_000;
+/**
+ * Fewest documents (over all fields) of a term `warmStep` caches: a rarer
+ * term costs a few tens of microseconds to search when a query needs it.
+ */
+export const WARM_MIN_DF = 20;
 /** BM25 parameters (MiniSearch's defaults, stated once here). */
 export const KEYWORD_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** Field weights of a keyword query. */
@@ -35,10 +40,24 @@ export interface KeywordIndexOptions {
   logger?: Logger;
   persistDebounceMs?: number;
   maxPostings?: number;
+  /** Budget of the cached per-term results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
+  termCachePostings?: number;
 }
 
 /** How the index was obtained at open. */
 export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebuilt:stale' | 'rebuilt:corrupt';
+
+/** Warming's progress over one state of the index (see KeywordIndex.warmStep). */
+interface WarmProgress {
+  /** The frequency keys still to list the terms of; null once listed. */
+  keys: Iterator<string> | null;
+  /** Terms listed so far, by total document frequency. */
+  byDf: Map<number, string[]>;
+  /** The terms to warm, most frequent first, within the cache budget. */
+  list: string[];
+  /** How many of them are done. */
+  next: number;
+}
 
 interface Doc {
   id: number;
@@ -104,6 +123,8 @@ function newMiniSearch(): MiniSearch<Doc> {
  *
  * The index keeps its own document frequency per term (one count per field a
  * term occurs in) to pick the rarest query terms within a postings budget.
+ * Its owner may fill the per-term result cache ahead of queries with
+ * `warmStep` (KeywordWarmer runs it in the background).
  *
  * @example
  * const keywords = KeywordIndex.open(store, { logger });
@@ -113,10 +134,14 @@ function newMiniSearch(): MiniSearch<Doc> {
 export class KeywordIndex {
   private ms = newMiniSearch();
   /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
-  private readonly scorer = new KeywordScorer(this.ms, SCORER_OPTIONS);
+  private readonly scorer: KeywordScorer;
   /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
   private frequencies = new Map<string, number>();
   private seq = 0;
+  /** Changes applied so far (see `version`). */
+  private changes = 0;
+  /** How far warming got over the current index (null: not started). */
+  private warming: WarmProgress | null = null;
   private dirty = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly log: RecordChangeLog;
@@ -133,6 +158,7 @@ export class KeywordIndex {
     this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
     this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
+    this.scorer = new KeywordScorer(this.ms, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
   }
@@ -193,6 +219,46 @@ export class KeywordIndex {
     return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
   }
 
+  /**
+   * Number of changes applied to the index so far (records caught up on, a
+   * rebuild, a load); each drops the cached term results and restarts
+   * warming. Read as is: it does not catch up.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Sizes of the scorer's term cache (as is: no catch-up). */
+  get cacheStats(): TermCacheStats {
+    return this.scorer.cacheStats;
+  }
+
+  /**
+   * One step, of about `sliceMs`, of filling the scorer's cache in the
+   * background: caught up with the database, it lists the terms a query can
+   * select (WARM_MIN_DF to `maxPostings` documents over all fields), then
+   * caches their full results, the most frequent (the costliest to search)
+   * first, skipping terms already cached and leaving out those that would
+   * overflow the cache budget. The step ends at the first piece of a term
+   * (KeywordScorer.warm) done after `sliceMs`, and does at least one. True
+   * while more is left; a change of the index starts over. Queries answer
+   * the same whether or not their terms were warmed.
+   */
+  warmStep(sliceMs: number): boolean {
+    const deadline = performance.now() + sliceMs;
+    this.catchUp();
+    // Discarded postings still settling (see vacuum) make MiniSearch's scores drift: warm once they are gone.
+    if (this.ms.dirtCount > 0) return true;
+    const w = (this.warming ??= { keys: this.frequencies.keys(), byDf: new Map(), list: [], next: 0 });
+    if (w.keys && !this.listWarmTerms(w, deadline)) return true;
+    while (w.next < w.list.length) {
+      if (!this.scorer.warm(w.list[w.next], this.fieldFrequencies, deadline)) return true;
+      w.next++;
+      if (performance.now() >= deadline) break;
+    }
+    return w.next < w.list.length;
+  }
+
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
@@ -227,12 +293,56 @@ export class KeywordIndex {
     this.frequencies.clear();
     this.seq = this.log.head();
     this.scorer.reset(this.ms);
+    this.changed();
     this.addDocs(this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[]);
     this.dirty = true;
     this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
   }
 
   // ---------------------------------------------------------------- internals
+
+  /** The index changed: cached results are stale (the scorer drops them), warming starts over. */
+  private changed(): void {
+    this.changes++;
+    this.warming = null;
+  }
+
+  /**
+   * Lists the terms to warm (see warmStep) from the frequency keys, until
+   * `deadline`: true once all are listed (`list` then holds them, most
+   * frequent first, without those that would overflow the cache budget).
+   */
+  private listWarmTerms(w: WarmProgress, deadline: number): boolean {
+    const keys = w.keys;
+    if (!keys) return true;
+    for (let n = 1; ; n++) {
+      const next = keys.next();
+      if (next.done) break;
+      const key = next.value;
+      const term = key.slice(2);
+      // A term in several fields is listed once, from the key of its first field.
+      const field = FIELD_PREFIXES.findIndex((p) => key.startsWith(p));
+      if (FIELD_PREFIXES.slice(0, field).some((p) => this.frequencies.has(p + term))) continue;
+      const df = this.totalFrequency(term);
+      if (df >= WARM_MIN_DF && df <= this.maxPostings) {
+        const bucket = w.byDf.get(df);
+        if (bucket) bucket.push(term);
+        else w.byDf.set(df, [term]);
+      }
+      if (n % 256 === 0 && performance.now() >= deadline) return false;
+    }
+    w.keys = null;
+    let postings = 0;
+    for (const df of [...w.byDf.keys()].sort((a, b) => b - a)) {
+      for (const term of w.byDf.get(df) ?? []) {
+        if (postings + df > this.scorer.cacheBudget) break;
+        w.list.push(term);
+        postings += df;
+      }
+    }
+    w.byDf.clear();
+    return true;
+  }
 
   private selectTerms(text: string): string[] {
     const unique = [...new Set(tokenizeForKeywords(text))];
@@ -270,6 +380,7 @@ export class KeywordIndex {
     this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
     this.vacuum();
+    this.changed();
     this.dirty = true;
   }
 
@@ -334,6 +445,7 @@ export class KeywordIndex {
     }
     this.ms = read.index;
     this.scorer.reset(this.ms);
+    this.changed();
     this.vacuum();
     this.frequencies = read.frequencies;
     this.seq = read.seq;

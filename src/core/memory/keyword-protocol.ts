@@ -11,6 +11,7 @@ export const KeywordWorkerDataSchema = z.object({
   dbFile: z.string().min(1),
   file: z.string().nullable(),
   maxPostings: z.number().int().positive().optional(),
+  termCachePostings: z.number().int().min(0).optional(),
   persistDebounceMs: z.number().int().min(0).optional(),
   shared: z.instanceof(SharedArrayBuffer),
 });
@@ -26,8 +27,11 @@ export type KeywordRequest = z.infer<typeof KeywordRequestSchema>;
 export const KeywordEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), origin: z.string(), ms: z.number() }),
   z.object({ type: z.literal('failed'), message: z.string() }),
+  // The term cache warmed (the first time, and again after changes): wall time of the warming, warmed terms and their postings.
+  z.object({ type: z.literal('warmed'), ms: z.number(), terms: z.number().int(), postings: z.number().int() }),
   z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn']), message: z.string() }),
 ]);
+export type KeywordEvent = z.infer<typeof KeywordEventSchema>;
 
 /**
  * The buffer shared by the caller and the keyword worker. Int32 slots: [0] id

@@ -1,7 +1,20 @@
 import MiniSearch from 'minisearch';
 
-/** Default budget of cached per-term results (postings; 13 bytes each: ~6.5 MB). */
-export const DEFAULT_TERM_CACHE_POSTINGS = 500_000;
+/**
+ * Default budget of cached per-term results, in postings (13 bytes each: an
+ * Int32 ordinal, a Float64 score and a Uint8 field): at most ~26 MB. It holds
+ * the warmed terms of a 100k-record memory (KeywordIndex.warmStep: 6,162
+ * terms, 1.34M postings, ~17 MB on the synthetic EHRSQL records) with room
+ * left for terms cached on demand.
+ */
+export const DEFAULT_TERM_CACHE_POSTINGS = 2_000_000;
+/**
+ * Most postings `warm` has MiniSearch score in one call: a more frequent term
+ * is searched in pieces (its documents split by rowid modulo the number of
+ * pieces), so that one warming step stays short (about 2 ms per piece at 100k
+ * records).
+ */
+export const WARM_PIECE_POSTINGS = 1_000;
 
 /** One ranked keyword hit (record rowid, MiniSearch's BM25 score). */
 export interface ScoredRid {
@@ -19,6 +32,25 @@ interface TermResults {
   field: Uint8Array;
 }
 
+/** Sizes of the term cache (tests, diagnostics). */
+export interface TermCacheStats {
+  /** Cached terms, warmed or cached on demand. */
+  terms: number;
+  /** Their postings (documents held). */
+  postings: number;
+  /** Terms cached by `warm`: kept until the index changes. */
+  warmedTerms: number;
+  /** Their postings. */
+  warmedPostings: number;
+}
+
+/** A term `warm` has searched part of: the results of its first pieces. */
+interface PartialTerm {
+  term: string;
+  pieces: number;
+  parts: TermResults[];
+}
+
 /** The slice of MiniSearch this scorer calls: its public search and counters only. */
 type Searchable = Pick<MiniSearch, 'search' | 'documentCount'>;
 
@@ -33,6 +65,7 @@ export interface ScorerOptions {
    * score bound. Only used to bound scores, never to compute them.
    */
   maxTermFrequency: Readonly<Record<string, number>>;
+  /** Budget of the cached results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   maxCachedPostings?: number;
 }
 
@@ -59,7 +92,10 @@ const BOUND_MARGIN = 1e-9;
  * So a query returns the same records, scores and order as `ms.search(terms)`
  * (unit tests compare both on fixed corpora). Two things make it cheap:
  * - a term's results are kept in typed arrays until the index changes (a
- *   templated memory repeats its frequent terms in every query);
+ *   templated memory repeats its frequent terms in every query): the terms
+ *   `warm` was given (the owner warms them in the background) and, within the
+ *   rest of the budget, the terms queries searched whole, least recently used
+ *   evicted first;
  * - top-k pruning (term-at-a-time MaxScore): terms are scored fully, cached and
  *   highest-bound first, only until no document matching none of them can
  *   reach the k-th best score found so far (bounds from BM25's saturation and
@@ -77,11 +113,18 @@ const BOUND_MARGIN = 1e-9;
  * @example
  * const scorer = new KeywordScorer(ms, { fields, boost, bm25, maxTermFrequency });
  * scorer.search(['aspirin', 'how_many'], 32, dfOf); // [{ rid, score }], as ms.search('aspirin how_many')
+ * scorer.warm('how_many', dfOf, performance.now() + 2); // true once cached (false: call again to go on)
  */
 export class KeywordScorer {
   private ms: Searchable;
+  /** Terms cached by `warm`: never evicted (only dropped with the whole cache). */
+  private readonly warmedCache = new Map<string, TermResults>();
+  private warmedPostings = 0;
+  /** Terms cached by queries, least recently used first. */
   private readonly cache = new Map<string, TermResults>();
+  /** Postings of both caches. */
   private cachedPostings = 0;
+  private partial: PartialTerm | null = null;
   private readonly ordinalOf = new Map<number, number>();
   private ridAt: number[] = [];
   private sums = new Float64Array(0);
@@ -130,7 +173,55 @@ export class KeywordScorer {
 
   /** Number of terms whose results are cached (tests, diagnostics). */
   get cachedTerms(): number {
-    return this.cache.size;
+    return this.warmedCache.size + this.cache.size;
+  }
+
+  /** Sizes of the cache, warmed terms apart. */
+  get cacheStats(): TermCacheStats {
+    return { terms: this.cachedTerms, postings: this.cachedPostings, warmedTerms: this.warmedCache.size, warmedPostings: this.warmedPostings };
+  }
+
+  /** Budget of the cached results, in postings. */
+  get cacheBudget(): number {
+    return this.maxCachedPostings;
+  }
+
+  /**
+   * Caches the full results of `term` (as a query searching it whole would)
+   * until the index changes, unless they would not fit in the budget beside
+   * the terms already warmed (terms cached by queries are evicted to make
+   * room). `df` gives the term's live document count per field: above
+   * WARM_PIECE_POSTINGS the term is searched in pieces, and this returns
+   * false once `deadline` (a `performance.now()` time) passed between two of
+   * them; the next call for the same term goes on from there (a call for
+   * another term, or a change of the index, drops the pieces done). Each call
+   * searches at least one piece. True when the term is done: cached, already
+   * cached, or too large to cache.
+   */
+  warm(term: string, df: FieldFrequencies, deadline: number): boolean {
+    if (this.warmedCache.has(term)) return true;
+    const cached = this.cache.get(term);
+    if (cached) {
+      this.cache.delete(term);
+      this.warmedCache.set(term, cached);
+      this.warmedPostings += cached.ords.length;
+      return true;
+    }
+    const postings = df(term).reduce((a, b) => a + b, 0);
+    if (this.warmedPostings + postings > this.maxCachedPostings) return true;
+    const pieces = Math.max(1, Math.ceil(postings / WARM_PIECE_POSTINGS));
+    const partial = this.partial?.term === term && this.partial.pieces === pieces ? this.partial : { term, pieces, parts: [] };
+    this.partial = partial;
+    let searched = false;
+    while (partial.parts.length < pieces) {
+      if (searched && performance.now() >= deadline) return false;
+      const piece = partial.parts.length;
+      partial.parts.push(this.fetch(term, pieces === 1 ? undefined : (rid) => rid % pieces === piece));
+      searched = true;
+    }
+    this.partial = null;
+    this.pin(term, concatResults(partial.parts));
+    return true;
   }
 
   /**
@@ -143,7 +234,7 @@ export class KeywordScorer {
     this.ensureScratch();
     const bound = terms.map((t) => this.upperBound(df(t)));
     const lists: (TermResults | null)[] = terms.map(() => null);
-    const inCache = terms.map((t) => (this.cache.has(t) ? 1 : 0));
+    const inCache = terms.map((t) => (this.warmedCache.has(t) || this.cache.has(t) ? 1 : 0));
     const order = terms.map((_, i) => i).sort((a, b) => inCache[b] - inCache[a] || bound[b] - bound[a] || a - b);
 
     // 1. Whole terms, until documents matching none of them cannot reach the k-th best partial score.
@@ -242,8 +333,11 @@ export class KeywordScorer {
   }
 
   private clearCache(): void {
+    this.warmedCache.clear();
     this.cache.clear();
     this.cachedPostings = 0;
+    this.warmedPostings = 0;
+    this.partial = null;
   }
 
   private nextGeneration(): number {
@@ -270,6 +364,8 @@ export class KeywordScorer {
 
   /** One term's results: all of them (cached, or searched and cached within the budget), or only those of `only` (not cached). */
   private termResults(term: string, only?: ReadonlySet<number>): TermResults {
+    const warmed = this.warmedCache.get(term);
+    if (warmed) return warmed;
     const hit = this.cache.get(term);
     if (hit) {
       // Most recently used last: the budget evicts from the front.
@@ -277,7 +373,15 @@ export class KeywordScorer {
       this.cache.set(term, hit);
       return hit;
     }
-    const results = this.ms.search(term, only ? { tokenize: single, boostDocument: (rid: number) => (only.has(rid) ? 1 : 0) } : { tokenize: single });
+    if (only) return this.fetch(term, (rid) => only.has(rid));
+    const r = this.fetch(term);
+    this.remember(term, r);
+    return r;
+  }
+
+  /** MiniSearch's results for `term` alone: all of them, or those of the documents `only` accepts (scored the same: boost 1, the others 0). */
+  private fetch(term: string, only?: (rid: number) => boolean): TermResults {
+    const results = this.ms.search(term, only ? { tokenize: single, boostDocument: (rid: number) => (only(rid) ? 1 : 0) } : { tokenize: single });
     const r: TermResults = { ords: new Int32Array(results.length), scores: new Float64Array(results.length), field: new Uint8Array(results.length) };
     let n = 0;
     for (const result of results) {
@@ -289,22 +393,51 @@ export class KeywordScorer {
       r.field[n] = this.fieldIndex.get(fields?.[0] ?? '') ?? 0;
       n++;
     }
-    const kept: TermResults = n === results.length ? r : { ords: r.ords.slice(0, n), scores: r.scores.slice(0, n), field: r.field.slice(0, n) };
-    if (!only) this.remember(term, kept);
-    return kept;
+    return n === results.length ? r : { ords: r.ords.slice(0, n), scores: r.scores.slice(0, n), field: r.field.slice(0, n) };
   }
 
+  /** Caches a queried term, evicting the least recently used ones (never warmed ones) to stay within the budget. */
   private remember(term: string, r: TermResults): void {
     const size = r.ords.length;
-    if (size > this.maxCachedPostings) return;
+    if (!this.makeRoom(size)) return;
+    this.cache.set(term, r);
+    this.cachedPostings += size;
+  }
+
+  /** Caches a warmed term (see `warm`). */
+  private pin(term: string, r: TermResults): void {
+    const size = r.ords.length;
+    if (!this.makeRoom(size)) return;
+    this.warmedCache.set(term, r);
+    this.cachedPostings += size;
+    this.warmedPostings += size;
+  }
+
+  /** Evicts queried terms, least recently used first, until `size` more postings fit; false when they cannot (warmed terms take the room). */
+  private makeRoom(size: number): boolean {
+    if (this.warmedPostings + size > this.maxCachedPostings) return false;
     for (const [oldest, old] of this.cache) {
       if (this.cachedPostings + size <= this.maxCachedPostings) break;
       this.cache.delete(oldest);
       this.cachedPostings -= old.ords.length;
     }
-    this.cache.set(term, r);
-    this.cachedPostings += size;
+    return true;
   }
+}
+
+/** One term's results from its pieces (the order of documents within a term does not matter to the scorer). */
+function concatResults(parts: readonly TermResults[]): TermResults {
+  if (parts.length === 1) return parts[0];
+  const n = parts.reduce((s, p) => s + p.ords.length, 0);
+  const out: TermResults = { ords: new Int32Array(n), scores: new Float64Array(n), field: new Uint8Array(n) };
+  let at = 0;
+  for (const p of parts) {
+    out.ords.set(p.ords, at);
+    out.scores.set(p.scores, at);
+    out.field.set(p.field, at);
+    at += p.ords.length;
+  }
+  return out;
 }
 
 /** The k-th largest (0-based) of the first `n` values (reorders them). */

@@ -2,9 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../errors';
-import { Logger } from '../logger';
+import { Logger, nullLogger, tagged } from '../logger';
 import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
 import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
+import { KeywordWarmer } from './keyword-warmer';
 import type { MemoryStore } from './store';
 
 /** How long a query waits for the keyword worker before answering without it. */
@@ -23,6 +24,15 @@ export interface KeywordSource {
   /** How it was obtained (KeywordIndexOrigin), once loaded. */
   readonly origin: string | null;
   /**
+   * Settles when the term cache is first warmed (KeywordWarmer: new queries
+   * then search few terms through MiniSearch), or as soon as it cannot be
+   * (failed, closed). The worker does not keep the process alive while it
+   * loads and warms; inline warming does, until it completes.
+   */
+  readonly warmed: Promise<void>;
+  /** The first warming completed (a change of the index drops the cache until it re-warms). */
+  readonly isWarm: boolean;
+  /**
    * Starts the search `search(text, limit)` will ask for, when it can run
    * beside this thread (the worker): the caller does its dense search
    * meanwhile. A no-op inline or while the worker loads.
@@ -34,16 +44,36 @@ export interface KeywordSource {
   close(): void;
 }
 
-/** The keyword index in this thread (loaded or rebuilt synchronously at open). */
+/**
+ * The keyword index in this thread (loaded or rebuilt synchronously at open),
+ * its term cache warmed between the thread's other work (steps of a few
+ * milliseconds, see KeywordWarmer).
+ */
 export class InlineKeywords implements KeywordSource {
   readonly where = 'inline';
   readonly ready = Promise.resolve();
   readonly isReady = true;
+  private readonly warmer: KeywordWarmer;
 
-  constructor(readonly index: KeywordIndex) {}
+  constructor(
+    readonly index: KeywordIndex,
+    logger: Logger = nullLogger,
+  ) {
+    const log = tagged(logger, 'keywords');
+    this.warmer = new KeywordWarmer(index, { logger: log, onWarmed: (r) => log.debug(`term cache warmed: ${r.terms} terms, ${r.postings} postings in ${r.ms} ms`) });
+    this.warmer.start();
+  }
 
   get origin(): string {
     return this.index.origin;
+  }
+
+  get warmed(): Promise<void> {
+    return this.warmer.warmed;
+  }
+
+  get isWarm(): boolean {
+    return this.warmer.isWarm;
   }
 
   prefetch(): void {
@@ -51,7 +81,9 @@ export class InlineKeywords implements KeywordSource {
   }
 
   search(text: string, limit: number): KeywordHit[] {
-    return this.index.search(text, limit);
+    const hits = this.index.search(text, limit);
+    this.warmer.noticeChanges();
+    return hits;
   }
 
   flush(): void {
@@ -59,6 +91,7 @@ export class InlineKeywords implements KeywordSource {
   }
 
   close(): void {
+    this.warmer.close();
     this.index.close();
   }
 }
@@ -82,7 +115,10 @@ function workerScript(): string {
 export class WorkerKeywords implements KeywordSource {
   readonly where = 'worker';
   readonly ready: Promise<void>;
+  readonly warmed: Promise<void>;
   origin: string | null = null;
+  private warm = false;
+  private settleWarmed: () => void = () => undefined;
   private readonly answer = SharedAnswer.create();
   private readonly worker: Worker;
   private requestId = 0;
@@ -97,36 +133,49 @@ export class WorkerKeywords implements KeywordSource {
     const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
     this.worker = new Worker(bootstrap, {
       eval: true,
-      workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, shared: this.answer.shared },
+      workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
     });
     this.worker.unref();
+    this.warmed = new Promise<void>((resolve) => (this.settleWarmed = resolve));
     this.ready = new Promise<void>((resolve) => {
       this.worker.on('message', (raw: unknown) => {
         const event = KeywordEventSchema.safeParse(raw);
         if (!event.success) return;
         const e = event.data;
         if (e.type === 'ready') this.origin = e.origin;
-        if (e.type !== 'log') resolve();
+        if (e.type === 'ready' || e.type === 'failed') resolve();
+        if (e.type === 'failed') this.settleWarmed();
+        if (e.type === 'warmed') {
+          this.warm = true;
+          this.settleWarmed();
+        }
         // A worker still winding down after close() may still report: its owner (and its log) may be gone.
         if (this.closed) return;
         if (e.type === 'log') this.logger[e.level](`[keywords] ${e.message}`);
         else if (e.type === 'ready') this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);
+        else if (e.type === 'warmed') this.logger.debug(`[keywords] term cache warmed: ${e.terms} terms, ${e.postings} postings in ${e.ms} ms`);
         else this.logger.warn(`[keywords] the keyword index could not load: ${e.message}; searching with vectors only`);
       });
       this.worker.on('error', (error) => {
         this.answer.setState(WORKER_FAILED);
         if (!this.closed) this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
         resolve();
+        this.settleWarmed();
       });
       this.worker.on('exit', () => {
         if (this.answer.state !== WORKER_FAILED && !this.closed) this.answer.setState(WORKER_FAILED);
         resolve();
+        this.settleWarmed();
       });
     });
   }
 
   get isReady(): boolean {
     return !this.closed && this.answer.state === WORKER_READY;
+  }
+
+  get isWarm(): boolean {
+    return this.warm;
   }
 
   prefetch(text: string, limit: number): void {
@@ -161,6 +210,7 @@ export class WorkerKeywords implements KeywordSource {
     if (this.closed) return;
     this.call('close');
     this.closed = true;
+    this.settleWarmed();
     void this.worker.terminate().catch((error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`));
   }
 

@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import MiniSearch from 'minisearch';
 import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
-import { KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { KeywordScorer } from '../../../src/core/memory/keyword-scorer';
+import { KeywordIndex, WARM_MIN_DF } from '../../../src/core/memory/keyword-index';
+import { KeywordScorer, WARM_PIECE_POSTINGS } from '../../../src/core/memory/keyword-scorer';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { sampleRecord } from '../../support/records';
 
@@ -16,6 +16,29 @@ function assertSameAsMiniSearch(index: KeywordIndex, queries: string[], limits =
   for (const q of queries) {
     for (const limit of limits) assert.deepEqual(index.search(q, limit), index.searchDirect(q, limit), `${q} (top ${limit})`);
   }
+}
+
+/** Warms the whole cache, one piece per step (a zero slice); the number of steps. */
+function warmFully(index: KeywordIndex): number {
+  let steps = 1;
+  while (index.warmStep(0)) steps++;
+  return steps;
+}
+
+/** The single terms MiniSearch's `search` is asked for while `run` runs (the scorer searches one term per call). */
+function miniSearchCalls(run: () => void): string[] {
+  const original = MiniSearch.prototype.search;
+  const calls: string[] = [];
+  MiniSearch.prototype.search = function (this: MiniSearch, query, options) {
+    if (typeof query === 'string') calls.push(query);
+    return original.call(this, query, options);
+  };
+  try {
+    run();
+  } finally {
+    MiniSearch.prototype.search = original;
+  }
+  return calls;
 }
 
 describe('KeywordScorer (MiniSearch per-term results, combined)', () => {
@@ -63,6 +86,65 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', () => {
     store.close();
   });
 
+  it('answers the same from a warmed cache, and after a change, before and after re-warming (also when the change comes mid-warm)', () => {
+    const store = MemoryStore.open(':memory:');
+    const gen = SyntheticRecords.fromFile(TASKS, 21);
+    const ids = store.add(gen.records(3000), { trigger: 'import' }).map((r) => r.id);
+    const queries = Array.from({ length: 40 }, () => gen.question());
+    const index = KeywordIndex.open(store);
+    assert.equal(index.cacheStats.terms, 0);
+    const steps = warmFully(index);
+    const warmed = index.cacheStats;
+    assert.ok(warmed.warmedTerms > 50, `${warmed.warmedTerms} terms warmed`);
+    assert.equal(warmed.terms, warmed.warmedTerms);
+    // Terms over WARM_PIECE_POSTINGS documents are searched in pieces, across steps.
+    assert.ok(index.documentFrequency('patient') > WARM_PIECE_POSTINGS && steps > warmed.warmedTerms, `${steps} steps`);
+    assert.equal(index.warmStep(0), false);
+    assertSameAsMiniSearch(index, queries);
+
+    // A change drops the cache (at the next catch-up); answers stay the same, cold and re-warmed.
+    store.transition(ids.filter((_, i) => i % 5 === 0), 'delete', { trigger: 'user' });
+    store.add(gen.records(300), { trigger: 'import' });
+    const version = index.version;
+    assert.ok(index.size > 0 && index.version > version);
+    assert.equal(index.cacheStats.terms, 0);
+    assertSameAsMiniSearch(index, queries);
+    warmFully(index);
+    assert.ok(index.cacheStats.warmedTerms > 50);
+    assertSameAsMiniSearch(index, queries);
+
+    // A change in the middle of warming (a term half searched in pieces) starts it over.
+    store.transition(ids.filter((_, i) => i % 5 === 0).slice(0, 100), 'restore', { trigger: 'user' });
+    index.size; // catch up: the cache is dropped, warming starts over
+    while (index.cacheStats.warmedTerms < 1) index.warmStep(0);
+    assert.equal(index.warmStep(0), true); // the first piece of the next term (the most frequent come first: in pieces)
+    assert.equal(index.cacheStats.warmedTerms, 1);
+    store.add(gen.records(50), { trigger: 'import' });
+    assert.equal(index.warmStep(0), true);
+    assert.equal(index.cacheStats.warmedTerms, 0);
+    warmFully(index);
+    assertSameAsMiniSearch(index, queries);
+    index.close();
+    store.close();
+  });
+
+  it('after warming, a query asks MiniSearch only about terms rarer than WARM_MIN_DF', () => {
+    const store = MemoryStore.open(':memory:');
+    const gen = SyntheticRecords.fromFile(TASKS, 5);
+    store.add(gen.records(2000), { trigger: 'import' });
+    const queries = Array.from({ length: 30 }, () => gen.question());
+    const index = KeywordIndex.open(store);
+    const cold = miniSearchCalls(() => queries.forEach((q) => index.search(q, 32)));
+    assert.ok(cold.some((t) => index.documentFrequency(t) >= WARM_MIN_DF), 'unwarmed, frequent terms are searched on demand');
+    store.add(gen.records(1), { trigger: 'import' }); // a change: the terms cached by these queries are dropped
+    assert.equal(index.size, 2001);
+    warmFully(index);
+    const warm = miniSearchCalls(() => queries.forEach((q) => index.search(q, 32)));
+    assert.deepEqual(warm.filter((t) => index.documentFrequency(t) >= WARM_MIN_DF), []);
+    index.close();
+    store.close();
+  });
+
   it('orders exact ties as MiniSearch does (first matching query term, then field, then insertion order)', () => {
     const store = MemoryStore.open(':memory:');
     const same = 'how many patients were prescribed aspirin';
@@ -104,5 +186,31 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', () => {
     scorer.added([99]);
     assert.deepEqual(scorer.search(['gamma', 'alpha'], 5, df), reference(['gamma', 'alpha'], 5));
     assert.deepEqual(scorer.search(['beta', 'delta'], 40, df), reference(['beta', 'delta'], 40));
+  });
+
+  it('keeps warmed terms until the index changes: queries cache others in the room left, never evicting them', () => {
+    type Doc = { id: number; question: string; code: string };
+    const ms = new MiniSearch<Doc>({ fields: ['question', 'code'], storeFields: [] as string[], autoVacuum: false });
+    const docs: Doc[] = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, question: `alpha ${i < 30 ? 'beta' : ''} ${i < 15 ? 'gamma' : ''} ${i < 5 ? 'delta' : ''}`, code: '' }));
+    ms.addAll(docs);
+    const scorer = new KeywordScorer(ms, { fields: ['question', 'code'], boost: { question: 1, code: 1 }, bm25: { k: 1.2, b: 0.7, d: 0.5 }, maxTermFrequency: { question: Infinity, code: Infinity }, maxCachedPostings: 59 });
+    const df = (term: string) => [docs.filter((d) => d.question.split(' ').includes(term)).length, 0];
+    const reference = (terms: string[], limit: number) =>
+      ms.search(terms.join(' '), { combineWith: 'OR' }).slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
+    assert.equal(scorer.warm('alpha', df, Infinity), true);
+    assert.equal(scorer.warm('beta', df, Infinity), true); // 40 + 30 postings: over the budget, not cached
+    assert.deepEqual(scorer.cacheStats, { terms: 1, postings: 40, warmedTerms: 1, warmedPostings: 40 });
+    assert.deepEqual(scorer.search(['gamma', 'alpha'], 5, df), reference(['gamma', 'alpha'], 5));
+    assert.deepEqual(scorer.cacheStats, { terms: 2, postings: 55, warmedTerms: 1, warmedPostings: 40 });
+    // delta (5) evicts gamma (15), the least recently used queried term, never alpha.
+    assert.deepEqual(scorer.search(['delta', 'alpha'], 5, df), reference(['delta', 'alpha'], 5));
+    assert.deepEqual(scorer.cacheStats, { terms: 2, postings: 45, warmedTerms: 1, warmedPostings: 40 });
+    // Warming a term a query cached keeps its results (no search).
+    const calls = miniSearchCalls(() => assert.equal(scorer.warm('delta', df, Infinity), true));
+    assert.deepEqual(calls, []);
+    assert.deepEqual(scorer.cacheStats, { terms: 2, postings: 45, warmedTerms: 2, warmedPostings: 45 });
+    assert.deepEqual(scorer.search(['beta', 'gamma', 'delta'], 40, df), reference(['beta', 'gamma', 'delta'], 40));
+    scorer.added([]);
+    assert.deepEqual(scorer.cacheStats, { terms: 0, postings: 0, warmedTerms: 0, warmedPostings: 0 });
   });
 });
