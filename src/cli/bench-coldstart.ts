@@ -7,9 +7,11 @@
  * - spawn_to_first_ms: from spawning the child to its first hybrid result (measured by the parent);
  * - first_rss_mb: the child's RSS at that moment; the child's own breakdown (imports, store open,
  *   dense codes loaded, first search) and the sides that answered;
- * - keyword_join_ms / steady_rss_mb: when the keyword side joined (worker loaded) and the RSS one
- *   second after it;
- * - max_block_ms: the longest event-loop block from opening the memory until both sides are ready
+ * - keyword_join_ms: when the keyword side joined (worker loaded);
+ * - warm_ms / steady_rss_mb: when the warm caches filled after loading were full (`search.warmed`:
+ *   the dense side's float16 vector copies; the old path has none: its warm_ms is its join) and the
+ *   RSS one second after that;
+ * - max_block_ms: the longest event-loop block from opening the memory until the caches are warm
  *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms).
  *
  * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
@@ -55,6 +57,7 @@ const ProbeSchema = z.object({
   first_rss_mb: z.number(),
   sides: z.array(z.string()),
   keyword_join_ms: z.number(),
+  warm_ms: z.number(),
   max_block_ms: z.number(),
   steady_rss_mb: z.number(),
   top4: z.array(z.string()),
@@ -74,6 +77,7 @@ interface ProbeSearch {
   answer?(q: { text: string; vector?: Float32Array }, k: number): { hits: { recordId: string }[]; sides: string[] };
   dense: { ready?: Promise<void> };
   ready?: Promise<void>;
+  warmed?: Promise<void>;
   close(): void;
 }
 
@@ -102,6 +106,8 @@ async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void
   const firstRss = process.memoryUsage().rss / 1e6;
   await search.ready;
   const tJoin = performance.now();
+  await search.warmed;
+  const tWarm = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 20));
   clearInterval(tick);
   const blocked = Math.max(0, maxGap - 5);
@@ -116,6 +122,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void
     first_rss_mb: firstRss,
     sides: first.sides,
     keyword_join_ms: tJoin,
+    warm_ms: tWarm,
     max_block_ms: blocked,
     steady_rss_mb: process.memoryUsage().rss / 1e6,
     top4: after.hits.map((h) => h.recordId),
@@ -187,7 +194,7 @@ async function main(argv: string[]): Promise<void> {
       for (const kind of ['new', 'old'] as const) {
         const p = await runProbe(kind, path.join(kind === 'new' ? ROOT : oldRoot, 'src'), kind === 'new' ? db : oldDb);
         rows.push({ kind, p });
-        process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, max block ${r1(p.max_block_ms)} ms\n`);
+        process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, warm ${r1(p.warm_ms)} ms, max block ${r1(p.max_block_ms)} ms, steady rss ${r1(p.steady_rss_mb)} MB\n`);
       }
     }
     const agree = rows.filter((r) => r.kind === 'new').map((r) => r.p.top4.join()).every((t, _, all) => t === all[0]);
@@ -205,6 +212,7 @@ async function main(argv: string[]): Promise<void> {
         first_rss_mb: m((p) => p.first_rss_mb),
         first_sides: ps[0].sides.join('+'),
         keyword_join_ms: m((p) => p.keyword_join_ms),
+        warm_ms: m((p) => p.warm_ms),
         max_block_ms: m((p) => p.max_block_ms),
         steady_rss_mb: m((p) => p.steady_rss_mb),
       };

@@ -77,8 +77,6 @@ export class DenseIndex {
   private vectorsRead = 0;
   /** Settles when the codes are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
-  /** Settles when the float16 copies are full too (rescoring reads no vectors from SQLite). */
-  readonly warmed: Promise<void>;
 
   private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean) {
     this.logger = tagged(logger, 'dense');
@@ -91,7 +89,11 @@ export class DenseIndex {
     this.loader = this.startLoad();
     if (!background) this.finishLoad();
     this.ready = background ? this.loadInBackground() : Promise.resolve();
-    this.warmed = this.ready.then(() => this.filling ?? undefined);
+  }
+
+  /** Settles when the float16 copies are full too (rescoring then reads almost no vectors from SQLite); a reload refills them. */
+  get warmed(): Promise<void> {
+    return this.ready.then(() => this.filling ?? undefined);
   }
 
   static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): DenseIndex {

@@ -122,7 +122,7 @@ export class HybridSearch {
   static open(store: MemoryStore, options: HybridSearchOptions = {}): HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
-    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options));
+    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
     return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }));
   }
 
@@ -131,9 +131,13 @@ export class HybridSearch {
     return Promise.all([this.dense.ready, this.keywords.ready]).then(() => undefined);
   }
 
-  /** Settles when the warm caches filled after loading are full too (the dense side's float16 copies). */
+  /**
+   * Settles when the warm caches filled after loading are full too: the dense
+   * side's float16 vector copies and the keyword side's per-term results
+   * (first warm; both refill after changes).
+   */
   get warmed(): Promise<void> {
-    return Promise.all([this.dense.warmed, this.keywords.ready]).then(() => undefined);
+    return Promise.all([this.dense.warmed, this.keywords.warmed]).then(() => undefined);
   }
 
   /** The `k` best active records for the query. */
