@@ -27,8 +27,9 @@ export type KeywordRequest = z.infer<typeof KeywordRequestSchema>;
 export const KeywordEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), origin: z.string(), ms: z.number() }),
   z.object({ type: z.literal('failed'), message: z.string() }),
-  // The term cache warmed (the first time, and again after changes): wall time of the warming, warmed terms and their postings.
-  z.object({ type: z.literal('warmed'), ms: z.number(), terms: z.number().int(), postings: z.number().int() }),
+  // The term cache warmed (the first time, and again after changes): wall time of the warming, warmed terms and their postings,
+  // and the id of the last search the worker had answered then (so a caller can tell a warming after its searches from an older one).
+  z.object({ type: z.literal('warmed'), ms: z.number(), terms: z.number().int(), postings: z.number().int(), afterRequest: z.number().int() }),
   z.object({ type: z.literal('log'), level: z.enum(['debug', 'info', 'warn']), message: z.string() }),
 ]);
 export type KeywordEvent = z.infer<typeof KeywordEventSchema>;

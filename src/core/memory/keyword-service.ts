@@ -33,6 +33,12 @@ export interface KeywordSource {
   /** The first warming completed (a change of the index drops the cache until it re-warms). */
   readonly isWarm: boolean;
   /**
+   * Settles at the next completed warming (the first, or a re-warm after
+   * changes; in the worker, one completed after answering a search posted
+   * after this call), or when warming stops (failed, closed).
+   */
+  nextWarm(): Promise<void>;
+  /**
    * Starts the search `search(text, limit)` will ask for, when it can run
    * beside this thread (the worker): the caller does its dense search
    * meanwhile. A no-op inline or while the worker loads.
@@ -70,6 +76,10 @@ export class InlineKeywords implements KeywordSource {
 
   get warmed(): Promise<void> {
     return this.warmer.warmed;
+  }
+
+  nextWarm(): Promise<void> {
+    return this.warmer.nextWarm();
   }
 
   get isWarm(): boolean {
@@ -119,6 +129,8 @@ export class WorkerKeywords implements KeywordSource {
   origin: string | null = null;
   private warm = false;
   private settleWarmed: () => void = () => undefined;
+  /** `nextWarm` callers: each waits for a warming reported after a search posted after its call. */
+  private warmWaiters: { since: number; resolve: () => void }[] = [];
   private readonly answer = SharedAnswer.create();
   private readonly worker: Worker;
   private requestId = 0;
@@ -144,10 +156,11 @@ export class WorkerKeywords implements KeywordSource {
         const e = event.data;
         if (e.type === 'ready') this.origin = e.origin;
         if (e.type === 'ready' || e.type === 'failed') resolve();
-        if (e.type === 'failed') this.settleWarmed();
+        if (e.type === 'failed') this.stopWarmWaits();
         if (e.type === 'warmed') {
           this.warm = true;
           this.settleWarmed();
+          this.wakeWarmWaits(e.afterRequest);
         }
         // A worker still winding down after close() may still report: its owner (and its log) may be gone.
         if (this.closed) return;
@@ -160,12 +173,12 @@ export class WorkerKeywords implements KeywordSource {
         this.answer.setState(WORKER_FAILED);
         if (!this.closed) this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
         resolve();
-        this.settleWarmed();
+        this.stopWarmWaits();
       });
       this.worker.on('exit', () => {
         if (this.answer.state !== WORKER_FAILED && !this.closed) this.answer.setState(WORKER_FAILED);
         resolve();
-        this.settleWarmed();
+        this.stopWarmWaits();
       });
     });
   }
@@ -176,6 +189,25 @@ export class WorkerKeywords implements KeywordSource {
 
   get isWarm(): boolean {
     return this.warm;
+  }
+
+  /** As KeywordSource.nextWarm; here: the next warming the worker completes after answering a search posted after this call. */
+  nextWarm(): Promise<void> {
+    if (this.closed || this.answer.state === WORKER_FAILED) return Promise.resolve();
+    const since = this.requestId;
+    return new Promise<void>((resolve) => this.warmWaiters.push({ since, resolve }));
+  }
+
+  private wakeWarmWaits(afterRequest: number): void {
+    const due = this.warmWaiters.filter((w) => afterRequest > w.since);
+    this.warmWaiters = this.warmWaiters.filter((w) => afterRequest <= w.since);
+    for (const w of due) w.resolve();
+  }
+
+  /** No warming will complete (failed, closed): settles `warmed` and every `nextWarm` wait. */
+  private stopWarmWaits(): void {
+    this.settleWarmed();
+    this.wakeWarmWaits(Infinity);
   }
 
   prefetch(text: string, limit: number): void {
@@ -210,7 +242,7 @@ export class WorkerKeywords implements KeywordSource {
     if (this.closed) return;
     this.call('close');
     this.closed = true;
-    this.settleWarmed();
+    this.stopWarmWaits();
     void this.worker.terminate().catch((error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`));
   }
 

@@ -46,6 +46,7 @@ export class KeywordWarmer {
   /** Settles when the first warming completes, or when warming stops without completing (closed, failed). */
   readonly warmed: Promise<void>;
   private settle: () => void = () => undefined;
+  private waiters: (() => void)[] = [];
   private completed = false;
   private closed = false;
   private immediate: NodeJS.Immediate | null = null;
@@ -74,6 +75,12 @@ export class KeywordWarmer {
     return this.completed;
   }
 
+  /** Settles at the next completed warming (the first, or the next after a change), or when warming stops (closed, failed). */
+  nextWarm(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
   /** Starts warming now. */
   start(): void {
     if (this.closed) return;
@@ -95,6 +102,7 @@ export class KeywordWarmer {
     this.closed = true;
     this.cancel();
     this.settle();
+    this.wake();
   }
 
   private readonly step = (): void => {
@@ -123,7 +131,14 @@ export class KeywordWarmer {
     this.started = 0;
     this.completed = true;
     this.settle();
+    this.wake();
     this.options.onWarmed?.(report);
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private schedule(): void {

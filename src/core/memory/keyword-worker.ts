@@ -32,7 +32,8 @@ function main(): void {
   }
   answer.setState(WORKER_READY);
   port.postMessage({ type: 'ready', origin: index.origin, ms: Date.now() - started });
-  const warmer = new KeywordWarmer(index, { logger, onWarmed: (report) => port.postMessage({ type: 'warmed', ...report } satisfies KeywordEvent) });
+  let lastAnswered = 0;
+  const warmer = new KeywordWarmer(index, { logger, onWarmed: (report) => port.postMessage({ type: 'warmed', ...report, afterRequest: lastAnswered } satisfies KeywordEvent) });
   warmer.start();
   port.on('message', (raw: unknown) => {
     const request = KeywordRequestSchema.safeParse(raw);
@@ -41,6 +42,7 @@ function main(): void {
     try {
       if (r.type === 'search') {
         answer.answer(r.id, index.search(r.text, r.limit));
+        lastAnswered = r.id;
         warmer.noticeChanges();
       } else {
         if (r.type === 'close') warmer.close();
