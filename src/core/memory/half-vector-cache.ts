@@ -1,9 +1,11 @@
 /** Largest finite float16 magnitude. */
 const HALF_MAX = 65504;
-/** Relative rounding error of a float16 in its normal range (round to nearest): 2^-11, widened for |v| vs |v̂|. */
-const HALF_RELATIVE_ERROR = 2 ** -11 * (1 + 2 ** -10);
-/** Absolute rounding error in float16's subnormal range (|v| < 2^-14): half its spacing 2^-24. */
-const HALF_SUBNORMAL_ERROR = 2 ** -25;
+/**
+ * Largest rounding error (round to nearest) of a value whose float16 has the
+ * exponent field e: half the spacing of float16s at and above it, 2^(e−26)
+ * (e = 0, subnormals and zero: 2^-25).
+ */
+const HALF_ERROR_BY_EXPONENT = Float64Array.from({ length: 32 }, (_, e) => 2 ** (Math.max(e, 1) - 26));
 /** Headroom for the float64 summation of the two dot products (≈ dim × 2^-53, far above it here). */
 const SUM_MARGIN = 1e-12;
 
@@ -85,9 +87,9 @@ function fingerprint(bits: Uint32Array, into: Uint32Array, at: number): void {
  * 2 bytes per dimension (77 MB at 100k × 384, half the float32 vectors), so
  * the dense side rescores its Hamming candidates in memory instead of reading
  * their float vectors from SQLite (one random page each). A float16 dot
- * product differs from the float32 one by at most
- * 2^-11·(1+2^-10)·Σ|q_i·v̂_i| + 2^-25·Σ|q_i| (round-to-nearest error, normal
- * and subnormal range); `scores` returns that bound with each value, so the
+ * product differs from the float32 one by at most Σ|q_i|·err(v̂_i), err =
+ * half the float16 spacing at v̂_i (≤ 2^-11·|v̂_i|; 2^-25 for subnormals);
+ * `scores` returns that bound with each value, so the
  * caller can read the exact vector of the few candidates whose order it
  * leaves undecided. A 64-bit fingerprint of each float32 vector groups
  * equal vectors (templated memories hold many), whose exact cosines are equal:
@@ -176,8 +178,7 @@ export class HalfVectorCache {
     const dim = this.dimension;
     const table = halfTable();
     const values = this.values;
-    let l1 = 0;
-    for (let i = 0; i < dim; i++) l1 += Math.abs(query[i]);
+    const magnitudes = query.map(Math.abs);
     const approx = new Float64Array(rids.length);
     const bound = new Float64Array(rids.length);
     const group = new Int32Array(rids.length);
@@ -191,14 +192,14 @@ export class HalfVectorCache {
       group[r] = g;
       const at = slot * dim;
       let s = 0;
-      let magnitude = 0;
+      let error = 0;
       for (let i = 0; i < dim; i++) {
-        const p = query[i] * table[values[at + i]];
-        s += p;
-        magnitude += Math.abs(p);
+        const h = values[at + i];
+        s += query[i] * table[h];
+        error += magnitudes[i] * HALF_ERROR_BY_EXPONENT[(h >>> 10) & 0x1f];
       }
       approx[r] = s;
-      bound[r] = HALF_RELATIVE_ERROR * magnitude + HALF_SUBNORMAL_ERROR * l1 + SUM_MARGIN;
+      bound[r] = error + SUM_MARGIN;
     }
     return { approx, bound, group };
   }
