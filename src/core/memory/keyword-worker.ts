@@ -5,6 +5,8 @@
  * buffer the caller waits on, and warms the index's term cache between them
  * (KeywordWarmer).
  */
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../errors';
 import type { Logger } from '../logger';
@@ -12,6 +14,27 @@ import { openDatabase } from './database';
 import { KeywordIndex } from './keyword-index';
 import { KeywordEvent, KeywordRequestSchema, KeywordWorkerDataSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
 import { KeywordWarmer } from './keyword-warmer';
+
+/**
+ * A full garbage collection of this worker's heap, run after the index loads
+ * and after each warming. Loading (a plain-object tree of the whole index
+ * file) and warming (a result object per posting searched) leave hundreds of
+ * MB of garbage that V8 otherwise keeps, heap grown, for as long as the
+ * worker idles: at 100k records the process RSS stayed at 1.5 GB, and fell to
+ * about 0.3 GB after one collection. `gc` is reached through the documented
+ * `--expose_gc` flag set at run time (it only adds a `gc` function to
+ * contexts created afterwards); a no-op where that is refused.
+ */
+function collector(): () => void {
+  try {
+    v8.setFlagsFromString('--expose_gc');
+    const gc: unknown = vm.runInNewContext('gc');
+    if (typeof gc === 'function') return () => void (gc as () => unknown)();
+  } catch {
+    // No collection on demand: V8 collects on its own schedule.
+  }
+  return () => undefined;
+}
 
 function main(): void {
   const port = parentPort;
@@ -30,10 +53,16 @@ function main(): void {
     port.postMessage({ type: 'failed', message: errorMessage(error) });
     return;
   }
+  const collect = collector();
+  collect();
   answer.setState(WORKER_READY);
   port.postMessage({ type: 'ready', origin: index.origin, ms: Date.now() - started });
   let lastAnswered = 0;
-  const warmer = new KeywordWarmer(index, { logger, onWarmed: (report) => port.postMessage({ type: 'warmed', ...report, afterRequest: lastAnswered } satisfies KeywordEvent) });
+  const warmer = new KeywordWarmer(index, { logger, onWarmed: (report) => {
+      collect();
+      port.postMessage({ type: 'warmed', ...report, afterRequest: lastAnswered } satisfies KeywordEvent);
+    },
+  });
   warmer.start();
   port.on('message', (raw: unknown) => {
     const request = KeywordRequestSchema.safeParse(raw);
