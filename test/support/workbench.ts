@@ -19,6 +19,8 @@ export const CHROMIUM_PATH = process.env.AGENT_MEMORY_CHROMIUM ?? '/usr/bin/chro
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-results', 'screenshots');
 const WORKBENCH_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 15_000;
+/** How long a twistie click may take to show before `setGroupExpanded` clicks again. */
+const CLICK_SETTLE_MS = 3_000;
 
 /** Flags that keep Chromium from flooding the closed network. */
 export const CHROMIUM_ARGS = [
@@ -228,13 +230,22 @@ export class Workbench {
     }
   }
 
-  /** Expands (`expanded` true) or collapses a group row by clicking its twistie. */
+  /**
+   * Expands (`expanded` true) or collapses a group row by clicking its twistie.
+   * A click that lands while the tree re-renders (a refresh after a write) can
+   * be lost: the row then only takes focus. As a user would, it clicks again
+   * when the row has not changed within CLICK_SETTLE_MS, until UI_TIMEOUT_MS.
+   */
   async setGroupExpanded(name: string, expanded: boolean): Promise<void> {
     const row = this.groupRow(name);
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    if ((await row.getAttribute('aria-expanded')) !== String(expanded)) {
+    const done = async () => (await row.getAttribute('aria-expanded')) === String(expanded);
+    const deadline = Date.now() + UI_TIMEOUT_MS;
+    while (!(await done())) {
       await row.locator('.monaco-tl-twistie').click();
-      await this.until(async () => (await row.getAttribute('aria-expanded')) === String(expanded), `group "${name}" expanded=${expanded}`);
+      const settle = Math.min(CLICK_SETTLE_MS, Math.max(0, deadline - Date.now()));
+      await this.until(done, `group "${name}" expanded=${expanded}`, settle).catch(() => undefined);
+      if (Date.now() >= deadline && !(await done())) throw new Error(`timed out after ${UI_TIMEOUT_MS} ms waiting for group "${name}" expanded=${expanded}`);
     }
   }
 
