@@ -1,5 +1,6 @@
 import { AgentMemoryError } from '../errors';
 import { createHammingKernel, HammingKernel, MAX_HAMMING_BLOCKS } from './hamming-kernel';
+import { RidSlots } from './rid-slots';
 
 /**
  * Sign-bit code of a vector, bit `i` = `v[i] > 0`, least significant bit first
@@ -28,8 +29,7 @@ export class BinaryCodeCache {
   readonly blocks: number;
   private readonly kernel: HammingKernel;
   private codes: Uint8Array;
-  private readonly slotOf = new Map<number, number>();
-  private ridAt: number[] = [];
+  private readonly slots = new RidSlots();
 
   constructor(readonly dimension: number, options: { kernel?: HammingKernel } = {}) {
     this.blocks = Math.ceil(dimension / 128);
@@ -41,7 +41,7 @@ export class BinaryCodeCache {
   }
 
   get size(): number {
-    return this.ridAt.length;
+    return this.slots.size;
   }
 
   get kernelKind(): string {
@@ -49,7 +49,7 @@ export class BinaryCodeCache {
   }
 
   has(rid: number): boolean {
-    return this.slotOf.has(rid);
+    return this.slots.has(rid);
   }
 
   /** Room for `n` codes in total (one growth instead of many during a bulk load). */
@@ -60,13 +60,7 @@ export class BinaryCodeCache {
   /** Adds or replaces the code of `rid` (`code` holds dimension/8 bytes). */
   set(rid: number, code: Uint8Array): void {
     const stride = this.blocks * 16;
-    let slot = this.slotOf.get(rid);
-    if (slot === undefined) {
-      slot = this.ridAt.length;
-      this.codes = this.kernel.reserve(slot + 1, this.blocks);
-      this.ridAt.push(rid);
-      this.slotOf.set(rid, slot);
-    }
+    const slot = this.slotFor(rid);
     const at = slot * stride;
     if (code.length < stride) this.codes.fill(0, at + code.length, at + stride);
     this.codes.set(code.length > stride ? code.subarray(0, stride) : code, at);
@@ -75,13 +69,7 @@ export class BinaryCodeCache {
   /** `set` from `bytes` code bytes at `offset` of `source` (bulk loads: no view per record). */
   setFrom(rid: number, source: Uint8Array, offset: number, bytes: number): void {
     const stride = this.blocks * 16;
-    let slot = this.slotOf.get(rid);
-    if (slot === undefined) {
-      slot = this.ridAt.length;
-      this.codes = this.kernel.reserve(slot + 1, this.blocks);
-      this.ridAt.push(rid);
-      this.slotOf.set(rid, slot);
-    }
+    const slot = this.slotFor(rid);
     const codes = this.codes;
     const at = slot * stride;
     const n = Math.min(bytes, stride);
@@ -90,65 +78,56 @@ export class BinaryCodeCache {
   }
 
   delete(rid: number): void {
-    const slot = this.slotOf.get(rid);
-    if (slot === undefined) return;
-    const last = this.ridAt.length - 1;
+    const move = this.slots.release(rid);
     const stride = this.blocks * 16;
-    if (slot !== last) {
-      this.codes.copyWithin(slot * stride, last * stride, (last + 1) * stride);
-      const moved = this.ridAt[last];
-      this.ridAt[slot] = moved;
-      this.slotOf.set(moved, slot);
-    }
-    this.ridAt.pop();
-    this.slotOf.delete(rid);
+    if (move && move.from !== move.to) this.codes.copyWithin(move.to * stride, move.from * stride, (move.from + 1) * stride);
   }
 
   clear(): void {
-    this.slotOf.clear();
-    this.ridAt = [];
+    this.slots.clear();
+  }
+
+  /** The slot of `rid` (a new one at the end, with room for its code, when it has none). */
+  private slotFor(rid: number): number {
+    const slot = this.slots.acquire(rid);
+    this.codes = this.kernel.reserve(this.slots.size, this.blocks);
+    return slot;
   }
   /** The `count` rids with the smallest Hamming distance to `queryCode`, closest first. */
   nearest(queryCode: Uint8Array, count: number): number[] {
-    const n = this.ridAt.length;
+    const n = this.slots.size;
     if (n === 0 || count <= 0) return [];
     const q = this.kernel.query;
     q.fill(0);
     q.set(queryCode.subarray(0, Math.min(queryCode.length, q.length)));
     const dist = this.kernel.scan(n, this.blocks);
-    if (count >= n) return [...this.ridAt].map((rid, i) => ({ rid, d: dist[i] })).sort((a, b) => a.d - b.d).map((x) => x.rid);
+    if (count >= n) return this.slots.rids.map((rid, i) => ({ rid, d: dist[i] })).sort((a, b) => a.d - b.d).map((x) => x.rid);
     // Selection by a cutoff distance: a histogram of every SAMPLE_STRIDE-th distance estimates the distance
     // below which about twice `count` codes lie; one pass collects every code up to it and, when that is
     // at least `count`, those contain the `count` nearest (a full histogram decides otherwise). Ties at the
     // cutoff go to the lower slots, as a full stable sort would pick.
     const maxDistance = this.blocks * 128;
-    let slots = collectUpTo(dist, n, sampledCutoff(dist, n, count, maxDistance));
-    if (slots.length < count) slots = collectUpTo(dist, n, exactCutoff(dist, n, count, maxDistance));
-    const picked = Array.from(slots, (slot) => ({ d: dist[slot], slot }));
+    let near = collectUpTo(dist, n, cutoffDistance(dist, n, (2 * count) / SAMPLE_STRIDE, SAMPLE_STRIDE, maxDistance));
+    if (near.length < count) near = collectUpTo(dist, n, cutoffDistance(dist, n, count, 1, maxDistance));
+    const picked = Array.from(near, (slot) => ({ d: dist[slot], slot }));
     picked.sort((a, b) => a.d - b.d || a.slot - b.slot);
-    return picked.slice(0, count).map((x) => this.ridAt[x.slot]);
+    return picked.slice(0, count).map((x) => this.slots.rid(x.slot));
   }
 }
 
 /** One distance in this many feeds the cutoff estimate. */
 const SAMPLE_STRIDE = 16;
 
-/** A distance below or at which, judging by a sample, about twice `count` of the `n` distances lie. */
-function sampledCutoff(dist: Uint16Array, n: number, count: number, maxDistance: number): number {
+/**
+ * The smallest distance at or below which at least `want` of the distances
+ * counted lie, counting every `stride`-th of the first `n` (1: all of them,
+ * the exact cutoff for `want`; SAMPLE_STRIDE: an estimate from a sample).
+ */
+function cutoffDistance(dist: Uint16Array, n: number, want: number, stride: number, maxDistance: number): number {
   const hist = new Uint32Array(maxDistance + 1);
-  for (let i = 0; i < n; i += SAMPLE_STRIDE) hist[dist[i]]++;
-  const want = (2 * count) / SAMPLE_STRIDE;
+  for (let i = 0; i < n; i += stride) hist[dist[i]]++;
   let cutoff = 0;
   for (let seen = hist[0]; seen < want && cutoff < maxDistance; ) seen += hist[++cutoff];
-  return cutoff;
-}
-
-/** The smallest distance at or below which at least `count` of the `n` distances lie. */
-function exactCutoff(dist: Uint16Array, n: number, count: number, maxDistance: number): number {
-  const hist = new Uint32Array(maxDistance + 1);
-  for (let i = 0; i < n; i++) hist[dist[i]]++;
-  let cutoff = 0;
-  for (let seen = hist[0]; seen < count && cutoff < maxDistance; ) seen += hist[++cutoff];
   return cutoff;
 }
 

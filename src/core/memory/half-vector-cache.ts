@@ -1,3 +1,5 @@
+import { RidSlots } from './rid-slots';
+
 /** Largest finite float16 magnitude. */
 const HALF_MAX = 65504;
 /**
@@ -105,13 +107,12 @@ function fingerprint(bits: Uint32Array, into: Uint32Array, at: number): void {
 export class HalfVectorCache {
   private values = new Uint16Array(0);
   private prints = new Uint32Array(0);
-  private readonly slotOf = new Map<number, number>();
-  private ridAt: number[] = [];
+  private readonly slots = new RidSlots();
 
   constructor(readonly dimension: number) {}
 
   get size(): number {
-    return this.ridAt.length;
+    return this.slots.size;
   }
 
   /** Bytes held by the copies. */
@@ -120,7 +121,7 @@ export class HalfVectorCache {
   }
 
   has(rid: number): boolean {
-    return this.slotOf.has(rid);
+    return this.slots.has(rid);
   }
 
   /** Adds or replaces the copy of `rid`; a vector float16 cannot hold (a component beyond ±65504 or not finite) is dropped instead. */
@@ -133,32 +134,19 @@ export class HalfVectorCache {
         return;
       }
     }
-    let slot = this.slotOf.get(rid);
-    if (slot === undefined) {
-      slot = this.ridAt.length;
-      this.grow(slot + 1);
-      this.ridAt.push(rid);
-      this.slotOf.set(rid, slot);
-    }
+    const slot = this.slots.acquire(rid);
+    this.grow(this.slots.size);
     const at = slot * dim;
     for (let i = 0; i < dim; i++) this.values[at + i] = toHalf(vector[i]);
     fingerprint(new Uint32Array(vector.buffer, vector.byteOffset, dim), this.prints, slot * 2);
   }
 
   delete(rid: number): void {
-    const slot = this.slotOf.get(rid);
-    if (slot === undefined) return;
-    const last = this.ridAt.length - 1;
+    const move = this.slots.release(rid);
+    if (!move || move.from === move.to) return;
     const dim = this.dimension;
-    if (slot !== last) {
-      this.values.copyWithin(slot * dim, last * dim, (last + 1) * dim);
-      this.prints.copyWithin(slot * 2, last * 2, last * 2 + 2);
-      const moved = this.ridAt[last];
-      this.ridAt[slot] = moved;
-      this.slotOf.set(moved, slot);
-    }
-    this.ridAt.pop();
-    this.slotOf.delete(rid);
+    this.values.copyWithin(move.to * dim, move.from * dim, (move.from + 1) * dim);
+    this.prints.copyWithin(move.to * 2, move.from * 2, move.from * 2 + 2);
   }
 
   /** Room for `n` copies in total (one growth instead of many during a bulk fill). */
@@ -167,8 +155,7 @@ export class HalfVectorCache {
   }
 
   clear(): void {
-    this.slotOf.clear();
-    this.ridAt = [];
+    this.slots.clear();
     this.values = new Uint16Array(0);
     this.prints = new Uint32Array(0);
   }
@@ -184,7 +171,7 @@ export class HalfVectorCache {
     const group = new Int32Array(rids.length);
     const groupOf = new Map<string, number>();
     for (let r = 0; r < rids.length; r++) {
-      const slot = this.slotOf.get(rids[r]);
+      const slot = this.slots.slot(rids[r]);
       if (slot === undefined) throw new Error(`no float16 copy of record ${rids[r]}`);
       const key = `${this.prints[slot * 2]}:${this.prints[slot * 2 + 1]}`;
       let g = groupOf.get(key);
