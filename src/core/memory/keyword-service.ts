@@ -5,7 +5,7 @@ import { errorMessage } from '../errors';
 import { Logger, nullLogger, tagged } from '../logger';
 import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
 import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
-import { KeywordWarmer } from './keyword-warmer';
+import { KeywordWarmer, WarmSignal } from './keyword-warmer';
 import type { MemoryStore } from './store';
 
 /** How long a query waits for the keyword worker before answering without it. */
@@ -125,12 +125,10 @@ function workerScript(): string {
 export class WorkerKeywords implements KeywordSource {
   readonly where = 'worker';
   readonly ready: Promise<void>;
-  readonly warmed: Promise<void>;
   origin: string | null = null;
   private warm = false;
-  private settleWarmed: () => void = () => undefined;
-  /** `nextWarm` callers: each waits for a warming reported after a search posted after its call. */
-  private warmWaiters: { since: number; resolve: () => void }[] = [];
+  /** The worker's warmings, marked with the last search it had answered. */
+  private readonly warmSignal = new WarmSignal();
   private readonly answer = SharedAnswer.create();
   private readonly worker: Worker;
   private requestId = 0;
@@ -148,7 +146,6 @@ export class WorkerKeywords implements KeywordSource {
       workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
     });
     this.worker.unref();
-    this.warmed = new Promise<void>((resolve) => (this.settleWarmed = resolve));
     this.ready = new Promise<void>((resolve) => {
       this.worker.on('message', (raw: unknown) => {
         const event = KeywordEventSchema.safeParse(raw);
@@ -156,11 +153,10 @@ export class WorkerKeywords implements KeywordSource {
         const e = event.data;
         if (e.type === 'ready') this.origin = e.origin;
         if (e.type === 'ready' || e.type === 'failed') resolve();
-        if (e.type === 'failed') this.stopWarmWaits();
+        if (e.type === 'failed') this.warmSignal.stop();
         if (e.type === 'warmed') {
           this.warm = true;
-          this.settleWarmed();
-          this.wakeWarmWaits(e.afterRequest);
+          this.warmSignal.completed(e.afterRequest);
         }
         // A worker still winding down after close() may still report: its owner (and its log) may be gone.
         if (this.closed) return;
@@ -173,12 +169,12 @@ export class WorkerKeywords implements KeywordSource {
         this.answer.setState(WORKER_FAILED);
         if (!this.closed) this.logger.warn(`[keywords] the keyword worker failed: ${errorMessage(error)}; searching with vectors only`);
         resolve();
-        this.stopWarmWaits();
+        this.warmSignal.stop();
       });
       this.worker.on('exit', () => {
         if (this.answer.state !== WORKER_FAILED && !this.closed) this.answer.setState(WORKER_FAILED);
         resolve();
-        this.stopWarmWaits();
+        this.warmSignal.stop();
       });
     });
   }
@@ -191,23 +187,14 @@ export class WorkerKeywords implements KeywordSource {
     return this.warm;
   }
 
+  get warmed(): Promise<void> {
+    return this.warmSignal.first;
+  }
+
   /** As KeywordSource.nextWarm; here: the next warming the worker completes after answering a search posted after this call. */
   nextWarm(): Promise<void> {
-    if (this.closed || this.answer.state === WORKER_FAILED) return Promise.resolve();
-    const since = this.requestId;
-    return new Promise<void>((resolve) => this.warmWaiters.push({ since, resolve }));
-  }
-
-  private wakeWarmWaits(afterRequest: number): void {
-    const due = this.warmWaiters.filter((w) => afterRequest > w.since);
-    this.warmWaiters = this.warmWaiters.filter((w) => afterRequest <= w.since);
-    for (const w of due) w.resolve();
-  }
-
-  /** No warming will complete (failed, closed): settles `warmed` and every `nextWarm` wait. */
-  private stopWarmWaits(): void {
-    this.settleWarmed();
-    this.wakeWarmWaits(Infinity);
+    if (this.answer.state === WORKER_FAILED) return Promise.resolve();
+    return this.warmSignal.next(this.requestId);
   }
 
   prefetch(text: string, limit: number): void {
@@ -242,7 +229,7 @@ export class WorkerKeywords implements KeywordSource {
     if (this.closed) return;
     this.call('close');
     this.closed = true;
-    this.stopWarmWaits();
+    this.warmSignal.stop();
     void this.worker.terminate().catch((error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`));
   }
 

@@ -27,6 +27,50 @@ export interface KeywordWarmerOptions {
 }
 
 /**
+ * Completions of a keyword index's warming, for whoever waits on them:
+ * `first` settles at the first one, `next(since)` at the next one whose mark
+ * is above `since`; both settle when warming stops for good. The keyword
+ * worker marks a completion with the last search request it had answered
+ * (KeywordEvent 'warmed', afterRequest); a warmer in the same thread marks
+ * none (every wait is due).
+ *
+ * @example
+ * const signal = new WarmSignal();
+ * const wait = signal.next(lastRequestId);
+ * signal.completed(eventAfterRequest); // wait settles if eventAfterRequest > lastRequestId
+ */
+export class WarmSignal {
+  readonly first: Promise<void>;
+  private settleFirst: () => void = () => undefined;
+  private waits: { since: number; resolve: () => void }[] = [];
+  private stopped = false;
+
+  constructor() {
+    this.first = new Promise<void>((resolve) => (this.settleFirst = resolve));
+  }
+
+  /** Settles at the next completion marked above `since`, or when warming stops. */
+  next(since = -Infinity): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waits.push({ since, resolve }));
+  }
+
+  /** A warming completed (`mark`: see the class comment). */
+  completed(mark = Infinity): void {
+    this.settleFirst();
+    const due = this.waits.filter((w) => mark > w.since);
+    this.waits = this.waits.filter((w) => mark <= w.since);
+    for (const w of due) w.resolve();
+  }
+
+  /** No warming will complete any more (closed, failed): every wait settles. */
+  stop(): void {
+    this.stopped = true;
+    this.completed();
+  }
+}
+
+/**
  * Warms a keyword index's term cache in the background of its thread: steps
  * of WARM_SLICE_MS (KeywordIndex.warmStep) run from `setImmediate`, so
  * searches interleave with them. When a search (or a step) catches up on a
@@ -43,10 +87,7 @@ export interface KeywordWarmerOptions {
  * warmer.close();
  */
 export class KeywordWarmer {
-  /** Settles when the first warming completes, or when warming stops without completing (closed, failed). */
-  readonly warmed: Promise<void>;
-  private settle: () => void = () => undefined;
-  private waiters: (() => void)[] = [];
+  private readonly signal = new WarmSignal();
   private completed = false;
   private closed = false;
   private immediate: NodeJS.Immediate | null = null;
@@ -67,7 +108,11 @@ export class KeywordWarmer {
     this.sliceMs = options.sliceMs ?? WARM_SLICE_MS;
     this.quietMs = options.quietMs ?? WARM_QUIET_MS;
     this.seen = index.version;
-    this.warmed = new Promise<void>((resolve) => (this.settle = resolve));
+  }
+
+  /** Settles when the first warming completes, or when warming stops without completing (closed, failed). */
+  get warmed(): Promise<void> {
+    return this.signal.first;
   }
 
   /** The first warming completed (changes since drop the cache until it re-warms). */
@@ -77,8 +122,7 @@ export class KeywordWarmer {
 
   /** Settles at the next completed warming (the first, or the next after a change), or when warming stops (closed, failed). */
   nextWarm(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+    return this.signal.next();
   }
 
   /** Starts warming now. */
@@ -101,8 +145,7 @@ export class KeywordWarmer {
     if (this.closed) return;
     this.closed = true;
     this.cancel();
-    this.settle();
-    this.wake();
+    this.signal.stop();
   }
 
   private readonly step = (): void => {
@@ -130,15 +173,8 @@ export class KeywordWarmer {
     const report: WarmReport = { ms: Math.round(performance.now() - this.started), terms: stats.warmedTerms, postings: stats.warmedPostings };
     this.started = 0;
     this.completed = true;
-    this.settle();
-    this.wake();
+    this.signal.completed();
     this.options.onWarmed?.(report);
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 
   private schedule(): void {
