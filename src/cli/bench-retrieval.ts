@@ -36,6 +36,7 @@ import { openDatabase } from '../core/memory/database';
 import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/store';
 import { vectorToBlob } from '../core/memory/vector-index';
 import { HashingEmbedder } from '../core/similarity/hashing-embedder';
+import { runMain } from './run-main';
 
 const ArgsSchema = z.object({
   json: z.boolean(),
@@ -294,11 +295,6 @@ function printRow(r: BenchRow, header: boolean, kernel: string): void {
   );
 }
 
-if (require.main === module) {
-  run(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`bench-retrieval: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) runMain('bench:retrieval', () => run(process.argv.slice(2)).then(() => 0));
 
 export { run as runRetrievalBench };
