@@ -8,7 +8,7 @@
  * @example
  * const memory = openToolMemory({ databasePath: 'memory.sqlite', addition: 'strict', logger });
  * memory.tools.search({ query: 'parse a CSV' }, { via: 'mcp', name: 'claude-code' });
- * memory.dispose();
+ * await memory.close();
  */
 import * as path from 'node:path';
 import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
@@ -29,8 +29,16 @@ export interface ToolMemoryOptions {
 export interface ToolMemory {
   readonly tools: MemoryTools;
   readonly store: MemoryStore;
-  dispose(): void;
+  /**
+   * Closes the memory: indexes first, then (once the keyword worker has
+   * stopped, or after `waitMs`) the store, whose close is then the last one,
+   * so the file is left clean and the next open skips the full check.
+   */
+  close(waitMs?: number): Promise<void>;
 }
+
+/** How long close() waits for the keyword worker before closing the store anyway. */
+export const TOOL_MEMORY_CLOSE_WAIT_MS = 500;
 
 export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   const { logger } = options;
@@ -65,9 +73,12 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   return {
     tools,
     store,
-    dispose: () => {
+    close: async (waitMs = TOOL_MEMORY_CLOSE_WAIT_MS) => {
       m.dispose();
       r.close();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([r.stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
       store.close();
     },
   };

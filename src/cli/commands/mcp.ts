@@ -52,7 +52,8 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', stop);
     process.removeListener('SIGTERM', stop);
-    memory.dispose();
+    // Every tool call is one synchronous transaction: by now each acknowledged write has committed.
+    await memory.close();
   }
   return 0;
 }

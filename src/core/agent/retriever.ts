@@ -75,4 +75,9 @@ export class MemoryRetriever extends Disposable {
   close(): void {
     this.dispose();
   }
+
+  /** After close(): settles when the indexes have stopped (the keyword worker closed its connection). */
+  get stopped(): Promise<void> {
+    return this.search.stopped;
+  }
 }

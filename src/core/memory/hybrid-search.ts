@@ -204,6 +204,11 @@ export class HybridSearch {
     this.keywords.flush();
   }
 
+  /** After close(): settles when the keyword side has stopped (see KeywordSource.stopped). */
+  get stopped(): Promise<void> {
+    return this.keywords.stopped;
+  }
+
   close(): void {
     this.keywords.close();
     this.dense.dispose();

@@ -65,7 +65,7 @@ export function readIndexFile<T>(file: string, options: Options<T>, logger: Logg
 
 /** Writes header + frequencies + index atomically (temp file, fsync, rename); a failed write removes its temp file. */
 export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, frequencies: Map<string, number>, index: MiniSearch<T>): void {
-  const tmp = `${file}${TEMP_INFIX}${process.pid}`;
+  const tmp = tempFileOf(file);
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
@@ -84,6 +84,11 @@ export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, frequenci
 }
 
 const TEMP_INFIX = '.tmp-';
+
+/** The temp file a write of `file` by process `pid` (this one by default) goes through. */
+export function tempFileOf(file: string, pid = process.pid): string {
+  return `${file}${TEMP_INFIX}${pid}`;
+}
 /** A temp file older than this is stale even if its pid is alive (the pid was reused): a write takes well under a second. */
 export const STALE_TEMP_AGE_MS = 10 * 60_000;
 

@@ -9,6 +9,9 @@ import type { IndexedText, MemoryStore } from './store';
 import { stem, tokenizeForKeywords } from './text-processing';
 
 /** Default delay before a changed index is written to disk. */
+/** Records read per query when the index is rebuilt. */
+const REBUILD_PAGE_ROWS = 2_000;
+
 export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
 /**
  * Posting-list budget of one query: query terms are taken rarest first until
@@ -294,7 +297,14 @@ export class KeywordIndex {
     this.seq = this.log.head();
     this.scorer.reset(this.ms);
     this.changed();
-    this.addDocs(this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active'").all() as IndexedText[]);
+    // In pieces: each read is a short native call, so a worker building the index can be stopped between them at once.
+    const page = this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active' AND rid > ? ORDER BY rid LIMIT ?");
+    for (let after = 0; ; ) {
+      const rows = page.all(after, REBUILD_PAGE_ROWS) as IndexedText[];
+      if (rows.length === 0) break;
+      this.addDocs(rows);
+      after = rows[rows.length - 1].rid;
+    }
     this.dirty = true;
     this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
   }

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../errors';
 import { Logger, nullLogger, tagged } from '../logger';
 import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
+import { tempFileOf } from './keyword-index-file';
 import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
 import { KeywordWarmer, WarmSignal } from './keyword-warmer';
 import type { MemoryStore } from './store';
@@ -12,6 +13,12 @@ import type { MemoryStore } from './store';
 export const KEYWORD_ANSWER_TIMEOUT_MS = 250;
 /** How long a query waits for the keyword side to load when the dense side cannot answer. */
 export const KEYWORD_BACKUP_WAIT_MS = 120_000;
+/**
+ * How long close() lets a loaded worker write its index file before stopping it.
+ * The file is a cache of the database (caught up from its change log, or rebuilt,
+ * at the next open), so a shutdown never waits on it for longer than this.
+ */
+export const KEYWORD_CLOSE_WAIT_MS = 300;
 
 /** The keyword side of hybrid search, in this thread or in a worker. */
 export interface KeywordSource {
@@ -48,6 +55,12 @@ export interface KeywordSource {
   search(text: string, limit: number, wait?: boolean): KeywordHit[] | null;
   flush(): void;
   close(): void;
+  /**
+   * After close(): settles when the source has stopped: its database connection
+   * closed and no temp file of its left behind (the worker may take a moment).
+   * The store is closed after this, so that its close is the last one.
+   */
+  readonly stopped: Promise<void>;
 }
 
 /**
@@ -59,6 +72,8 @@ export class InlineKeywords implements KeywordSource {
   readonly where = 'inline';
   readonly ready = Promise.resolve();
   readonly isReady = true;
+  /** close() is synchronous here. */
+  readonly stopped = Promise.resolve();
   private readonly warmer: KeywordWarmer;
 
   constructor(
@@ -131,14 +146,18 @@ export class WorkerKeywords implements KeywordSource {
   private readonly warmSignal = new WarmSignal();
   private readonly answer = SharedAnswer.create();
   private readonly worker: Worker;
+  /** Where the worker persists the index (null: nowhere). */
+  private readonly file: string | null;
   private requestId = 0;
   /** The request `prefetch` posted and no `search` has collected yet. */
   private pending: { id: number; text: string; limit: number } | null = null;
   private closed = false;
+  private stopping: Promise<void> | null = null;
   private timeouts = 0;
 
   constructor(store: MemoryStore, options: KeywordIndexOptions, private readonly logger: Logger) {
     const file = options.file === undefined ? store.connectionForQueries().name + KEYWORD_FILE_SUFFIX : options.file;
+    this.file = file;
     const script = workerScript();
     const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
     this.worker = new Worker(bootstrap, {
@@ -225,16 +244,38 @@ export class WorkerKeywords implements KeywordSource {
     this.call('flush');
   }
 
+  /**
+   * Stops the worker at once: a loaded worker first gets KEYWORD_CLOSE_WAIT_MS
+   * to write its index file and close its connection; one still loading (or
+   * writing longer) is terminated, and the temp file it may have been writing
+   * is removed once it has stopped (`stopped` settles then). The index file is
+   * only ever replaced by a rename, so it is never left half written.
+   */
   close(): void {
     if (this.closed) return;
-    this.call('close');
+    let flushed = false;
+    if (this.answer.state === WORKER_READY) {
+      const id = ++this.requestId;
+      this.worker.postMessage({ type: 'close', id });
+      flushed = this.answer.await(id, KEYWORD_CLOSE_WAIT_MS) !== null;
+    }
     this.closed = true;
     this.warmSignal.stop();
-    void this.worker.terminate().catch((error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`));
+    const file = this.file;
+    this.stopping = this.worker.terminate().then(
+      () => {
+        if (!flushed && file) fs.rmSync(tempFileOf(file), { force: true });
+      },
+      (error: unknown) => this.logger.warn(`[keywords] stopping the keyword worker: ${errorMessage(error)}`),
+    );
   }
 
-  /** A flush or close: waits for the worker to write its file (it may still be loading). */
-  private call(type: 'flush' | 'close'): void {
+  get stopped(): Promise<void> {
+    return this.stopping ?? Promise.resolve();
+  }
+
+  /** A flush: waits for the worker to write its file (it may still be loading). */
+  private call(type: 'flush'): void {
     if (this.closed || this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS) !== WORKER_READY) return;
     const id = ++this.requestId;
     this.worker.postMessage({ type, id });

@@ -10,7 +10,7 @@ import * as vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../errors';
 import type { Logger } from '../logger';
-import { openDatabase } from './database';
+import { Database, openDatabase } from './database';
 import { KeywordIndex } from './keyword-index';
 import { KeywordEvent, KeywordRequestSchema, KeywordWorkerDataSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
 import { KeywordWarmer } from './keyword-warmer';
@@ -44,9 +44,12 @@ function main(): void {
   const send = (level: 'debug' | 'info' | 'warn') => (message: string | Error) => port.postMessage({ type: 'log', level, message: String(message) });
   const logger: Logger = { trace: () => undefined, debug: send('debug'), info: send('info'), warn: send('warn'), error: send('warn') };
   let index: KeywordIndex;
+  let db: Database;
   const started = Date.now();
   try {
-    const db = openDatabase(data.dbFile, { logger });
+    // The thread that started this worker opened (and so checked) the same file a moment ago: a second
+    // full check here would read every page again (seconds at 100k), and block termination while it runs.
+    db = openDatabase(data.dbFile, { logger, integrityCheck: false });
     index = KeywordIndex.openDatabase(db, { file: data.file, maxPostings: data.maxPostings, persistDebounceMs: data.persistDebounceMs, termCachePostings: data.termCachePostings }, logger);
   } catch (error) {
     answer.setState(WORKER_FAILED);
@@ -76,6 +79,9 @@ function main(): void {
       } else {
         if (r.type === 'close') warmer.close();
         index.flush();
+        // Closed before answering: the owner closes the store once this answer (or the worker's end) arrives,
+        // and the last connection to close is the one that checkpoints the WAL and leaves the file clean.
+        if (r.type === 'close') db.close();
         answer.answer(r.id, []);
         if (r.type === 'close') port.close();
       }
