@@ -12,7 +12,7 @@ import { AppHost, type CreateApp } from './app-host';
 import { registerCommands } from './commands/register';
 import { DashboardController } from './dashboard/dashboard-panel';
 import { registerMemoryLmTools } from './lm-tools/lm-tools';
-import { registerMcpServerProvider } from './lm-tools/mcp-provider';
+import { McpProviderRegistration, registerMcpServerProvider } from './lm-tools/mcp-provider';
 import { watchExternalChanges } from './lm-tools/external-changes';
 import { MemoryDocumentProvider, SCHEME } from './documents';
 import { channelLogger } from './log-channel';
@@ -37,6 +37,8 @@ export class Container implements vscode.Disposable {
   readonly apiKey: ApiKeyStore;
   readonly host: AppHost;
   readonly tree: MemoryTreeProvider;
+  /** Whether the host took the MCP server definition provider (see mcp-provider.ts). */
+  readonly mcpServerProvider: McpProviderRegistration;
   readonly treeView: vscode.TreeView<MemoryNode>;
   readonly documents: MemoryDocumentProvider;
   readonly dashboard: DashboardController;
@@ -118,7 +120,7 @@ export class Container implements vscode.Disposable {
 
     // The memory as tools for other agents: VS Code language-model tools and the MCP server definition.
     this.register(registerMemoryLmTools(this.host, tagged(this.logger, 'lm-tools')));
-    this.register(
+    this.mcpServerProvider = this.register(
       registerMcpServerProvider({
         extensionPath: context.extensionUri.fsPath,
         version: String((context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '0'),

@@ -33,6 +33,11 @@ describe('language-model tools (memory_search, memory_record, memory_feedback)',
     assert.deepEqual((search.inputSchema as { required?: string[] }).required, ['query']);
   });
 
+  it('the host took the MCP server definition provider (contributed under both names hosts look for)', () => {
+    // 'absent' or 'refused' would mean the editor never offers the server to its chat agents.
+    assert.equal(api.container.mcpServerProvider.state, 'registered');
+  });
+
   it('search, record (pending under strict, shown in the tree) and feedback', async () => {
     const search = await vscode.lm.invokeTool('memory_search', { input: { query: 'How many patients were admitted in 2104?', k: 3 }, toolInvocationToken: undefined });
     const found = structured<{ retrievalId: string; results: { id: string }[] }>(search);

@@ -38,13 +38,29 @@ export interface McpProviderOptions {
   logger: Logger;
 }
 
-/** Registers the provider when the API exists; otherwise a no-op (logged). */
-export function registerMcpServerProvider(options: McpProviderOptions): vscode.Disposable {
+/** What became of the registration: the host took it, has no such API, or refused it. */
+export type McpProviderState = 'registered' | 'absent' | 'refused';
+
+export interface McpProviderRegistration extends vscode.Disposable {
+  readonly state: McpProviderState;
+}
+
+function noRegistration(state: McpProviderState): McpProviderRegistration {
+  return { state, dispose: () => undefined };
+}
+
+/**
+ * Registers the provider when the API exists; otherwise a no-op, said once in the log.
+ * package.json contributes the provider id under both names hosts look for:
+ * `mcpServerDefinitionProviders` (VS Code 1.101+) and `modelContextServerCollections`
+ * (the preview API of VS Code 1.100, as in code-server 4.100).
+ */
+export function registerMcpServerProvider(options: McpProviderOptions): McpProviderRegistration {
   const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: RegisterProvider };
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
   if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
     options.logger.info('[mcp] this VS Code has no MCP server definition API; configure the server by hand (see the README)');
-    return new vscode.Disposable(() => undefined);
+    return noRegistration('absent');
   }
   const changed = new vscode.EventEmitter<void>();
   const listener = options.onDidChange(() => changed.fire());
@@ -59,13 +75,14 @@ export function registerMcpServerProvider(options: McpProviderOptions): vscode.D
       },
     });
   } catch (error) {
-    // VS Code 1.100 has a preview of this API that wants another contribution point and throws:
+    // A host whose preview of this API wants a contribution point we do not declare throws:
     // the extension works without it (the MCP server can be configured by hand, see the README).
     listener.dispose();
     changed.dispose();
     options.logger.warn(`[mcp] this VS Code refused the MCP server definition provider (${errorMessage(error)}); configure the server by hand (see the README)`);
-    return new vscode.Disposable(() => undefined);
+    return noRegistration('refused');
   }
   options.logger.info('[mcp] registered the Agent Memory MCP server definition provider');
-  return vscode.Disposable.from(registration, listener, changed);
+  const all = vscode.Disposable.from(registration, listener, changed);
+  return { state: 'registered', dispose: () => all.dispose() };
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { TOOL_DEFINITIONS, TOOL_NAMES } from '../../../src/core/tools/tool-schemas';
 
 const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
-  contributes: { languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; when: string }[]; mcpServerDefinitionProviders: { id: string }[]; configuration: { properties: Record<string, { default: unknown }> } };
+  contributes: { languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; when: string }[]; mcpServerDefinitionProviders: { id: string }[]; modelContextServerCollections: { id: string }[]; configuration: { properties: Record<string, { default: unknown }> } };
   scripts: Record<string, string>;
 };
 
@@ -25,6 +25,8 @@ describe('package.json contributes the same memory tools as the MCP server', () 
   it('declares the tools setting, the MCP server definition provider and the load benchmark', () => {
     assert.equal(pkg.contributes.configuration.properties['agentMemory.tools.enabled'].default, true);
     assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders.map((p) => p.id), ['agentMemory.mcpServer']);
+    // The same id under the name VS Code 1.100's preview API (code-server 4.100) requires.
+    assert.deepEqual(pkg.contributes.modelContextServerCollections.map((p) => p.id), ['agentMemory.mcpServer']);
     assert.match(pkg.scripts['bench:mcp'], /src\/cli\/bench-mcp\.ts/);
   });
 });
