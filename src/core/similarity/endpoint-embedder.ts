@@ -98,7 +98,7 @@ export class EndpointEmbedder implements Embedder {
 
   /** L2-normalised vectors of `texts`, in order; cached ones are not sent. */
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const out: (Float32Array | undefined)[] = this.cache ? this.cache.get(this.id, texts) : new Array<undefined>(texts.length);
+    const out: (Float32Array | undefined)[] = this.cache ? this.cache.get(this.id, texts) : texts.map(() => undefined);
     for (const v of out) if (v) this.checkDimension(v.length);
     const missing: number[] = [];
     // One request per distinct missing text.
