@@ -66,7 +66,11 @@ export async function reembedWithEndpoint(store: MemoryStore, embedder: Endpoint
     options.onProgress?.({ done: 0, total: texts.length });
     for (let start = 0; start < texts.length; start += PROGRESS_STEP) {
       if (options.signal?.aborted) throw cancelled();
-      await embedder.embed(texts.slice(start, start + PROGRESS_STEP), options.signal);
+      try {
+        await embedder.embed(texts.slice(start, start + PROGRESS_STEP), options.signal);
+      } catch (error) {
+        throw isAgentMemoryError(error, 'CANCELLED') ? cancelled() : error;
+      }
       options.onProgress?.({ done: Math.min(texts.length, start + PROGRESS_STEP), total: texts.length });
     }
     if (options.signal?.aborted) throw cancelled();
