@@ -43,12 +43,6 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
       return n;
     }),
 
-    registerSafeCommand(c.logger, 'agentMemory.reembed', async () => {
-      const n = await withProgress('re-embedding the memory', () => c.host.withApp((app) => app.reembed()));
-      void vscode.window.showInformationMessage(`Agent Memory: re-embedded ${n} record(s).`);
-      return n;
-    }),
-
     registerSafeCommand(c.logger, 'agentMemory.configureModel', async (arg) => {
       const given = ModelEndpointArgsSchema.parse(arg ?? {});
       const s = c.settings.value.model;
