@@ -26,7 +26,9 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<{ status: 
   });
 }
 
-describe('CLI: re-embed through an embedding endpoint (child process, real HTTP server)', () => {
+describe('CLI: re-embed through an embedding endpoint (child process, real HTTP server)', function () {
+  // Each test starts the CLI (tsx) twice: tens of seconds on a loaded machine.
+  this.timeout(120_000);
   let dir: string;
   let db: string;
   let fake: FakeOpenAI;
