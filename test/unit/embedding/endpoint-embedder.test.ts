@@ -11,22 +11,12 @@ import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { EndpointEmbedder } from '../../../src/core/similarity/endpoint-embedder';
+import { embeddingRequests, rejection } from '../../support/embedding';
 import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';
 
 const SECRET = 'sk-test-0123456789abcdefghijklmnopqrstuv';
 
-function embeddingRequests(fake: FakeOpenAI) {
-  return fake.requests.filter((r) => r.path === '/v1/embeddings');
-}
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describe('endpoint embedder (real HTTP server, real openai client)', () => {
   let fake: FakeOpenAI;

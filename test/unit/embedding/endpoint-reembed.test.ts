@@ -17,6 +17,7 @@ import { nullLogger } from '../../../src/core/logger';
 import { DenseIndex } from '../../../src/core/memory/dense-index';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { EndpointEmbedder } from '../../../src/core/similarity/endpoint-embedder';
+import { embeddingRequests, rejection } from '../../support/embedding';
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';
 import { sampleRecord } from '../../support/records';
 
@@ -27,19 +28,7 @@ function question(i: number): string {
   return `how many ${TOPICS[i % TOPICS.length]} were recorded for patient ${10_000 + i} in ${2100 + (i % 7)}?`;
 }
 
-function embeddingRequests(fake: FakeOpenAI) {
-  return fake.requests.filter((r) => r.path === '/v1/embeddings');
-}
 
-async function rejection(promise: Promise<unknown>): Promise<AgentMemoryError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AgentMemoryError, `an AgentMemoryError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 /** Everything a re-embed may change: embedder, dimension, every record's vector. */
 function snapshot(store: MemoryStore) {
