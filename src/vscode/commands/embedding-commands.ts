@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { cancelled, registerSafeCommand } from './command-support';
+import { askEndpoint } from './endpoint-wizard';
 
 /** Arguments for `agentMemory.configureEmbedding` (all optional; missing ones are asked for). */
 export const EmbeddingEndpointArgsSchema = z.object({
@@ -48,24 +49,16 @@ export function registerEmbeddingCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.configureEmbedding', async (arg) => {
       const given = EmbeddingEndpointArgsSchema.parse(arg ?? {});
-      const s = c.settings.value.embedding;
-      const baseUrl =
-        given.baseUrl ??
-        (await vscode.window.showInputBox({
-          title: 'Embedding endpoint (1/3): base URL',
-          prompt: 'An OpenAI-compatible /embeddings endpoint; leave empty to use the built-in offline embedder',
-          value: s.baseUrl,
-          placeHolder: 'https://api.openai.com/v1',
-          ignoreFocusOut: true,
-          validateInput: (v) => (v === '' || z.url({ protocol: /^https?$/ }).safeParse(v).success ? undefined : 'An http(s) URL, e.g. http://localhost:11434/v1'),
-        }));
-      if (baseUrl === undefined) return cancelled();
-      const model = given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: 'Embedding endpoint (2/3): model', value: s.model, placeHolder: 'text-embedding-3-small, nomic-embed-text, …', ignoreFocusOut: true }) : '');
-      if (model === undefined) return cancelled();
-      const apiKey =
-        given.apiKey ??
-        (baseUrl ? await vscode.window.showInputBox({ title: 'Embedding endpoint (3/3): API key', prompt: 'Stored in VS Code SecretStorage. Leave empty for local endpoints that need none.', password: true, ignoreFocusOut: true }) : '');
-      if (apiKey === undefined) return cancelled();
+      const answers = await askEndpoint({
+        title: 'Embedding endpoint',
+        emptyMeans: 'use the built-in offline embedder',
+        current: c.settings.value.embedding,
+        urlPlaceholder: 'https://api.openai.com/v1',
+        modelPlaceholder: 'text-embedding-3-small, nomic-embed-text, …',
+        given,
+      });
+      if (!answers) return cancelled();
+      const { baseUrl, model, apiKey } = answers;
       await c.settings.update('embedding.baseUrl', baseUrl);
       await c.settings.update('embedding.model', baseUrl ? model : '');
       await c.embeddingApiKey.set(apiKey);
