@@ -21,6 +21,8 @@ export function registerEmbeddingCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.reembed', async () => {
       const target = c.settings.value.embedding.model || 'the built-in embedder';
+      // Settings written a moment ago (Configure Embedding Endpoint) reach the core before it reads them.
+      await c.host.settingsChanged(c.settings.value, false);
       const n = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Agent Memory: re-embedding the memory with ${target}`, cancellable: true },
         async (progress, token) => {
