@@ -19,6 +19,11 @@ export const SettingsSchema = z.object({
     baseUrl: z.string().trim().default(''),
     name: z.string().trim().default(''),
   }),
+  /** An OpenAI-compatible embeddings endpoint; model '' = the built-in hashing embedder. Applied by a re-embed. */
+  embedding: z.object({
+    baseUrl: z.string().trim().default(''),
+    model: z.string().trim().default(''),
+  }).prefault({}),
   retrieval: z.object({ k: z.number().int().min(1).max(32).default(4) }),
   addition: z.object({ policy: z.enum(ADDITION_POLICIES).default('strict') }),
   deletion: z.object({

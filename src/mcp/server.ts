@@ -31,9 +31,9 @@ export function createMemoryMcpServer(tools: MemoryTools, options: { version: st
     const info = server.server.getClientVersion();
     return { via: 'mcp', name: info?.name || 'unknown-client', ...(info?.version ? { version: info.version } : {}) };
   };
-  const call = (name: ToolName, args: unknown): CallToolResult => {
+  const call = async (name: ToolName, args: unknown): Promise<CallToolResult> => {
     try {
-      const result = name === 'memory_search' ? tools.search(args, client()) : name === 'memory_record' ? tools.record(args, client()) : tools.feedback(args, client());
+      const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client()) : tools.feedback(args, client());
       return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result };
     } catch (error) {
       const message = isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`;

@@ -12,6 +12,7 @@
  */
 import * as path from 'node:path';
 import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
+import { ServingEmbedder } from '../core/app/endpoint-embedding';
 import { MemoryRetriever } from '../core/agent/retriever';
 import type { Logger } from '../core/logger';
 import { MemoryStore } from '../core/memory/store';
@@ -24,6 +25,8 @@ export interface ToolMemoryOptions {
   databasePath: string;
   addition: AdditionPolicyName;
   logger: Logger;
+  /** The key of the embedding endpoint the memory's vectors come from, if any (EMBEDDING_API_KEY_ENV). */
+  embeddingApiKey?: string;
 }
 
 export interface ToolMemory {
@@ -62,11 +65,13 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
     if (stored && stored.id !== embedder.id) embedder = storeEmbedder(store, logger);
     return embedder;
   };
+  // Queries are embedded by whatever built the vectors: the built-in embedder, or the endpoint recorded in the store.
+  const serving = new ServingEmbedder(store, { builtin: currentEmbedder, configured: () => undefined, apiKey: async () => options.embeddingApiKey, logger });
   const tools = new MemoryTools({
     store,
     tasks: () => m.tasks,
     retrieve: (question, vector, k) => r.retrieve(question, vector, k),
-    embedder: currentEmbedder,
+    embedder: () => serving,
     afterTask: (input) => m.afterTask(input),
     additionPolicy: () => options.addition,
   });

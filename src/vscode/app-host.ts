@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../core/app/types';
+import type { AgentMemoryError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import type { MemoryChangeEvent } from '../core/memory/types';
 import type { Settings } from './settings-schema';
@@ -24,6 +25,8 @@ export interface AppHostOptions {
   logger: Logger;
   settings: () => Settings;
   apiKey: () => Promise<string | undefined>;
+  embeddingApiKey?: () => Promise<string | undefined>;
+  onEmbeddingFailure?: (error: AgentMemoryError) => void;
   databasePath: () => string;
   demoDataDir: string;
   storageDir: string;
@@ -118,6 +121,8 @@ export class AppHost implements vscode.Disposable {
       databasePath,
       settings: this.options.settings(),
       apiKey: await this.options.apiKey(),
+      embeddingApiKey: this.options.embeddingApiKey,
+      onEmbeddingFailure: this.options.onEmbeddingFailure,
       demoDataDir: this.options.demoDataDir,
       storageDir: this.options.storageDir,
       logger: this.options.logger,

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { tagged, type Logger } from '../core/logger';
 import { AppHost, type CreateApp } from './app-host';
+import { showEmbeddingFailure } from './commands/embedding-commands';
 import { registerCommands } from './commands/register';
 import { DashboardController } from './dashboard/dashboard-panel';
 import { registerMemoryLmTools } from './lm-tools/lm-tools';
@@ -17,7 +18,7 @@ import { watchExternalChanges } from './lm-tools/external-changes';
 import { MemoryDocumentProvider, SCHEME } from './documents';
 import { channelLogger } from './log-channel';
 import { PendingResultCodeLens } from './result-codelens';
-import { ApiKeyStore } from './secrets';
+import { ApiKeyStore, EMBEDDING_API_KEY } from './secrets';
 import { SettingsService } from './settings';
 import type { Settings } from './settings-schema';
 import { ModelStatus } from './model-status';
@@ -35,6 +36,8 @@ export class Container implements vscode.Disposable {
   readonly logger: Logger;
   readonly settings: SettingsService;
   readonly apiKey: ApiKeyStore;
+  /** The embedding endpoint's key (agentMemory.embedding.*). */
+  readonly embeddingApiKey: ApiKeyStore;
   readonly host: AppHost;
   readonly tree: MemoryTreeProvider;
   /** Whether the host took the MCP server definition provider (see mcp-provider.ts). */
@@ -66,6 +69,7 @@ export class Container implements vscode.Disposable {
     this.settings = this.register(new SettingsService(tagged(this.logger, 'settings')));
     this.register(this.settingsApplied);
     this.apiKey = new ApiKeyStore(context.secrets);
+    this.embeddingApiKey = new ApiKeyStore(context.secrets, EMBEDDING_API_KEY);
     this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
 
     this.host = this.register(
@@ -73,6 +77,8 @@ export class Container implements vscode.Disposable {
         logger: this.logger,
         settings: () => this.settings.value,
         apiKey: () => this.apiKey.get(),
+        embeddingApiKey: () => this.embeddingApiKey.get(),
+        onEmbeddingFailure: (error) => showEmbeddingFailure(error),
         databasePath: () => this.databasePath(),
         demoDataDir: this.demoDataDir,
         storageDir: context.globalStorageUri.fsPath,
@@ -115,6 +121,10 @@ export class Container implements vscode.Disposable {
         this.host.settingsChanged(this.settings.value, true).catch((error: unknown) => this.logger.error(`[secrets] ${String(error)}`));
       }),
     );
+
+    // A new embedding key (or endpoint settings) needs a new embedding client; the vectors change only by a re-embed.
+    this.register(this.embeddingApiKey.onDidChange(() => this.host.current?.embeddingChanged()));
+    this.register(this.settings.onDidChange(() => this.host.current?.embeddingChanged()));
 
     for (const d of registerCommands(this)) this.register(d);
 

@@ -1,24 +1,27 @@
-/** The model endpoint's API key, kept in VS Code SecretStorage (never in settings). */
+/** The chat and embedding endpoints' API keys, kept in VS Code SecretStorage (never in settings). */
 import type * as vscode from 'vscode';
 
-const API_KEY = 'agentMemory.model.apiKey';
+/** SecretStorage key of the chat model endpoint's API key. */
+export const MODEL_API_KEY = 'agentMemory.model.apiKey';
+/** SecretStorage key of the embedding endpoint's API key. */
+export const EMBEDDING_API_KEY = 'agentMemory.embedding.apiKey';
 
 export class ApiKeyStore {
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly name: string = MODEL_API_KEY) {}
 
   get(): Promise<string | undefined> {
-    return Promise.resolve(this.secrets.get(API_KEY));
+    return Promise.resolve(this.secrets.get(this.name));
   }
 
   /** Stores the key; an empty string deletes it. */
   async set(key: string): Promise<void> {
-    if (key) await this.secrets.store(API_KEY, key);
-    else await this.secrets.delete(API_KEY);
+    if (key) await this.secrets.store(this.name, key);
+    else await this.secrets.delete(this.name);
   }
 
   onDidChange(listener: () => void): vscode.Disposable {
     return this.secrets.onDidChange((e) => {
-      if (e.key === API_KEY) listener();
+      if (e.key === this.name) listener();
     });
   }
 }

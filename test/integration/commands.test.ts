@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
+import { startFakeOpenAI } from '../support/fake-openai-server';
 import { closeAllEditors, EXTENSION_ID, freshMemory, run, setSetting, waitFor } from './helpers';
 
 describe('commands', function () {
@@ -136,6 +137,29 @@ describe('commands', function () {
     assert.ok(!settingsFile.includes('sk-test'), 'the key never lands in settings.json');
     await cmd('agentMemory.configureModel', { baseUrl: '', model: '', apiKey: '' });
     assert.equal(await api.container.apiKey.get(), undefined);
+  });
+
+  it('configureEmbedding keeps its key apart; Re-embed Memory switches the memory to the model (then the cache answers) and back', async () => {
+    const key = 'sk-embed-integration-0123456789';
+    const fake = await startFakeOpenAI({ apiKey: key, embeddingDimension: 24 });
+    try {
+      const out = await cmd<{ apiKeyStored: boolean; reembedded: number | null }>('agentMemory.configureEmbedding', { baseUrl: fake.baseURL, model: 'fake-embed', apiKey: key, reembed: true });
+      assert.equal(out.apiKeyStored, true);
+      assert.equal(await api.container.embeddingApiKey.get(), key);
+      assert.notEqual(await api.container.apiKey.get(), key, 'the chat model key is another secret');
+      assert.ok(out.reembedded !== null && out.reembedded > 0);
+      const sent = fake.requests.length;
+      assert.ok(sent >= 1 && fake.requests.every((r) => r.headers.authorization === `Bearer ${key}`));
+      assert.equal(await cmd<number>('agentMemory.reembed'), out.reembedded);
+      assert.equal(fake.requests.length, sent, 'unchanged text is not sent again');
+      const settingsFile = fs.readFileSync(path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json'), 'utf8');
+      assert.ok(!settingsFile.includes(key), 'the key never lands in settings.json');
+    } finally {
+      await fake.close();
+    }
+    const back = await cmd<{ reembedded: number | null }>('agentMemory.configureEmbedding', { baseUrl: '', model: '', apiKey: '', reembed: true });
+    assert.ok(back.reembedded !== null && back.reembedded > 0, 'back to the built-in embedder, offline');
+    assert.equal(await api.container.embeddingApiKey.get(), undefined);
   });
 
   it('showRoleMemories opens a JSON document and resetRoleMemory resets one role', async () => {

@@ -9,6 +9,7 @@ import { stderrLogger } from '../../core/logger';
 import { AdditionPolicyNameSchema } from '../../core/policy/addition';
 import { createMemoryMcpServer } from '../../mcp/server';
 import { openToolMemory } from '../../mcp/tool-memory';
+import { EMBEDDING_API_KEY_ENV } from '../../core/similarity/endpoint-embedder';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { packageVersion } from './version';
 
@@ -20,7 +21,10 @@ Serves the memory database FILE over the Model Context Protocol on stdio.
   --db FILE       memory database (created if missing; shared with the editor and other servers)
   --addition P    addition policy for memory_record (default strict: records wait as pending
                   until approved in the Agent Memory sidebar)
-  --verbose       log more to stderr`;
+  --verbose       log more to stderr
+A memory embedded through an embedding endpoint (agent-memory re-embed --model …) is queried
+through the same endpoint; its API key comes from the environment variable
+${EMBEDDING_API_KEY_ENV}. When the endpoint fails, memory_search answers by keywords.`;
 
 const ArgsSchema = z.object({
   db: z.string({ message: '--db FILE is required' }).min(1, '--db FILE is required'),
@@ -33,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger(args.verbose ? 'info' : 'warn');
-  const memory = openToolMemory({ databasePath: args.db, addition: args.addition, logger });
+  const memory = openToolMemory({ databasePath: args.db, addition: args.addition, logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined });
   const server = createMemoryMcpServer(memory.tools, { version: packageVersion(), logger });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

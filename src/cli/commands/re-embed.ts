@@ -1,30 +1,77 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { refitAndReembed } from '../../core/app/embedding';
+import { reembedWithEndpoint } from '../../core/app/endpoint-embedding';
 import { stderrLogger } from '../../core/logger';
 import { MemoryStore } from '../../core/memory/store';
+import { EMBEDDING_API_KEY_ENV, EndpointEmbedder } from '../../core/similarity/endpoint-embedder';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 
-export const summary = 're-fit the built-in embedder and re-embed every record (fixes an embedder mismatch)';
+export const summary = 're-embed every record: the built-in embedder (re-fitted), or an OpenAI-compatible embedding endpoint (--model, --base-url)';
 
-const USAGE = `Usage: agent-memory re-embed --db FILE
+const USAGE = `Usage: agent-memory re-embed --db FILE [--model NAME --base-url URL] [--batch N]
 
-Re-fits the built-in embedder on all records and re-embeds every one of them
-(one transaction); prints the number of records re-embedded.`;
+Without --model: re-fits the built-in embedder on all records and re-embeds
+every one of them (one transaction, offline).
 
-const ArgsSchema = z.object({ db: z.string({ message: '--db FILE is required' }).min(1, '--db FILE is required') });
+With --model and --base-url: re-embeds every record through that
+OpenAI-compatible /embeddings endpoint (OpenAI, Azure, Ollama, llama.cpp);
+the API key comes from the environment variable ${EMBEDDING_API_KEY_ENV}
+(never from the command line). The vector dimension is the model's. The new
+vectors are built apart and swapped in one transaction: until then, and after
+Ctrl-C or a failure, the memory keeps its previous vectors; a run after a
+cancel sends only the texts not embedded yet. Progress goes to stderr.
 
-/** `agent-memory re-embed --db FILE`: prints the number of records re-embedded. */
+Prints the number of records re-embedded.`;
+
+const ArgsSchema = z
+  .object({
+    db: z.string({ message: '--db FILE is required' }).min(1, '--db FILE is required'),
+    model: z.string().trim().min(1).optional(),
+    'base-url': z.url({ protocol: /^https?$/, message: '--base-url must be an http(s) URL such as http://localhost:11434/v1' }).optional(),
+    batch: z.coerce.number().int().min(1).max(2048).optional(),
+  })
+  .refine((a) => (a.model === undefined) === (a['base-url'] === undefined), { message: '--model and --base-url go together' });
+
+/** `agent-memory re-embed --db FILE [--model NAME --base-url URL]`: prints the number of records re-embedded. */
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, batch: { type: 'string' } } });
   if (parsed === HELP_SHOWN) return 0;
-  const { db } = parseValues(ArgsSchema, parsed.values, USAGE);
-  const store = MemoryStore.open(path.resolve(db), { logger: stderrLogger('warn') });
+  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const logger = stderrLogger('warn');
+  const store = MemoryStore.open(path.resolve(args.db), { logger });
   try {
-    const { embedder, count } = refitAndReembed(store, 'user');
-    process.stdout.write(`${count}\n`);
-    process.stderr.write(`re-embedded ${count} record(s) with ${embedder.id}\n`);
-    return 0;
+    if (!args.model || !args['base-url']) {
+      const { embedder, count } = refitAndReembed(store, 'user');
+      process.stdout.write(`${count}\n`);
+      process.stderr.write(`re-embedded ${count} record(s) with ${embedder.id}\n`);
+      return 0;
+    }
+    const embedder = new EndpointEmbedder({
+      baseURL: args['base-url'],
+      model: args.model,
+      apiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined,
+      ...(args.batch ? { batchSize: args.batch } : {}),
+      cache: store.embeddingCache,
+      logger,
+    });
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    const started = performance.now();
+    try {
+      const result = await reembedWithEndpoint(store, embedder, {
+        signal: controller.signal,
+        logger,
+        onProgress: ({ done, total }) => process.stderr.write(`\rembedding ${done}/${total}`),
+      });
+      process.stdout.write(`${result.count}\n`);
+      const seconds = ((performance.now() - started) / 1000).toFixed(2);
+      process.stderr.write(`\nre-embedded ${result.count} record(s) with ${result.embedderId} (${result.dimension} dimensions) in ${seconds} s: ${result.batches} request(s), ${result.cacheHits} from the cache\n`);
+      return 0;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
   } finally {
     store.close();
   }

@@ -43,13 +43,13 @@ export class MemoryRetriever extends Disposable {
   }
 
   /**
-   * The K best active records for `question` (embedded as `vector`), best first.
+   * The K best active records for `question` (embedded as `vector`; without one, by keywords), best first.
    * With `options.languages`, only records in one of those languages (the agent's
    * demonstrations: see ../demonstration-languages.ts): the search widens (×4 each
    * round, up to MAX_K hits) until K such records are found or the memory has no
    * more; ranks count the records returned. Without it, any language (memory_search).
    */
-  retrieve(question: string, vector: Float32Array, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
+  retrieve(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
     if (k <= 0) return [];
     const query = { text: question, vector };
     if (!options.languages) return this.search.search(query, Math.min(k, MAX_K)).map((hit, rank) => this.demonstration(hit, rank));

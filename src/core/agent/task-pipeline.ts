@@ -26,19 +26,16 @@ import type { TokenUsage } from './model/types';
 import type { RunRequest, RunResult } from './runners/types';
 import type { ModelKind, TaskEvaluation, TaskEvaluator, TaskVerdict } from './task-evaluators';
 import { taskVerdict } from './task-verdict';
+import { embedQuestion, type QuestionEmbedder } from '../similarity/embedder';
 
-/** Embeds a question synchronously (the built-in hashing embedder). */
-export interface QuestionEmbedder {
-  readonly id: string;
-  embedSync(text: string): Float32Array;
-}
+export type { QuestionEmbedder } from '../similarity/embedder';
 
 /**
  * The read step: the K best records for a question already embedded as `vector`;
  * with `options.languages`, only records in those languages (MemoryRetriever).
  */
 export interface DemonstrationRetriever {
-  retrieve(question: string, vector: Float32Array, k: number, options?: { languages?: readonly string[] }): RetrievedDemonstration[];
+  retrieve(question: string, vector: Float32Array | undefined, k: number, options?: { languages?: readonly string[] }): RetrievedDemonstration[];
 }
 
 /** The memory side of a task: the task log and the per-task policy step (a MemoryManager). */
@@ -107,14 +104,14 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
   const started = performance.now();
   const { language } = options;
   const tasks = deps.memory.tasks;
-  // Embedded once: the query vector for retrieval is also the new record's vector.
-  const vector = deps.embedder.embedSync(question);
+  // Embedded once: the query vector for retrieval is also the new record's vector (none when an endpoint is down: keywords serve).
+  const vector = await embedQuestion(deps.embedder, question, options.signal);
   // Demonstrations only from records of the task's language (one rule: demonstration-languages.ts).
   const languages = demonstrationLanguages(language);
   const run = await runAgentLoop(
     {
       tasks,
-      retrieve: (q, k) => Promise.resolve(deps.retriever.retrieve(q, q === question ? vector : deps.embedder.embedSync(q), k, { languages })),
+      retrieve: async (q, k) => deps.retriever.retrieve(q, q === question ? vector : await embedQuestion(deps.embedder, q, options.signal), k, { languages }),
       generator: deps.generator,
       run: deps.run,
       toolboxDocs: deps.toolboxDocs,

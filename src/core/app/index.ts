@@ -21,7 +21,8 @@ import type { Settings } from '../settings';
 import type { Disposable as DisposableLike } from '../events';
 import { AgentService } from './agent-service';
 import { dashboardData } from './dashboard';
-import { Maintenance } from './maintenance';
+import { Maintenance, type ReembedOptions } from './maintenance';
+import type { AgentMemoryError } from '../errors';
 import { MemoryPolicies } from './memory-policies';
 import { SettingsSession } from './settings-session';
 import { MemoryTools } from '../tools/memory-tools';
@@ -33,6 +34,10 @@ export interface CreateAppOptions {
   databasePath: string;
   settings: Settings;
   apiKey?: string;
+  /** The embedding endpoint's key, read when needed (SecretStorage in the editor; EMBEDDING_API_KEY_ENV elsewhere). */
+  embeddingApiKey?(): Promise<string | undefined>;
+  /** Told once per failure streak of the embedding endpoint while it serves queries (retrieval then uses keywords). */
+  onEmbeddingFailure?(error: AgentMemoryError): void;
   /** Folder with mimic3-demo.sqlite and ehrsql-mimic3-tasks.jsonl. */
   demoDataDir: string;
   /** Scratch folder (role memories). */
@@ -74,7 +79,7 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
     const retriever = (this.retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger })));
     this.policies = this._register(new MemoryPolicies(this.store, this.session, options.logger));
-    this.maintenance = this._register(new Maintenance(this.store, this.session, options.demoDataDir, options.logger));
+    this.maintenance = this._register(new Maintenance(this.store, this.session, options.demoDataDir, options.logger, { embeddingApiKey: options.embeddingApiKey, onEmbeddingFailure: options.onEmbeddingFailure }));
     this.agent = this._register(new AgentService(this.session, this.policies, retriever, this.maintenance, { demoDataDir: options.demoDataDir, storageDir: path.resolve(options.storageDir), logger: options.logger }));
   }
 
@@ -163,8 +168,11 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   seedDemoMemory(count?: number): Promise<number> {
     return this.maintenance.seedDemoMemory(count);
   }
-  reembed(): Promise<number> {
-    return this.maintenance.reembed();
+  reembed(options?: ReembedOptions): Promise<number> {
+    return this.maintenance.reembed(options);
+  }
+  embeddingChanged(): void {
+    this.maintenance.embeddingChanged();
   }
 
   // ------------------------------------------------------------ tools for other agents

@@ -1,6 +1,8 @@
 /**
- * Maintenance of the memory: the store's built-in embedder (re-fitted on an
- * explicit re-embed), JSONL import and export, seeding the demo memory.
+ * Maintenance of the memory: the embedder (the built-in one, re-fitted on an
+ * explicit re-embed, or an OpenAI-compatible endpoint set in
+ * agentMemory.embedding.*), re-embedding, JSONL import and export, seeding the
+ * demo memory.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,31 +12,107 @@ import type { Logger } from '../logger';
 import { exportJsonl, importJsonl } from '../memory/jsonl';
 import type { MemoryStore } from '../memory/store';
 import type { RecordStatus } from '../memory/types';
+import { AgentMemoryError, errorMessage } from '../errors';
+import type { QueryEmbedder } from '../similarity/embedder';
+import { EndpointEmbedder } from '../similarity/endpoint-embedder';
 import { refitAndReembed, storeEmbedder, SyncEmbedder } from './embedding';
+import { isEndpointEmbedderId, reembedWithEndpoint, type ReembedProgress, ServingEmbedder, storeEndpoint } from './endpoint-embedding';
 import type { SettingsSession } from './settings-session';
+
+export interface ReembedOptions {
+  signal?: AbortSignal;
+  onProgress?(progress: ReembedProgress): void;
+}
+
+export interface MaintenanceOptions {
+  /** The embedding endpoint's API key (SecretStorage in the editor, an environment variable elsewhere). */
+  embeddingApiKey?(): Promise<string | undefined>;
+  /** Told once per failure streak of the endpoint while it serves queries. */
+  onEmbeddingFailure?(error: AgentMemoryError): void;
+}
 
 export class Maintenance extends Disposable {
   private current: SyncEmbedder;
+  private readonly serving: ServingEmbedder;
 
-  constructor(private readonly store: MemoryStore, private readonly session: SettingsSession, private readonly demoDataDir: string, logger: Logger) {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly session: SettingsSession,
+    private readonly demoDataDir: string,
+    private readonly logger: Logger,
+    private readonly options: MaintenanceOptions = {},
+  ) {
     super();
     this.current = storeEmbedder(store, logger);
+    this.serving = new ServingEmbedder(store, {
+      builtin: () => this.current,
+      configured: () => this.configuredEndpoint(),
+      apiKey: () => this.apiKey(),
+      logger,
+      onFailure: options.onEmbeddingFailure,
+    });
   }
 
-  /** The embedder every question and record of this store is embedded with. */
-  get embedder(): SyncEmbedder {
-    return this.current;
+  /** The embedder every question and record of this store is embedded with (the one its vectors come from). */
+  get embedder(): QueryEmbedder {
+    return this.serving;
   }
 
-  async reembed(): Promise<number> {
-    const { embedder, count } = refitAndReembed(this.store, 'user');
-    this.current = embedder;
-    return count;
+  /**
+   * Re-embeds every record with the configured embedder: the endpoint of
+   * agentMemory.embedding.* when a model is set (progress, cancel; the old
+   * vectors serve until the new ones are complete), else the re-fitted built-in one.
+   */
+  async reembed(options: ReembedOptions = {}): Promise<number> {
+    const configured = this.configuredEndpoint();
+    this.serving.reset();
+    if (!configured) {
+      const { embedder, count } = refitAndReembed(this.store, 'user');
+      this.current = embedder;
+      return count;
+    }
+    const embedder = new EndpointEmbedder({ ...configured, apiKey: await this.apiKey(), cache: this.store.embeddingCache, logger: this.logger });
+    return (await reembedWithEndpoint(this.store, embedder, { ...options, logger: this.logger })).count;
+  }
+
+  /** Forgets the endpoint client (the key or the settings changed). */
+  embeddingChanged(): void {
+    this.serving.reset();
+  }
+
+  private configuredEndpoint(): { baseURL: string; model: string } | undefined {
+    const { model, baseUrl } = this.session.settings.embedding;
+    if (!model) return undefined;
+    if (!baseUrl) throw new AgentMemoryError('CONFIG', `agentMemory.embedding.model is "${model}" but agentMemory.embedding.baseUrl is empty. Set the endpoint's base URL (e.g. https://api.openai.com/v1), or clear the model to use the built-in embedder.`);
+    return { baseURL: baseUrl, model };
+  }
+
+  private async apiKey(): Promise<string | undefined> {
+    return this.options.embeddingApiKey ? this.options.embeddingApiKey() : undefined;
+  }
+
+  /** After records were added without vectors to an endpoint-embedded memory: embeds them (only new texts reach the endpoint). */
+  private async completeEndpointVectors(): Promise<void> {
+    try {
+      const embedder = await storeEndpoint(this.store, { configured: () => this.configuredEndpoint(), apiKey: () => this.apiKey(), logger: this.logger });
+      if (embedder) await reembedWithEndpoint(this.store, embedder, { logger: this.logger });
+    } catch (error) {
+      this.logger.warn(`[embedder] the new records have no vectors yet (${errorMessage(error)}); keyword retrieval finds them. Run "Agent Memory: Re-embed Memory" when the endpoint answers.`);
+    }
+  }
+
+  private endpointServes(): boolean {
+    return isEndpointEmbedderId(this.store.embedder?.id);
   }
 
   async importJsonl(file: string): Promise<number> {
     // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
     const bytes = await fs.promises.readFile(file);
+    if (this.endpointServes()) {
+      const { imported } = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      await this.completeEndpointVectors();
+      return imported;
+    }
     // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
     return this.store.atomically(() => {
       const result = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
@@ -59,6 +137,11 @@ export class Maintenance extends Disposable {
     const records = demoSeedRecords(tasks, count, this.session.settings.runner.language);
     const existing = this.store.queries.seedSourceIds();
     const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
+    if (this.endpointServes()) {
+      if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });
+      await this.completeEndpointVectors();
+      return fresh.length;
+    }
     // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
     this.current = this.store.atomically(() => {
       if (fresh.length > 0) this.store.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)` });

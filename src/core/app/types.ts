@@ -9,6 +9,7 @@ import type { ListQuery, ListResult } from '../memory/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
 import type { TaskRow } from '../memory/task-log';
 import type { MemoryTools } from '../tools/memory-tools';
+import type { ReembedOptions } from './maintenance';
 import type { AgentRunResult } from '../agent/loop/agent-loop';
 
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
@@ -170,7 +171,13 @@ export interface AgentMemoryApp {
   importJsonl(file: string): Promise<number>;
   exportJsonl(file: string, status?: RecordStatus): Promise<number>;
   seedDemoMemory(count?: number): Promise<number>;
-  reembed(): Promise<number>;
+  /**
+   * Re-embeds every record with the configured embedder (agentMemory.embedding.*: an endpoint,
+   * or the built-in one). Progress and cancel; the old vectors serve until the new ones are complete.
+   */
+  reembed(options?: ReembedOptions): Promise<number>;
+  /** The embedding settings or key changed: the next query builds a new endpoint client. */
+  embeddingChanged(): void;
 
   dashboard(): DashboardData;
   roleMemories(): RoleMemoryView[];

@@ -167,6 +167,21 @@ CREATE TRIGGER record_changes_delete AFTER DELETE ON records BEGIN INSERT INTO r
 CREATE TRIGGER record_changes_prune AFTER INSERT ON record_changes WHEN NEW.seq % 10000 = 0 BEGIN DELETE FROM record_changes WHERE seq <= NEW.seq - 200000; END;
 `,
   },
+  {
+    version: 8,
+    description: 'persistent cache of endpoint embeddings, keyed by embedder and content hash',
+    // An OpenAI-compatible embedding endpoint is called once per (embedder, text): re-embedding
+    // unchanged text, a re-embed resumed after a cancel, and repeated questions read the vector
+    // here. The text itself is not kept (only its SHA-256).
+    sql: `
+CREATE TABLE embedding_cache (
+  embedder_id TEXT NOT NULL,
+  text_hash BLOB NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (embedder_id, text_hash)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 /**

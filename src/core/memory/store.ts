@@ -21,6 +21,7 @@ import {
   TriggerSchema,
 } from './types';
 import { CommitQueue } from './commit-queue';
+import { EmbeddingCache } from './embedding-cache';
 import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../security/record-redaction';
@@ -66,6 +67,8 @@ export class MemoryStore extends Disposable {
   private readonly commits: CommitQueue;
   /** Named read queries for the services above the store (seeding, re-embed, dashboard). */
   readonly queries: StoreQueries;
+  /** Endpoint embeddings by embedder and content hash (src/core/similarity/endpoint-embedder.ts). */
+  readonly embeddingCache: EmbeddingCache;
 
   constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
     super();
@@ -84,6 +87,7 @@ export class MemoryStore extends Disposable {
     db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
     this.queries = new StoreQueries(db);
+    this.embeddingCache = new EmbeddingCache(db);
   }
 
   /**

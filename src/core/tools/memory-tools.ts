@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
-import type { SyncEmbedder } from '../app/embedding';
+import { embedQuestion, type QuestionEmbedder } from '../similarity/embedder';
 import type { RetrievedDemonstration } from '../memory/demonstration';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog, TaskRow } from '../memory/task-log';
@@ -45,8 +45,8 @@ export interface MemoryToolsDeps {
   store: MemoryStore;
   tasks(): TaskLog;
   /** The agent's read step (MemoryRetriever.retrieve). */
-  retrieve(question: string, vector: Float32Array, k: number): RetrievedDemonstration[];
-  embedder(): SyncEmbedder;
+  retrieve(question: string, vector: Float32Array | undefined, k: number): RetrievedDemonstration[];
+  embedder(): QuestionEmbedder;
   /** The memory manager's per-task step (Φ, addition policy, rules). */
   afterTask(input: AfterTaskInput): AfterTaskResult;
   additionPolicy(): AdditionPolicyName;
@@ -77,11 +77,11 @@ export class MemoryTools {
   constructor(private readonly deps: MemoryToolsDeps) {}
 
   /** memory_search: the K best active records; the retrieval is logged as a task. */
-  search(input: unknown, client: ToolClient): SearchOutput {
+  async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
     const args = parseToolInput(SearchInput, input, 'memory_search');
     const { store } = this.deps;
     const tasks = this.deps.tasks();
-    const vector = this.deps.embedder().embedSync(args.query);
+    const vector = await embedQuestion(this.deps.embedder(), args.query);
     const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K);
     const taskIndex = store.atomically(() => {
       const t = tasks.begin(args.query);
@@ -101,7 +101,7 @@ export class MemoryTools {
   }
 
   /** memory_record: a finished task of another agent, through the addition policy. */
-  record(input: unknown, client: ToolClient): RecordOutput {
+  async record(input: unknown, client: ToolClient): Promise<RecordOutput> {
     const args = parseToolInput(RecordInput, input, 'memory_record');
     const { store } = this.deps;
     const tasks = this.deps.tasks();
@@ -112,7 +112,7 @@ export class MemoryTools {
       throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
     }
     const embedder = this.deps.embedder();
-    const vector = embedder.embedSync(args.question);
+    const vector = await embedQuestion(embedder, args.question);
     // Under strict the human decides (the record waits as pending); the outcome still credits the retrieval.
     const strict = this.deps.additionPolicy() === 'strict';
     const label = clientLabel(client);

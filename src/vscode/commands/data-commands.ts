@@ -6,6 +6,7 @@ import { StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { ROLES_URI } from '../documents';
 import { cancelled, confirm, registerSafeCommand } from './command-support';
+import { askEndpoint } from './endpoint-wizard';
 
 export const DEFAULT_SEED_COUNT = 100;
 
@@ -43,30 +44,18 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
       return n;
     }),
 
-    registerSafeCommand(c.logger, 'agentMemory.reembed', async () => {
-      const n = await withProgress('re-embedding the memory', () => c.host.withApp((app) => app.reembed()));
-      void vscode.window.showInformationMessage(`Agent Memory: re-embedded ${n} record(s).`);
-      return n;
-    }),
-
     registerSafeCommand(c.logger, 'agentMemory.configureModel', async (arg) => {
       const given = ModelEndpointArgsSchema.parse(arg ?? {});
-      const s = c.settings.value.model;
-      const baseUrl =
-        given.baseUrl ??
-        (await vscode.window.showInputBox({
-          title: 'Model endpoint (1/3): base URL',
-          prompt: 'An OpenAI-compatible endpoint; leave empty to use the offline reuse model',
-          value: s.baseUrl,
-          placeHolder: 'http://localhost:11434/v1',
-          ignoreFocusOut: true,
-          validateInput: (v) => (v === '' || z.url({ protocol: /^https?$/ }).safeParse(v).success ? undefined : 'An http(s) URL, e.g. http://localhost:11434/v1'),
-        }));
-      if (baseUrl === undefined) return cancelled();
-      const model = given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: 'Model endpoint (2/3): model name', value: s.name, placeHolder: 'gpt-4o-mini, llama3.1, …', ignoreFocusOut: true }) : '');
-      if (model === undefined) return cancelled();
-      const apiKey = given.apiKey ?? (baseUrl ? await vscode.window.showInputBox({ title: 'Model endpoint (3/3): API key', prompt: 'Stored in VS Code SecretStorage. Leave empty for local endpoints that need none.', password: true, ignoreFocusOut: true }) : '');
-      if (apiKey === undefined) return cancelled();
+      const answers = await askEndpoint({
+        title: 'Model endpoint',
+        emptyMeans: 'use the offline reuse model',
+        current: { baseUrl: c.settings.value.model.baseUrl, model: c.settings.value.model.name },
+        urlPlaceholder: 'http://localhost:11434/v1',
+        modelPlaceholder: 'gpt-4o-mini, llama3.1, …',
+        given,
+      });
+      if (!answers) return cancelled();
+      const { baseUrl, model, apiKey } = answers;
       await c.settings.update('model.baseUrl', baseUrl);
       await c.settings.update('model.name', model);
       await c.apiKey.set(apiKey);

@@ -12,6 +12,7 @@ import { errorMessage, isAgentMemoryError } from '../../core/errors';
 import { settingId } from '../../core/settings';
 import type { Logger } from '../../core/logger';
 import type { ToolClient } from '../../core/tools/memory-tools';
+import type { FeedbackOutput, RecordOutput, SearchOutput } from '../../core/tools/tool-schemas';
 import { renderToolResult } from '../../core/tools/render';
 import { RecordInput, TOOL_DEFINITIONS, ToolName } from '../../core/tools/tool-schemas';
 import type { AppHost } from '../app-host';
@@ -52,7 +53,7 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>): Promise<vscode.LanguageModelToolResult> {
     if (!toolsEnabled()) throw new Error(`The Agent Memory tools are turned off (setting ${TOOLS_ENABLED_SETTING}).`);
     try {
-      const result = await this.host.withApp((app) => {
+      const result = await this.host.withApp(async (app): Promise<SearchOutput | RecordOutput | FeedbackOutput> => {
         const tools = app.memoryTools();
         if (this.name === 'memory_search') return tools.search(options.input, CLIENT);
         if (this.name === 'memory_record') return tools.record(options.input, CLIENT);

@@ -1,0 +1,43 @@
+/** The three questions of an OpenAI-compatible endpoint (base URL, model, API key), shared by the chat and embedding configure commands. */
+import * as vscode from 'vscode';
+import { z } from 'zod';
+
+export interface EndpointAnswers {
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+}
+
+export interface EndpointQuestions {
+  /** e.g. 'Model endpoint'. */
+  title: string;
+  /** What an empty base URL means, e.g. 'use the offline reuse model'. */
+  emptyMeans: string;
+  current: { baseUrl: string; model: string };
+  urlPlaceholder: string;
+  modelPlaceholder: string;
+  /** Answers already given (command arguments); the others are asked. */
+  given: Partial<EndpointAnswers>;
+}
+
+/** Asks what `given` lacks; undefined when the user cancels. Without a base URL, model and key are empty. */
+export async function askEndpoint(q: EndpointQuestions): Promise<EndpointAnswers | undefined> {
+  const baseUrl =
+    q.given.baseUrl ??
+    (await vscode.window.showInputBox({
+      title: `${q.title} (1/3): base URL`,
+      prompt: `An OpenAI-compatible endpoint; leave empty to ${q.emptyMeans}`,
+      value: q.current.baseUrl,
+      placeHolder: q.urlPlaceholder,
+      ignoreFocusOut: true,
+      validateInput: (v) => (v === '' || z.url({ protocol: /^https?$/ }).safeParse(v).success ? undefined : 'An http(s) URL, e.g. http://localhost:11434/v1'),
+    }));
+  if (baseUrl === undefined) return undefined;
+  const model = q.given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (2/3): model`, value: q.current.model, placeHolder: q.modelPlaceholder, ignoreFocusOut: true }) : '');
+  if (model === undefined) return undefined;
+  const apiKey =
+    q.given.apiKey ??
+    (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (3/3): API key`, prompt: 'Stored in VS Code SecretStorage. Leave empty for local endpoints that need none.', password: true, ignoreFocusOut: true }) : '');
+  if (apiKey === undefined) return undefined;
+  return { baseUrl, model, apiKey };
+}
