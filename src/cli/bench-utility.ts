@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:utility -- [--agent simulated|reuse] [--seeds N] [--seed-base B] [--cell a/d/v/attr]`
+ * `npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell a/d/v/attr] [--json]`
  *
  * Why history-based deletion keeps or empties a memory: runs one grid cell
  * (default strict/none/standard/shown: no deletion, so nothing is hidden) per
  * seed with a kept store, then reads the retrieval log the history rule reads —
  * how many records reach n evaluated retrievals, how many of those have a mean
  * Φ ≤ β, and the accuracy of the tasks whose top demonstration shares their
- * EHRSQL template vs the rest. Prints one line per seed and a JSON summary as
- * the last stdout line. The simulated agent is a SIMULATION.
+ * EHRSQL template vs the rest. Retrieval quality in the stream, per agent:
+ * `same_template_at_4` (share of stream tasks whose retrieved demonstrations
+ * include a record of their template) and `same_template_achievable` (share
+ * for which the active memory held one when the task started). Both agents by
+ * default. Prints one line per seed on stderr and a JSON summary as the only
+ * stdout line (`--json` is accepted for symmetry with the other benches).
+ * The simulated agent is a SIMULATION.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -28,10 +33,12 @@ import { runMain } from './run-main';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution]';
+const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution] [--json]';
+const AGENTS = ['simulated', 'reuse'] as const;
 
 const OptionsSchema = z.object({
-  agent: z.enum(['simulated', 'reuse']).default('simulated'),
+  agent: z.enum([...AGENTS, 'both']).default('both'),
+  json: z.boolean().default(false),
   seeds: z.coerce.number().int().min(1).max(50).default(3),
   'seed-base': z.coerce.number().int().min(0).default(1),
   cell: z.string().default('strict/none/standard/shown'),
@@ -50,10 +57,32 @@ export interface UtilitySummary {
   /** Accuracy of the tasks whose top demonstration has the task's template, and of the rest. */
   sameTemplateTop: { tasks: number; accuracy: number };
   otherTop: { tasks: number; accuracy: number };
+  /** Share of stream tasks whose retrieved demonstrations include a record of their template. */
+  same_template_at_4: number;
+  /** Share of stream tasks for which the active memory held a record of their template. */
+  same_template_achievable: number;
+}
+
+interface AgentSummary {
+  seeds: UtilitySummary[];
+  same_template_at_4: number;
+  same_template_achievable: number;
+  /** same_template_at_4 / same_template_achievable (pooled over seeds). */
+  same_template_ratio: number;
+  ci95_at_4: [number, number];
+}
+
+/** Demonstrations retrieved per task in the bench cells (BenchConfig k). */
+const DEMONSTRATIONS = 4;
+
+/** Share of true among the non-null flags (0 when none). */
+function share(flags: (boolean | null)[]): number {
+  const known = flags.filter((f): f is boolean => f !== null);
+  return known.length ? round(known.filter(Boolean).length / known.length, 4) : 0;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' }, json: { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const o = parseValues(OptionsSchema, parsed.values, USAGE);
   const [addition, deletion, variant, attribution] = o.cell.split('/');
@@ -61,13 +90,16 @@ async function main(argv: string[]): Promise<number> {
   const tasks = readTaskFile(path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'));
   const session = createBenchSession({ databasePath: path.join(ROOT, 'data', 'ehr', 'mimic3-demo.sqlite'), language: 'python' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-utility-'));
-  const out: UtilitySummary[] = [];
+  const agents: AgentSummary[] = [];
+  const agentNames = o.agent === 'both' ? AGENTS : [o.agent];
   try {
+    for (const agent of agentNames) {
+    const out: UtilitySummary[] = [];
     for (let seed = o['seed-base']; seed < o['seed-base'] + o.seeds; seed++) {
       const plan = planPaperStream(tasks, { initialMemory: 100, seed });
-      const storePath = path.join(dir, `seed-${seed}.sqlite`);
-      const maxDebugRounds = o.agent === 'simulated' ? SIMULATION_PARAMETERS.maxDebugRounds : undefined;
-      const run = await runBench(plan, cellConfig(cell, { seed, language: 'python', maxDebugRounds }), { ...agentDeps({ agent: o.agent, seed }, session, tasks), storePath });
+      const storePath = path.join(dir, `${agent}-seed-${seed}.sqlite`);
+      const maxDebugRounds = agent === 'simulated' ? SIMULATION_PARAMETERS.maxDebugRounds : undefined;
+      const run = await runBench(plan, cellConfig(cell, { seed, language: 'python', maxDebugRounds }), { ...agentDeps({ agent, seed }, session, tasks), storePath });
       const db = new BetterSqlite3(storePath, { readonly: true });
       try {
         const recs = db.prepare('SELECT utility_count AS n, utility_sum AS s FROM records').all() as { n: number; s: number }[];
@@ -85,22 +117,29 @@ async function main(argv: string[]): Promise<number> {
           meanUtility: evaluated.n ? round(evaluated.s / evaluated.n, 3) : 0,
           sameTemplateTop: { tasks: same.length, accuracy: acc(same) },
           otherTop: { tasks: other.length, accuracy: acc(other) },
+          same_template_at_4: share(run.rows.map((r) => r.retrievedSameTemplate)),
+          same_template_achievable: share(run.rows.map((r) => r.sameTemplateAvailable)),
         };
         out.push(summary);
         process.stderr.write(
-          `[bench:utility] seed ${seed} ${o.cell}: accuracy ${summary.accuracy} %; ${summary.reachedN}/${summary.records} records reach n = ${DEFAULT_MIN_RETRIEVALS} evaluated retrievals, ${summary.belowBeta} of them with mean Φ ≤ β = ${DEFAULT_BETA_STRICT}; mean Φ per retrieval ${summary.meanUtility}; top demonstration of the same template: ${summary.sameTemplateTop.tasks} tasks at ${summary.sameTemplateTop.accuracy} %, other: ${summary.otherTop.tasks} tasks at ${summary.otherTop.accuracy} %\n`,
+          `[bench:utility] ${agent} seed ${seed} ${o.cell}: same template in the top ${DEMONSTRATIONS} ${summary.same_template_at_4}, achievable ${summary.same_template_achievable}; accuracy ${summary.accuracy} %; ${summary.reachedN}/${summary.records} records reach n = ${DEFAULT_MIN_RETRIEVALS} evaluated retrievals, ${summary.belowBeta} of them with mean Φ ≤ β = ${DEFAULT_BETA_STRICT}; mean Φ per retrieval ${summary.meanUtility}; top demonstration of the same template: ${summary.sameTemplateTop.tasks} tasks at ${summary.sameTemplateTop.accuracy} %, other: ${summary.otherTop.tasks} tasks at ${summary.otherTop.accuracy} %\n`,
         );
       } finally {
         db.close();
       }
     }
+    const at4 = out.reduce((a, s) => a + s.same_template_at_4, 0) / out.length;
+    const achievable = out.reduce((a, s) => a + s.same_template_achievable, 0) / out.length;
+    const ci = meanCi(out.map((s) => s.same_template_at_4)).ci95;
+    agents.push({ seeds: out, same_template_at_4: round(at4, 4), same_template_achievable: round(achievable, 4), same_template_ratio: achievable ? round(at4 / achievable, 4) : 0, ci95_at_4: [round(ci[0], 4), round(ci[1], 4)] });
+    const deleteShare = meanCi(out.map((s) => (s.reachedN ? (100 * s.belowBeta) / s.reachedN : 0)));
+    process.stderr.write(`[bench:utility] ${agent === 'simulated' ? 'SIMULATION — ' : ''}${agent}: records the history rule would delete, of those reaching n: ${round(deleteShare.mean)} % [${round(deleteShare.ci95[0])}, ${round(deleteShare.ci95[1])}] over ${out.length} seed(s); same template in the top ${DEMONSTRATIONS} ${round(at4, 4)} of ${round(achievable, 4)} achievable\n`);
+    }
   } finally {
     session.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const share = meanCi(out.map((s) => (s.reachedN ? (100 * s.belowBeta) / s.reachedN : 0)));
-  process.stderr.write(`[bench:utility] ${o.agent === 'simulated' ? 'SIMULATION — ' : ''}records the history rule would delete, of those reaching n: ${round(share.mean)} % [${round(share.ci95[0])}, ${round(share.ci95[1])}] over ${out.length} seed(s)\n`);
-  process.stdout.write(JSON.stringify({ agent: o.agent, cell: o.cell, seeds: out }) + '\n');
+  process.stdout.write(JSON.stringify({ cell: o.cell, simulation: agentNames.includes('simulated') ? 'the simulated agent is a SIMULATION' : undefined, agents: Object.fromEntries(agentNames.map((a, i) => [a, agents[i]])) }) + '\n');
   return 0;
 }
 

@@ -5,7 +5,8 @@ export function sampleRecord(overrides: Partial<NewRecordInput> & { code?: strin
   const { code, ...rest } = overrides;
   return {
     question: 'how many patients were admitted in 2104?',
-    execution: { code: code ?? "answer = sql('select count(*) from admissions')", language: 'python', outcome: 'success', answer: [[42]] },
+    // The id in a comment: records of a test are different programs unless the test says otherwise (retrieval collapses identical ones).
+    execution: { code: code ?? `answer = sql('select count(*) from admissions')${rest.id ? `  # ${rest.id}` : ''}`, language: 'python', outcome: 'success', answer: [[42]] },
     provenance: 'seed',
     ...rest,
   };

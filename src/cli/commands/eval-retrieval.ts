@@ -1,21 +1,27 @@
 /**
  * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
- *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]`
+ *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]
+ *   [--explain] [--mask] [--unfitted] [--no-collapse]`
  *
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
  * MiniSearch, the product's retrieval; `--backend in-process` swaps in the
  * brute-force reference), retrieves top-k for every question of Q and prints
- * `{n, hit_at_1, precision_at_k}` (a hit = a retrieved record with the query's
- * template).
+ * `{n, hit_at_1, precision_at_k, distinct_at_k}` (a hit = a retrieved record with
+ * the query's template; distinct_at_k = mean number of distinct normalised
+ * programs in the top k). `--explain` prints, per query, the top hit and the
+ * words the value masking masks in both questions. Ablations of the store
+ * backend: `--mask` indexes and queries the value-masked questions,
+ * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
+ * `--no-collapse` keeps identical programs apart.
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
-import { DEFAULT_EVAL_K, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
+import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse]\n`;
 
 const ArgsSchema = z.object({
   memory: z.string({ message: '--memory FILE is required' }).min(1),
@@ -24,25 +30,46 @@ const ArgsSchema = z.object({
   mode: z.enum(RETRIEVAL_MODES, { message: `--mode must be one of ${RETRIEVAL_MODES.join(', ')}` }).default('hybrid'),
   backend: z.enum(RETRIEVAL_BACKENDS, { message: `--backend must be one of ${RETRIEVAL_BACKENDS.join(', ')}` }).default('store'),
   json: z.boolean().default(false),
+  explain: z.boolean().default(false),
+  mask: z.boolean().default(false),
+  unfitted: z.boolean().default(false),
+  'no-collapse': z.boolean().default(false),
 });
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, {
     usage: USAGE,
-    options: { memory: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' }, mode: { type: 'string' }, backend: { type: 'string' }, json: { type: 'boolean' } },
+    options: { memory: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' }, mode: { type: 'string' }, backend: { type: 'string' },
+      json: { type: 'boolean' },
+      explain: { type: 'boolean' },
+      mask: { type: 'boolean' },
+      unfitted: { type: 'boolean' },
+      'no-collapse': { type: 'boolean' },
+    },
   });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const memory = loadEvalFile(args.memory);
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
-  const backend = createRetrievalBackend(args.backend);
-  const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend });
+  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined });
+  const explain = args.explain
+    ? (e: ExplainedHit): void => {
+        const list = (words: string[]): string => (words.length ? words.map((w) => `'${w}'`).join(', ') : 'none');
+        process.stdout.write(
+          args.json
+            ? JSON.stringify({ explain: e }) + '\n'
+            : `${e.sameTemplate ? 'same template ' : 'OTHER template'}  ${e.query}\n    masked in query: ${list(e.queryMasked)}\n    top hit: ${e.hitQuestion}\n    masked in hit:   ${list(e.hitMasked)}\n`,
+        );
+      }
+    : undefined;
+  const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
+  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse: !args['no-collapse'] };
   if (args.json) {
-    process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId }) + '\n');
+    process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {
     process.stdout.write(
-      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
+      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  distinct@${result.k} ${result.distinct_at_k.toFixed(2)}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
     );
   }
   return 0;

@@ -68,7 +68,9 @@ export class MemoryRetriever extends Disposable {
       text = { question: rec.question, code: rec.execution.code, language: rec.execution.language };
       this.texts.set(hit.recordId, text);
     }
-    return { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: text.language, rank };
+    const demo: RetrievedDemonstration = { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: text.language, rank };
+    if (hit.identical) demo.identical = hit.identical;
+    return demo;
   }
 
   /** Closes the indexes (same as dispose). */

@@ -34,6 +34,8 @@ import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { goldProgram } from '../data/gold-program';
 import { TfidfBaselineIndex } from './tfidf-baseline';
+import { programKey } from '../memory/program-collapse';
+import { indexableMaskedText, ValueVocabulary } from '../memory/value-masking';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
@@ -169,6 +171,17 @@ export class InProcessBackend implements RetrievalBackend {
 export const RETRIEVAL_BACKENDS = ['store', 'in-process'] as const;
 export type RetrievalBackendName = (typeof RETRIEVAL_BACKENDS)[number];
 
+export interface StoreBackendOptions {
+  /** Database file (default ':memory:'). */
+  file?: string;
+  /** Index and query the value-masked views of the questions (ablation; default off). */
+  mask?: boolean;
+  /** Fit the hashing embedder on the memory (default true; false: the unfitted embedder, as the bench stream uses). */
+  fit?: boolean;
+  /** Collapse identical programs (default: the search's own default, on in hybrid mode). */
+  collapse?: boolean;
+}
+
 /**
  * The real store as the evaluation backend: records are written with
  * `MemoryStore.add` (active, provenance `import`, python programs) into a
@@ -190,11 +203,17 @@ export class StoreBackend implements RetrievalBackend {
   private embedder = new HashingEmbedder();
   private readonly baseline = new TfidfBaselineIndex();
 
-  constructor(private readonly options: { file?: string } = {}) {}
+  /** The value vocabulary of the memory's programs (for `explain` and the `mask` ablation). */
+  readonly vocabulary = new ValueVocabulary();
 
-  async add(records: readonly { key: string; question: string; code: string }[]): Promise<void> {
+  constructor(private readonly options: StoreBackendOptions = {}) {}
+
+  async add(input: readonly { key: string; question: string; code: string }[]): Promise<void> {
     if (this.store) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.add() fits on the whole memory: call it once.');
-    this.embedder = new HashingEmbedder({ statistics: fitTextStatistics(records) });
+    for (const r of input) this.vocabulary.add(r.code);
+    // The mask ablation indexes each question's masked view (its own program's values masked too).
+    const records = this.options.mask ? input.map((r) => ({ ...r, question: indexableMaskedText(this.vocabulary.mask(r.question, r.code)) })) : input;
+    this.embedder = new HashingEmbedder(this.options.fit === false ? {} : { statistics: fitTextStatistics(records) });
     const vectors = await this.embedder.embed(records.map((r) => r.question));
     const store = MemoryStore.open(this.options.file ?? ':memory:');
     try {
@@ -218,8 +237,9 @@ export class StoreBackend implements RetrievalBackend {
   async search(query: string, k: number, mode: RetrievalMode): Promise<{ key: string; score: number }[]> {
     if (mode === 'tfidf-baseline') return this.baseline.search(query, k);
     if (!this.index) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.search() before add(): load the memory first.');
-    const vector = mode === 'keyword' ? undefined : this.embedder.embedSync(query);
-    return this.index.search({ text: query, vector }, k, { mode }).map((h) => ({ key: h.recordId, score: h.score }));
+    const text = this.options.mask ? indexableMaskedText(this.vocabulary.mask(query)) : query;
+    const vector = mode === 'keyword' ? undefined : this.embedder.embedSync(text);
+    return this.index.search({ text, vector }, k, { mode, collapse: this.options.collapse }).map((h) => ({ key: h.recordId, score: h.score }));
   }
 
   async close(): Promise<void> {
@@ -231,8 +251,8 @@ export class StoreBackend implements RetrievalBackend {
 }
 
 /** A fresh backend by name. */
-export function createRetrievalBackend(name: RetrievalBackendName): StoreBackend | InProcessBackend {
-  return name === 'in-process' ? new InProcessBackend() : new StoreBackend();
+export function createRetrievalBackend(name: RetrievalBackendName, options: Omit<StoreBackendOptions, 'file'> = {}): StoreBackend | InProcessBackend {
+  return name === 'in-process' ? new InProcessBackend() : new StoreBackend(options);
 }
 
 export interface EvalResult {
@@ -241,6 +261,20 @@ export interface EvalResult {
   mode: RetrievalMode;
   hit_at_1: number;
   precision_at_k: number;
+  /** Mean number of distinct normalised programs among the k retrieved records. */
+  distinct_at_k: number;
+}
+
+/** What `explain` is told about each query's top hit. */
+export interface ExplainedHit {
+  query: string;
+  /** Words of the query the value vocabulary and the literal patterns mask. */
+  queryMasked: string[];
+  hitKey: string;
+  hitQuestion: string;
+  /** Words of the hit's question masked (its own program's values included). */
+  hitMasked: string[];
+  sameTemplate: boolean;
 }
 
 export interface EvalOptions {
@@ -250,6 +284,8 @@ export interface EvalOptions {
   mode?: RetrievalMode;
   /** Defaults to a fresh {@link StoreBackend}. */
   backend?: RetrievalBackend;
+  /** Called with the top hit of every query and the masked words of both (value vocabulary of the memory's programs). */
+  explain?: (hit: ExplainedHit) => void;
 }
 
 /** Loads the memory into the backend, runs every query, returns the metrics (rounded to 4 decimals). */
@@ -260,19 +296,38 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   if (options.memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', 'The memory file has no records; pass a JSONL file with at least one line.');
   const backend: RetrievalBackend = options.backend ?? new StoreBackend();
   const templateOf = new Map(options.memory.map((m) => [m.key, m.template]));
+  const itemOf = new Map(options.memory.map((m) => [m.key, m]));
   await backend.add(options.memory.map(({ key, question, code }) => ({ key, question, code })));
+  let vocabulary: ValueVocabulary | null = null;
+  if (options.explain) {
+    vocabulary = new ValueVocabulary();
+    for (const m of options.memory) vocabulary.add(m.code);
+  }
   let hits = 0;
   let precision = 0;
+  let distinct = 0;
   try {
     for (const q of options.queries) {
       const results = await backend.search(q.question, k, mode);
       if (results[0] && templateOf.get(results[0].key) === q.template) hits += 1;
       precision += results.slice(0, k).filter((r) => templateOf.get(r.key) === q.template).length / k;
+      distinct += new Set(results.slice(0, k).map((r) => programKey(itemOf.get(r.key)?.code ?? '', 'python'))).size;
+      const top = results[0] ? itemOf.get(results[0].key) : undefined;
+      if (options.explain && vocabulary && top) {
+        options.explain({
+          query: q.question,
+          queryMasked: vocabulary.mask(q.question).masked,
+          hitKey: top.key,
+          hitQuestion: top.question,
+          hitMasked: vocabulary.mask(top.question, top.code).masked,
+          sameTemplate: top.template === q.template,
+        });
+      }
     }
   } finally {
     await backend.close?.();
   }
   const n = options.queries.length;
   const round = (x: number): number => Math.round(x * 10_000) / 10_000;
-  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0 };
+  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0, distinct_at_k: n ? round(distinct / n) : 0 };
 }

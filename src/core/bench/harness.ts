@@ -59,6 +59,10 @@ export interface BenchTaskRow {
   followedCorrect: boolean | null;
   /** Template of the followed record (when the task file has templates). */
   followedTemplate: string | null;
+  /** Whether the retrieved demonstrations (top k) include a record of the task's template; null without templates. */
+  retrievedSameTemplate: boolean | null;
+  /** Whether the active memory held a record of the task's template when the task started; null without templates. */
+  sameTemplateAvailable: boolean | null;
   promptTokens: number;
   completionTokens: number;
   /** Agent overhead: loop overhead + policy bookkeeping (excludes model and code execution time). */
@@ -186,6 +190,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     const rows: BenchTaskRow[] = [];
     for (const [i, task] of stream.entries()) {
       if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
+      const sameTemplateAvailable = task.template ? store.queries.activeWithTemplate(task.template) > 0 : null;
       const r = await runTaskPipeline({ ...pipelineDeps, evaluator: new GoldEvaluator(task.answer, config.addition, deps.judge) }, task.question, {
         databasePath: deps.databasePath,
         language,
@@ -225,6 +230,8 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         followedRecordId: result.followedRecordId,
         followedCorrect: result.followedRecordId ? correctIds.has(result.followedRecordId) : null,
         followedTemplate: templateOf(store, result.followedRecordId),
+        retrievedSameTemplate: task.template ? result.demonstrations.some((d) => templateOf(store, d.recordId) === task.template) : null,
+        sameTemplateAvailable,
         promptTokens: r.usage.promptTokens,
         completionTokens: r.usage.completionTokens,
         overheadMs: result.timings.overheadMs + r.bookkeepingMs,

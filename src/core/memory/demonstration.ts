@@ -14,6 +14,8 @@ export interface RetrievedDemonstration {
   inputSimilarity: number | null;
   /** 0-based rank in the retrieval. */
   rank: number;
+  /** Other active records with the same normalised program, collapsed behind this one ("+12 identical"); 0 or absent: none. */
+  identical?: number;
   /**
    * Whether the record was actually placed in the prompt (the prompt builder may
    * drop demonstrations for its token budget). Set once the prompt was built;

@@ -7,6 +7,7 @@ import { KeywordIndex, KeywordIndexOptions } from './keyword-index';
 import { InlineKeywords, KeywordSource, WorkerKeywords } from './keyword-service';
 import type { MemoryStore } from './store';
 import { dotBlob } from './dense-index';
+import { collapseByProgram, ProgramCandidate } from './program-collapse';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -38,6 +39,14 @@ export interface SearchOptions {
   /** Recency weighting ω = exp(−λ(T − t)), t = the record's created task, T = currentTask. */
   recency?: { lambda: number; currentTask: number };
   fusion?: FusionOptions;
+  /**
+   * Collapse records with the same normalised program to one representative
+   * (see program-collapse.ts). Default: on in hybrid mode (the product's
+   * ranking), off in the diagnostic vector and keyword modes.
+   */
+  collapse?: boolean;
+  /** MMR-style diversity λ in [0, 1] among the collapsed groups (default 0: relevance only). */
+  diversity?: number;
 }
 
 export interface SearchHit {
@@ -51,6 +60,8 @@ export interface SearchHit {
   denseRank?: number;
   /** 1-based rank in the BM25 ranking, when the record was a keyword candidate. */
   keywordRank?: number;
+  /** With collapse: how many other candidates have the same normalised program ("+12 identical"). */
+  identical?: number;
 }
 
 /** A retrieval side that contributed to an answer. */
@@ -79,13 +90,34 @@ export interface HybridSearchOptions extends KeywordIndexOptions {
 const OptionsSchema = z.object({
   mode: z.enum(['hybrid', 'vector', 'keyword']).default('hybrid'),
   recency: z.object({ lambda: z.number().min(0).finite(), currentTask: z.number().int().min(0) }).optional(),
+  collapse: z.boolean().optional(),
+  diversity: z.number().min(0).max(1).default(0),
 });
+
+/** Deepest candidate list a collapsing search widens to while it finds fewer than k distinct programs. */
+export const MAX_COLLAPSE_DEPTH = 4096;
 
 interface CandidateRow {
   rid: number;
   id: string;
   created_task: number;
   embedding: Buffer | null;
+}
+
+interface ProgramRow {
+  rid: number;
+  code: string;
+  language: string;
+  utility_sum: number;
+  utility_count: number;
+  created_task: number;
+}
+
+interface Ranked {
+  fused: RankedKey[];
+  denseRank: Map<string, number>;
+  keywordRank: Map<string, number>;
+  sides: SearchSide[];
 }
 
 /**
@@ -109,6 +141,7 @@ interface CandidateRow {
  */
 export class HybridSearch {
   private readonly rowStmt;
+  private readonly programStmt;
 
   constructor(
     store: MemoryStore,
@@ -116,6 +149,9 @@ export class HybridSearch {
     readonly dense: DenseIndex,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
+    this.programStmt = store
+      .connectionForQueries()
+      .prepare("SELECT rid, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
@@ -148,55 +184,93 @@ export class HybridSearch {
   /** The `k` best active records for the query, and which sides answered. */
   answer(query: SearchQuery, k: number, options: SearchOptions = {}): SearchAnswer {
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new AgentMemoryError('INVALID_INPUT', `k must be an integer from 1 to ${MAX_K}, got ${k}.`);
-    const { mode, recency } = OptionsSchema.parse({ mode: options.mode, recency: options.recency });
+    const { mode, recency, collapse, diversity } = OptionsSchema.parse({ mode: options.mode, recency: options.recency, collapse: options.collapse, diversity: options.diversity });
+    const vector = query.vector;
+    const collapsing = collapse ?? mode === 'hybrid';
+    let depth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
+    for (;;) {
+      const ranked = this.rank(query, k, depth, mode, options.fusion);
+      const weigh = (rid: number, createdTask: number, score: number): number =>
+        recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
+      if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
+      // Collapse: every candidate's program is read (a short row read each), weighted, then grouped.
+      const candidates: (ProgramCandidate & { key: string })[] = [];
+      for (const h of ranked.fused) {
+        const row = this.programStmt.get(Number(h.key)) as ProgramRow | undefined;
+        if (!row) continue;
+        candidates.push({ key: h.key, rid: row.rid, score: weigh(row.rid, row.created_task, h.score), code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+      }
+      if (recency) candidates.sort((a, b) => b.score - a.score);
+      const groups = collapseByProgram(candidates, k, { diversity });
+      // Fewer distinct programs than asked while the rankings may hold more: look deeper.
+      if (groups.length < k && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) {
+        depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
+        continue;
+      }
+      const hits: SearchHit[] = [];
+      for (const g of groups) {
+        const row = this.rowStmt.get(g.representative.rid) as CandidateRow | undefined;
+        if (!row) continue;
+        const hit = this.hitOf(row, g.score, mode, vector, ranked, g.representative.key);
+        hit.identical = g.identical;
+        hits.push(hit);
+      }
+      return { hits, sides: ranked.sides };
+    }
+  }
+
+  /** The dense and keyword rankings for one depth, fused (or one of them alone, by mode). */
+  private rank(query: SearchQuery, k: number, depth: number, mode: SearchMode, fusion: FusionOptions | undefined): Ranked {
     const vector = query.vector;
     const useDense = mode !== 'keyword' && vector !== undefined;
     const useKeyword = mode !== 'vector';
-    const depth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
     const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
     // A keyword worker searches while this thread does the dense side.
     if (useKeyword && useDense) this.keywords.prefetch(query.text, depth);
-    const denseAnswer = useDense ? this.dense.search(vector, depth, k * overfetch) : null;
+    const denseAnswer = useDense ? this.dense.search(vector, depth, Math.max(k * overfetch, depth)) : null;
     if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
     }
     // The keyword side is the backup: without a dense answer, wait for it to load.
     const keywordAnswer = useKeyword ? this.keywords.search(query.text, depth, denseAnswer === null) : null;
-    const denseHits = denseAnswer ?? [];
-    const keywordHits = keywordAnswer ?? [];
     const sides: SearchSide[] = [];
     if (denseAnswer) sides.push('dense');
     if (keywordAnswer) sides.push('keyword');
-    const denseRanked: RankedKey[] = denseHits.map((h) => ({ key: String(h.rid), score: h.similarity }));
-    const keywordRanked: RankedKey[] = keywordHits.map((h) => ({ key: String(h.rid), score: h.score }));
-    const fused =
-      mode === 'vector' ? denseRanked : mode === 'keyword' ? keywordRanked : fuseRankings(denseRanked, keywordRanked, options.fusion).map((h) => ({ key: h.key, score: h.score }));
-    const denseRank = new Map(denseRanked.map((h, i) => [h.key, i + 1]));
-    const keywordRank = new Map(keywordRanked.map((h, i) => [h.key, i + 1]));
+    const denseRanked: RankedKey[] = (denseAnswer ?? []).map((h) => ({ key: String(h.rid), score: h.similarity }));
+    const keywordRanked: RankedKey[] = (keywordAnswer ?? []).map((h) => ({ key: String(h.rid), score: h.score }));
+    const fused = mode === 'vector' ? denseRanked : mode === 'keyword' ? keywordRanked : fuseRankings(denseRanked, keywordRanked, fusion).map((h) => ({ key: h.key, score: h.score }));
+    return { fused, sides, denseRank: new Map(denseRanked.map((h, i) => [h.key, i + 1])), keywordRank: new Map(keywordRanked.map((h, i) => [h.key, i + 1])) };
+  }
 
-    // Rows are read only for the hits returned (all fused ones when recency re-orders them);
-    // a row that is no longer active (changed since the caches were read) is skipped.
-    const out: (SearchHit & { row: CandidateRow })[] = [];
-    for (const h of fused) {
-      if (!recency && out.length === k) break;
-      const rid = Number(h.key);
-      const row = this.rowStmt.get(rid) as CandidateRow | undefined;
+  /**
+   * Without collapse: rows are read only for the hits returned (all fused ones when recency
+   * re-orders them); a row that is no longer active (changed since the caches were read) is skipped.
+   */
+  private plainHits(ranked: Ranked, k: number, mode: SearchMode, vector: Float32Array | undefined, weigh: (rid: number, createdTask: number, score: number) => number, reorder: boolean): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (const h of ranked.fused) {
+      if (!reorder && out.length === k) break;
+      const row = this.rowStmt.get(Number(h.key)) as CandidateRow | undefined;
       if (!row) continue;
-      let cosine = vector && row.embedding && row.embedding.byteLength === vector.byteLength ? dotBlob(vector, row.embedding) : null;
-      const omega = recency ? Math.exp(-recency.lambda * Math.max(0, recency.currentTask - row.created_task)) : 1;
-      // Float32 dot products of unit vectors can land a hair outside [-1, 1].
-      if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
-      // Vector mode scores by cosine: the exact one (the dense side may rank from float16 copies).
-      const score = mode === 'vector' && cosine !== null ? cosine : h.score;
-      const hit: SearchHit & { row: CandidateRow } = { recordId: row.id, rid, score: score * omega, inputSimilarity: cosine, row };
-      const dr = denseRank.get(h.key);
-      const kr = keywordRank.get(h.key);
-      if (dr !== undefined) hit.denseRank = dr;
-      if (kr !== undefined) hit.keywordRank = kr;
+      const hit = this.hitOf(row, h.score, mode, vector, ranked, h.key);
+      hit.score = weigh(row.rid, row.created_task, hit.score);
       out.push(hit);
     }
-    if (recency) out.sort((a, b) => b.score - a.score);
-    return { hits: out.slice(0, k).map(({ row: _row, ...hit }) => hit), sides };
+    if (reorder) out.sort((a, b) => b.score - a.score);
+    return out.slice(0, k);
+  }
+
+  private hitOf(row: CandidateRow, score: number, mode: SearchMode, vector: Float32Array | undefined, ranked: Ranked, key: string): SearchHit {
+    let cosine = vector && row.embedding && row.embedding.byteLength === vector.byteLength ? dotBlob(vector, row.embedding) : null;
+    // Float32 dot products of unit vectors can land a hair outside [-1, 1].
+    if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
+    // Vector mode scores by cosine: the exact one (the dense side may rank from float16 copies).
+    const hit: SearchHit = { recordId: row.id, rid: row.rid, score: mode === 'vector' && cosine !== null ? cosine : score, inputSimilarity: cosine };
+    const dr = ranked.denseRank.get(key);
+    const kr = ranked.keywordRank.get(key);
+    if (dr !== undefined) hit.denseRank = dr;
+    if (kr !== undefined) hit.keywordRank = kr;
+    return hit;
   }
 
   /** Persists the keyword index now (also done debounced after changes and on close). */

@@ -14,6 +14,7 @@ export interface MisalignedRow {
 const SQL = {
   seedSourceIds: "SELECT json_extract(metadata, '$.sourceId') AS s FROM records WHERE provenance = 'seed'",
   embeddingSources: 'SELECT id, question, code FROM records',
+  activeWithTemplate: "SELECT count(*) AS n FROM records WHERE status = 'active' AND json_extract(metadata, '$.template') = ?",
   activeMeanUtilities: "SELECT utility_sum / utility_count AS u FROM records WHERE status = 'active' AND utility_count > 0",
   misaligned: `SELECT id, question, in_sim_sum / in_sim_count AS mi, out_sim_sum / out_sim_count AS mo, retrieval_count AS n FROM records
     WHERE status = 'active' AND ${MISALIGNED_CONDITION}
@@ -47,6 +48,11 @@ export class StoreQueries {
   /** Question and code of every record (any status): what a re-embed fits and embeds. */
   embeddingSources(): { id: string; question: string; code: string }[] {
     return this.stmt('embeddingSources').all() as { id: string; question: string; code: string }[];
+  }
+
+  /** How many active records carry `metadata.template` = `template` (the bench's EHRSQL templates). */
+  activeWithTemplate(template: string): number {
+    return (this.stmt('activeWithTemplate').get(template) as { n: number }).n;
   }
 
   /** Mean Φ of every active record evaluated at least once. */

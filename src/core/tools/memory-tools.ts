@@ -95,7 +95,7 @@ export class MemoryTools {
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
         if (!r) return [];
-        return [{ id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity }];
+        return [{ id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity, ...(d.identical ? { identical: d.identical } : {}) }];
       }),
     };
   }

@@ -48,6 +48,8 @@ export const SearchResultItem = z.object({
   retrievals: z.number().int(),
   /** Cosine similarity of the query and the record's question (null: keyword-only hit). */
   similarity: z.number().nullable(),
+  /** Other records with the same normalised program that this result stands for ("+12 identical"). */
+  identical: z.number().int().min(0).optional(),
 });
 export const SearchOutput = z.object({ retrievalId: z.string(), results: z.array(SearchResultItem) });
 export type SearchOutput = z.infer<typeof SearchOutput>;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { InProcessBackend, StoreBackend, evaluateRetrieval, loadEvalFile, parseEvalJsonl } from '../../../src/core/bench/eval-retrieval';
+import { type ExplainedHit, InProcessBackend, StoreBackend, evaluateRetrieval, loadEvalFile, parseEvalJsonl } from '../../../src/core/bench/eval-retrieval';
 import { goldProgram } from '../../../src/core/data/gold-program';
 import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/store';
@@ -60,7 +60,31 @@ describe('eval-retrieval', () => {
     );
     const queries = parseEvalJsonl(JSON.stringify({ question: 'How many patients were prescribed insulin?', template: 'count-drug', code: '' }));
     const result = await evaluateRetrieval({ memory, queries, k: 2, mode: 'hybrid' });
-    assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5 });
+    assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5, distinct_at_k: 2 });
+  });
+
+  it('a memory of 20 copies per line ranks as the memory without copies (hit@1, distinct_at_k), and explain names the masked words', async function () {
+    this.timeout(120_000);
+    const files = writeEhrSplit(60);
+    try {
+      const memory = loadEvalFile(files.memory);
+      const queries = loadEvalFile(files.queries);
+      const copies = memory.flatMap((m) => Array.from({ length: 20 }, (_, c) => ({ ...m, key: `${m.key}-${c}` })));
+      const explained: ExplainedHit[] = [];
+      const single = await evaluateRetrieval({ memory, queries, mode: 'hybrid', explain: (e) => explained.push(e) });
+      const copied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid' });
+      assert.ok(Math.abs(copied.hit_at_1 - single.hit_at_1) <= 0.01, `hit@1 ${copied.hit_at_1} with copies vs ${single.hit_at_1}`);
+      assert.equal(copied.distinct_at_k, single.distinct_at_k);
+      // Without collapse the copies fill the top 4 (the issue's symptom).
+      const uncollapsed = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid', backend: new StoreBackend({ collapse: false }) });
+      assert.equal(uncollapsed.distinct_at_k, 1);
+      assert.equal(explained.length, queries.length);
+      const withValues = explained.filter((e) => e.queryMasked.length > 0);
+      assert.ok(withValues.length > queries.length / 2, `${withValues.length} of ${queries.length} queries have masked words`);
+      for (const e of withValues) for (const w of e.queryMasked) assert.ok(e.query.toLowerCase().includes(w.replace(/^['"]|['"]$/g, '')), `${w} is in ${e.query}`);
+    } finally {
+      fs.rmSync(files.dir, { recursive: true, force: true });
+    }
   });
 
   it('real data: hybrid reaches hit@1 ≥ 0.50 and beats the TF-IDF baseline (≈0.44)', async function () {
@@ -94,7 +118,7 @@ describe('eval-retrieval', () => {
     it('prints {n, hit_at_1, precision_at_k} as JSON, through the real store by default', async function () {
       this.timeout(30_000);
       const { stdout } = await cli(['--memory', files.memory, '--queries', files.queries, '--k', '3', '--mode', 'vector', '--json']);
-      const result = JSON.parse(stdout) as { n: number; k: number; mode: string; backend: string; hit_at_1: number; precision_at_k: number };
+      const result = JSON.parse(stdout) as { n: number; k: number; mode: string; backend: string; hit_at_1: number; precision_at_k: number; distinct_at_k: number };
       assert.equal(result.n, 40);
       assert.equal(result.k, 3);
       assert.equal(result.mode, 'vector');
@@ -103,6 +127,7 @@ describe('eval-retrieval', () => {
       const expected = await evaluateRetrieval({ memory: loadEvalFile(files.memory), queries: loadEvalFile(files.queries), k: 3, mode: 'vector' });
       assert.equal(result.hit_at_1, expected.hit_at_1);
       assert.equal(result.precision_at_k, expected.precision_at_k);
+      assert.equal(result.distinct_at_k, expected.distinct_at_k);
       assert.ok(expected.hit_at_1 > 0, 'the split has same-template records to find');
     });
 

@@ -130,8 +130,19 @@ export class TextStatistics {
   }
 }
 
-/** Fits {@link TextStatistics} on the memory's records (never on evaluation queries). */
-export function fitTextStatistics(records: readonly TextRecord[], options: FitOptions = {}): TextStatistics {
+/**
+ * Fits {@link TextStatistics} on the memory's records (never on evaluation queries).
+ * Identical records (same question and code) count once: copies of a record do not
+ * change what is learned, so a memory ranks the same with or without them.
+ */
+export function fitTextStatistics(input: readonly TextRecord[], options: FitOptions = {}): TextStatistics {
+  const seenRecords = new Set<string>();
+  const records = input.filter((r) => {
+    const key = `${r.question}\u0000${r.code ?? ''}`;
+    if (seenRecords.has(key)) return false;
+    seenRecords.add(key);
+    return true;
+  });
   const dim = options.projectionDimension ?? DEFAULT_PROJECTION_DIMENSION;
   let fp = hash32(`v1|${dim}|${records.length}`);
   // Pass 1: value ratios (from code literals) and fingerprint.
