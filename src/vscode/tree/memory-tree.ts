@@ -12,7 +12,7 @@ import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';
 import type { Settings } from '../settings-schema';
-import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTooltip } from './tree-items';
+import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTaskVerdict, recordTooltip } from './tree-items';
 
 export type SortKey = 'utility' | 'retrievals' | 'recency';
 
@@ -133,7 +133,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     const limit = (this.pages.get(node.status) ?? 1) * DEFAULT_PAGE_SIZE;
     const result = app.list({ ...this.query(node.status), limit });
     const thresholds = this.settings().misaligned;
-    const children: MemoryNode[] = result.items.map((record): RecordNode => ({ kind: 'record', record, misaligned: isMisaligned(record, thresholds) }));
+    const children: MemoryNode[] = result.items.map((record): RecordNode => {
+      const verdict = recordTaskVerdict(app, record);
+      return { kind: 'record', record, misaligned: isMisaligned(record, thresholds), ...(verdict ? { verdict } : {}) };
+    });
     if (result.total > result.items.length) children.push({ kind: 'loadMore', status: node.status, remaining: result.total - result.items.length });
     if (children.length === 0) children.push(emptyGroupHint(node.status, this.isFiltered));
     return children;
