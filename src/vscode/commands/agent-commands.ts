@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { AgentTaskResult, TaskStreamItem } from '../../core/app/types';
+import { MAX_QUESTION_LENGTH, questionProblem } from '../../core/agent/question';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
@@ -13,23 +14,12 @@ import { cancelled, registerSafeCommand, requireTrust } from './command-support'
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
 const DEFAULT_STREAM_LENGTH = 20;
 
-/** The longest question the agent takes (longer ones are refused: lists would become walls of text). */
-export const MAX_QUESTION_LENGTH = 500;
-
 /** Arguments of `agentMemory.pickQuestion` (tests pass `question` to skip the QuickPick). */
 const PickQuestionArgsSchema = z.object({ file: z.string().min(1).optional(), question: z.string().min(1).optional() });
 
 /** Arguments of `agentMemory.runAgent` besides a plain question string: a question with its gold answer. */
 const RunAgentArgsSchema = z.object({ question: z.string().trim().min(1), answer: z.unknown().optional(), quiet: z.boolean().optional() });
 type RunAgentArgs = z.infer<typeof RunAgentArgsSchema>;
-
-/** Why a question is refused (empty, too long), or undefined when it is fine. */
-export function questionProblem(question: string): string | undefined {
-  const q = question.trim();
-  if (!q) return 'Type a question';
-  if (q.length > MAX_QUESTION_LENGTH) return `A question has at most ${MAX_QUESTION_LENGTH} characters (this one has ${q.length}): shorten it.`;
-  return undefined;
-}
 
 /** Arguments tests (and other extensions) pass to `agentMemory.runTaskStream` to skip the prompts. */
 export interface TaskStreamArgs {
