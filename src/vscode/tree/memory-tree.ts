@@ -124,6 +124,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
       const counts = app.counts();
       const empty = counts.pending + counts.active + counts.deleted === 0;
       void vscode.commands.executeCommand('setContext', 'agentMemory.empty', empty);
+      // The walkthrough shows "already seeded" instead of "seed" on a memory with records (the pre-seeded demo).
+      void vscode.commands.executeCommand('setContext', 'agentMemory.hasRecords', !empty);
       this.nonEmpty = !empty;
       this.updateDescription();
       // An empty root lets the welcome view (viewsWelcome) show.
