@@ -28,7 +28,9 @@ export function registerSafeCommand(logger: Logger, id: string, handler: (...arg
         logger.info(`[${id}] cancelled`);
         return undefined;
       }
-      logger.error(`[${id}] ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      // A typed error already says what went wrong and what to do (a user mistake, a bad file): no stack trace.
+      // Anything else is a bug: its stack goes to the log.
+      logger.error(`[${id}] ${error instanceof AgentMemoryError ? error.message : error instanceof Error ? error.stack ?? error.message : String(error)}`);
       showError(errorMessage(error));
       return undefined;
     }

@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { MAX_QUESTION_LENGTH, questionProblem } from '../../../src/core/agent/question';
 import { awaitsApproval } from '../../../src/core/agent/task-verdict';
 import { databasePathProblem } from '../../../src/core/memory/database-path';
+import { importJsonl } from '../../../src/core/memory/jsonl';
+import { MemoryStore } from '../../../src/core/memory/store';
 import { emptyPlanReason } from '../../../src/core/policy/deletion/empty-reason';
 import { AppHandle, openApp, settingsWith } from '../agent/agent-fixture';
 
@@ -94,5 +96,25 @@ describe('issue 22: a first run that tells the truth (core)', function () {
     assert.match(questionProblem('  ') ?? '', /empty/);
     assert.equal(questionProblem('x'.repeat(MAX_QUESTION_LENGTH)), undefined);
     assert.match(questionProblem('x'.repeat(10_000)) ?? '', /at most 500 characters \(this one has 10000\)/);
+  });
+});
+
+describe('issue 22: import names every bad line in words', () => {
+  it('two bad lines: both listed with their line numbers, no validator jargon, nothing imported', () => {
+    const good = JSON.stringify({ id: 'ok-1', question: 'q', execution: { code: 'x = 1', language: 'python', outcome: 'success' } });
+    const missing = JSON.stringify({ id: 'bad-1', execution: { code: 'x', language: 'python', outcome: 'success' } });
+    const badOutcome = JSON.stringify({ id: 'bad-2', question: 'q2', execution: { code: 'x', language: 'python', outcome: 'great' } });
+    const store = MemoryStore.open(':memory:');
+    assert.throws(
+      () => importJsonl(store, [good, missing, good.replace('ok-1', 'ok-2'), badOutcome, '{oops'].join('\n')),
+      (e: unknown) => {
+        const m = (e as Error).message;
+        assert.match(m, /^Line 2: field 'question': is missing; Line 4: field 'execution\.outcome': must be one of .*"success".*; Line 5: not valid JSON/);
+        assert.match(m, /Nothing was imported; fix the 3 bad lines and import again\.$/);
+        assert.doesNotMatch(m, /Invalid input|expected string|received undefined/);
+        return true;
+      },
+    );
+    assert.deepEqual(store.counts(), { pending: 0, active: 0, deleted: 0 });
   });
 });
