@@ -123,6 +123,8 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const text = `undid the ${undoLabel(entry)}`;
         c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
         vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
+        // A notification on top of the (stale) "approved …" one, which VS Code cannot close.
+        void vscode.window.showInformationMessage(`Agent Memory: ${text}.`);
         if (floorMessage) {
           showFloorMessage(c, floorMessage);
         }
@@ -137,10 +139,22 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
   ];
 }
 
-/** A notification with an Undo action (not awaited: the command finishes at once). */
+/**
+ * A notification with an Undo action (not awaited: the command finishes at once). VS Code cannot
+ * take a notification back: when the change was undone another way (Ctrl+Z) or a newer change
+ * came, its Undo says so instead of undoing something else.
+ */
 export function offerUndo(c: Container, what: string): void {
+  const entry = c.undo.peek;
   vscode.window.showInformationMessage(`Agent Memory: ${what}.`, 'Undo').then(
-    (choice) => (choice === 'Undo' ? vscode.commands.executeCommand('agentMemory.undo') : undefined),
+    (choice) => {
+      if (choice !== 'Undo') return undefined;
+      if (c.undo.peek !== entry) {
+        void vscode.window.showInformationMessage(`Agent Memory: "${what}" was already undone or followed by another change; nothing was undone.`);
+        return undefined;
+      }
+      return vscode.commands.executeCommand('agentMemory.undo');
+    },
     (error: unknown) => c.logger.error(`[records] undo notification failed: ${String(error)}`),
   );
 }
