@@ -7,7 +7,8 @@ import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError, errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import type { RecordStatus } from '../../core/memory/types';
-import type { MemoryNode } from '../tree/tree-items';
+import { outcomeText, truncate } from '../text/result-text';
+import { MAX_ROW_QUESTION, recordVerdict, type MemoryNode } from '../tree/tree-items';
 
 /** Options any command accepts as its last argument (tests pass them to skip prompts). */
 export interface NoPromptOptions {
@@ -79,8 +80,8 @@ export async function pickRecords(app: AgentMemoryApp, status: RecordStatus, tit
     return cancelled();
   }
   const picks = items.map((r) => ({
-    label: r.question,
-    description: `U ${r.stats.meanUtility?.toFixed(2) ?? '–'} · R ${r.stats.retrievalCount} · ${r.execution.outcome}`,
+    label: truncate(r.question, MAX_ROW_QUESTION),
+    description: [`Φ ${r.stats.meanUtility?.toFixed(2) ?? '–'} · ${r.stats.retrievalCount}×`, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '),
     detail: r.execution.code.split('\n')[0],
     id: r.id,
   }));
