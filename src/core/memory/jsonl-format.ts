@@ -129,12 +129,14 @@ function lineProblem(lineNo: number, field: string, message: string): string {
  * messages are kept as written.
  */
 export function readableIssue(issue: z.core.$ZodIssue): string {
-  const i = issue as z.core.$ZodIssue & { expected?: string; input?: unknown; minimum?: number | bigint; maximum?: number | bigint; origin?: string; values?: unknown[]; keys?: string[] };
+  const i = issue as z.core.$ZodIssue & { expected?: string; minimum?: number | bigint; maximum?: number | bigint; origin?: string; values?: unknown[]; keys?: string[] };
   const generic = /^(Invalid input|Too (big|small)|Invalid option|Unrecognized key|Invalid (string|number))/.test(issue.message);
   if (!generic) return issue.message;
+  // The validator reports a missing field as "…, received undefined" (it does not keep the input).
+  if (/received undefined$/.test(issue.message)) return 'is missing';
   switch (issue.code) {
     case 'invalid_type':
-      return i.input === undefined ? 'is missing' : `must be ${TYPE_WORDS[i.expected ?? ''] ?? `a ${i.expected}`}`;
+      return `must be ${TYPE_WORDS[i.expected ?? ''] ?? `a ${i.expected}`}`;
     case 'too_small':
       return i.origin === 'string' && Number(i.minimum) === 1 ? 'must not be empty' : `must have at least ${String(i.minimum)} ${i.origin === 'string' ? 'characters' : 'items'}`;
     case 'too_big':

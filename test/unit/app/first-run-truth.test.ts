@@ -101,9 +101,9 @@ describe('issue 22: a first run that tells the truth (core)', function () {
 
 describe('issue 22: import names every bad line in words', () => {
   it('two bad lines: both listed with their line numbers, no validator jargon, nothing imported', () => {
-    const good = JSON.stringify({ id: 'ok-1', question: 'q', status: 'active', execution: { code: 'x = 1', language: 'python', outcome: 'success' } });
-    const missing = JSON.stringify({ id: 'bad-1', status: 'active', execution: { code: 'x', language: 'python', outcome: 'success' } });
-    const badOutcome = JSON.stringify({ id: 'bad-2', question: 'q2', status: 'active', execution: { code: 'x', language: 'python', outcome: 'great' } });
+    const good = JSON.stringify({ id: 'ok-1', question: 'q', status: 'active', provenance: 'agent', createdTask: 1, createdAt: '2026-11-24T01:02:03.000Z', updatedAt: '2026-11-24T01:02:03.000Z', execution: { code: 'x = 1', language: 'python', outcome: 'success' } });
+    const missing = JSON.stringify({ id: 'bad-1', status: 'active', provenance: 'agent', createdTask: 1, createdAt: '2026-11-24T01:02:03.000Z', updatedAt: '2026-11-24T01:02:03.000Z', execution: { code: 'x', language: 'python', outcome: 'success' } });
+    const badOutcome = JSON.stringify({ id: 'bad-2', question: 'q2', status: 'active', provenance: 'agent', createdTask: 1, createdAt: '2026-11-24T01:02:03.000Z', updatedAt: '2026-11-24T01:02:03.000Z', execution: { code: 'x', language: 'python', outcome: 'great' } });
     const store = MemoryStore.open(':memory:');
     assert.throws(
       () => importJsonl(store, [good, missing, good.replace('ok-1', 'ok-2'), badOutcome, '{oops'].join('\n')),
