@@ -4,12 +4,12 @@
  * commands, status bar and dashboard, and registers every disposable.
  * No static singletons: everything is reachable from the Container instance.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { tagged, type Logger } from '../core/logger';
 import { AppHost, type CreateApp } from './app-host';
 import { showEmbeddingFailure } from './commands/embedding-commands';
+import { DatabasePathGuard } from './database-path-guard';
 import { registerCommands } from './commands/register';
 import { DashboardController } from './dashboard/dashboard-panel';
 import { registerMemoryLmTools } from './lm-tools/lm-tools';
@@ -59,6 +59,7 @@ export class Container implements vscode.Disposable {
    * fires earlier, before the app was updated (reading the API key is asynchronous).
    */
   readonly onDidApplySettings = this.settingsApplied.event;
+  private readonly databasePathGuard: DatabasePathGuard;
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -71,6 +72,7 @@ export class Container implements vscode.Disposable {
     this.apiKey = new ApiKeyStore(context.secrets);
     this.embeddingApiKey = new ApiKeyStore(context.secrets, EMBEDDING_API_KEY);
     this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
+    this.databasePathGuard = new DatabasePathGuard(() => this.configuredDatabasePath(), this.logger, () => this.applySettings(this.settings.value));
 
     this.host = this.register(
       new AppHost({
@@ -79,7 +81,7 @@ export class Container implements vscode.Disposable {
         apiKey: () => this.apiKey.get(),
         embeddingApiKey: () => this.embeddingApiKey.get(),
         onEmbeddingFailure: (error) => showEmbeddingFailure(error),
-        databasePath: () => this.databasePath(),
+        databasePath: () => this.databasePathGuard.openable(),
         demoDataDir: this.demoDataDir,
         storageDir: context.globalStorageUri.fsPath,
         createApp: options.createApp,
@@ -99,22 +101,7 @@ export class Container implements vscode.Disposable {
     this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
     this.register(new IsolationWarning(this.settings));
 
-    let lastDatabasePath = this.databasePath();
-    this.register(
-      this.settings.onDidChange((settings) => {
-        const databasePath = this.databasePath();
-        const pathChanged = databasePath !== lastDatabasePath;
-        this.modelStatus.reset();
-        lastDatabasePath = databasePath;
-        this.host.settingsChanged(settings, pathChanged).then(
-          () => {
-            this.tree.refresh(pathChanged);
-            this.settingsApplied.fire(settings);
-          },
-          (error: unknown) => this.logger.error(`[settings] could not apply: ${String(error)}`),
-        );
-      }),
-    );
+    this.register(this.settings.onDidChange((settings) => this.applySettings(settings)));
     // A new API key needs a new model client: re-create the app (waits if a task is running).
     this.register(
       this.apiKey.onDidChange(() => {
@@ -154,10 +141,32 @@ export class Container implements vscode.Disposable {
   }
 
   /**
-   * The memory database file: the setting (relative to the first workspace folder), else one
-   * database per workspace in the workspace storage (global storage with no folder open).
+   * Applies changed settings to the app; a new database path only after the guard accepted it
+   * (a refused one keeps the memory where it was, with an error naming the cause).
    */
+  private applySettings(settings: Settings): void {
+    const pathChanged = this.databasePathGuard.update();
+    this.modelStatus.reset();
+    this.host.settingsChanged(settings, pathChanged).then(
+      () => {
+        this.tree.refresh(pathChanged);
+        this.settingsApplied.fire(settings);
+      },
+      (error: unknown) => this.logger.error(`[settings] could not apply: ${String(error)}`),
+    );
+  }
+
+  /** The memory database file in use (the last path the guard accepted). */
   databasePath(): string {
+    return this.databasePathGuard.current;
+  }
+
+  /**
+   * The memory database file the settings name: the setting (relative to the first workspace
+   * folder), else one database per workspace in the workspace storage (global storage with no
+   * folder open).
+   */
+  private configuredDatabasePath(): { file: string; configured: boolean } {
     const configured = this.settings.value.databasePath;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const defaultDir = (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
@@ -166,8 +175,7 @@ export class Container implements vscode.Disposable {
         ? configured
         : path.resolve(folder ?? defaultDir, configured)
       : path.join(defaultDir, DEFAULT_DATABASE_FILE);
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    return file;
+    return { file, configured: Boolean(configured) };
   }
 
   /** Registers a disposable for disposal with the container; returns it. */

@@ -13,7 +13,7 @@ import type { AgentMemoryApp, AgentTaskResult } from '../core/app/types';
 import type { AppHost } from './app-host';
 import { debounce } from './debounce';
 import { readableCode } from './text/sql-format';
-import { additionText, modelText, outcomeText, verdictText } from './text/result-text';
+import { additionText, currentVerdictText, loggedOutcomeText, modelText, outcomeText, verdictText } from './text/result-text';
 import { languageInfo } from '../core/similarity/code/languages';
 
 export const SCHEME = 'agent-memory';
@@ -28,8 +28,20 @@ export type ParsedUri =
   | { kind: 'readable'; of: 'task'; taskIndex: number }
   | { kind: 'roles' };
 
-export function recordUri(id: string, language: Lang): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}.${languageInfo(language).extension}` });
+/**
+ * A record's document; with its question the tab is named by the question's first words
+ * (`/record/<id>/how many patients were….py`), not by the UUID.
+ */
+export function recordUri(id: string, language: Lang, question?: string): vscode.Uri {
+  const name = question ? `/${tabName(question)}` : '';
+  return vscode.Uri.from({ scheme: SCHEME, path: `/record/${encodeURIComponent(id)}${name}.${languageInfo(language).extension}` });
+}
+
+/** The first words of a question as a file name: no path separators or control characters, at most 40 characters. */
+export function tabName(question: string): string {
+  const clean = question.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const short = clean.length > 40 ? `${clean.slice(0, 39).trimEnd()}…` : clean;
+  return short || 'record';
 }
 export function taskUri(taskIndex: number, language: Lang): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEME, path: `/task/${taskIndex}.${languageInfo(language).extension}` });
@@ -49,7 +61,8 @@ export function parseUri(uri: vscode.Uri): ParsedUri | undefined {
   const m = /^\/(record|task|result)\/(.+)\.(py|js)$/.exec(uri.path);
   if (uri.path === '/roles.json') return { kind: 'roles' };
   if (!m) return undefined;
-  if (m[1] === 'record') return { kind: 'record', id: decodeURIComponent(m[2]) };
+  // `<id>` or `<id>/<question's first words>` (the tab name).
+  if (m[1] === 'record') return { kind: 'record', id: decodeURIComponent(m[2].split('/')[0]) };
   return { kind: m[1] as 'task' | 'result', taskIndex: Number(m[2]) };
 }
 
@@ -134,17 +147,21 @@ function renderResult(app: AgentMemoryApp, taskIndex: number, result: AgentTaskR
     const task = app.task(taskIndex);
     if (!task) return `# No task ${taskIndex}\n`;
     const lang: Lang = task.language === 'javascript' ? 'javascript' : 'python';
-    const executed = task.outcome === 'success' || task.outcome === 'error' || task.outcome === 'timeout' || task.outcome === 'no-answer' ? outcomeText(task.outcome) : '–';
+    const executed = loggedOutcomeText(task.outcome);
     return header(lang, [`Task ${taskIndex}: ${task.question}`, `Execution: ${executed} · answer: ${JSON.stringify(task.answer)}`]) + (task.code ?? '') + '\n';
   }
   const status = result.addition.recordId ? app.get(result.addition.recordId)?.status ?? 'purged' : null;
+  // Read now, not at run time: an approval or rejection since then shows here (the document refreshes on every change).
+  const row = app.task(result.taskIndex);
+  const verdict = row ? currentVerdictText(row, status === 'purged' ? null : status) : verdictText(result.verdict);
+  const memory = status === 'pending' || !result.addition.added ? additionText(result) : `added to memory, now ${status}`;
   const lines = [
     `Task ${result.taskIndex}: ${result.question}`,
     `Execution: ${outcomeText(result.outcome)} after ${result.attempts} attempt(s) · ${Math.round(result.durationMs)} ms`,
-    `Verdict: ${verdictText(result.verdict)}`,
+    `Verdict: ${verdict}`,
     `Model: ${modelText(result.modelKind, result.model)}`,
     `Answer: ${JSON.stringify(result.answer)}`,
-    `Memory: ${result.addition.added ? `record ${result.addition.recordId} (now ${status})` : 'no record'} — ${additionText(result)}`,
+    `Memory: ${result.addition.added ? `record ${result.addition.recordId} (now ${status})` : 'no record'} — ${memory}`,
     `Similarity: input ${result.inputSimilarity?.toFixed(2) ?? '–'} · output ${result.outputSimilarity?.toFixed(2) ?? '–'}`,
     `Demonstrations used (${result.demonstrations.length}):`,
     ...result.demonstrations.map((d, i) => `  ${i + 1}. [${d.inputSimilarity?.toFixed(2) ?? '–'}] ${d.question} (${d.recordId})`),

@@ -25,6 +25,8 @@ const DATABASE = '.agent-memory/e2e-memory.db';
 const README_SHOTS = path.join(REPO_ROOT, 'media', 'screenshots');
 const MAX_README_SHOT_BYTES = 300 * 1024;
 const STREAM_TASKS = 3;
+/** A demo question with a gold answer that the stream (the first three) does not run. */
+const GOLD_QUESTION = 'What is acq cardiac septl defect short for?';
 
 describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'development extension'})`, function () {
   this.timeout(120_000);
@@ -38,6 +40,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
       ...(VSIX ? { mode: 'vsix' as const, vsix: VSIX } : { mode: 'development' as const }),
       prepareWorkspace: (folder) => {
         fs.mkdirSync(path.join(folder, '.vscode'), { recursive: true });
+        // The database's folder must exist: a path in a missing folder is refused (issue 22), not created silently.
+        fs.mkdirSync(path.join(folder, path.dirname(DATABASE)), { recursive: true });
         // A fresh memory inside the workspace; a one-task period so that after one agent
         // task the combined policy has real candidates (seeds not retrieved by that task).
         const settings = {
@@ -198,6 +202,11 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     assert.ok(m, `the summary counts ran and correct apart: ${summary}`);
     assert.equal(Number(m[1]), STREAM_TASKS);
     assert.equal(Number(m[2]) + Number(m[3]), STREAM_TASKS, `every demo answer is checked against its gold answer: ${summary}`);
+    // Each pending record of the stream shows its gold verdict on its row (not "awaits your approval" only).
+    await wb.setGroupExpanded('Pending', true);
+    const marks = await wb.page.locator('.part.sidebar .monaco-list-row .label-description').allTextContents();
+    const gold = marks.filter((d) => /^(correct|wrong) · Φ/.test(d.trim()));
+    assert.ok(gold.length >= 1, `stream records show their gold verdict on the row: ${marks.join(' | ')}`);
     const tasks = 1 + STREAM_TASKS;
     await counts.filter({ hasText: new RegExp(`· ${tasks} tasks`) }).waitFor({ state: 'visible', timeout: 30_000 });
     // The tree refreshes on a debounce after the last task: read both until they agree (or report the last reading).
@@ -252,17 +261,38 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.page.locator('.part.sidebar .message', { hasText: 'No filter.' }).first().waitFor({ state: 'visible', timeout: 15_000 });
   });
 
-  it('7. opens the walkthrough from the palette', async () => {
+  it('7. Pick a Question… on a question with a gold answer: the toast says correct or wrong (gold answer)', async () => {
+    await wb.clearNotifications();
+    await wb.runCommand('Agent Memory: Pick a Question…');
+    // The picker lists the whole task file: type to search, as a user does, then take the match.
+    const picker = wb.page.locator('.quick-input-widget', { has: wb.page.locator('.quick-input-title', { hasText: /Pick a question/ }) });
+    await picker.waitFor({ state: 'visible', timeout: 30_000 });
+    await picker.locator('input.input').fill(GOLD_QUESTION);
+    await picker.locator('.quick-input-list .monaco-list-row', { hasText: 'gold answer' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.screenshot('e2e-7a-pick-question');
+    await picker.locator('input.input').press('Enter');
+    const note = await wb.waitForNotification(/Keep it in memory\?/, 90_000);
+    assert.match(note, /Task \d+: (ran|error|timed out|no answer) · (correct|wrong) \(gold answer\) · answer .* · (reuse model|LLM)/, note);
+    const shot = await wb.screenshot('e2e-7b-gold-verdict');
+    copyReadmeShot(shot, 'single-run.png');
+    await wb.clearNotifications();
+  });
+
+  it('8. opens the walkthrough from the palette: "already seeded", and Run one question ticked by Pick a Question…', async () => {
     await wb.runCommand('Agent Memory: First Five Minutes (Walkthrough)');
     const page = wb.page.locator('.part.editor .gettingStartedContainer');
     await page.getByText('Agent Memory: the first five minutes').first().waitFor({ state: 'visible', timeout: 30_000 });
-    for (const step of ['Seed the demo memory', 'Run one question', 'Approve or reject the answer', 'Run a task stream', 'Preview a deletion', 'Open the dashboard']) {
+    for (const step of ['The memory is already seeded', 'Run one question', 'Approve or reject the answer', 'Run a task stream', 'Preview a deletion', 'Open the dashboard']) {
       assert.ok(await page.getByText(step, { exact: true }).first().isVisible(), `walkthrough step "${step}"`);
     }
-    await wb.screenshot('e2e-7-walkthrough');
+    assert.equal(await page.getByText('Seed the demo memory', { exact: true }).count(), 0, 'the pre-seeded memory does not ask to seed');
+    const shot = await wb.screenshot('e2e-8-walkthrough');
+    copyReadmeShot(shot, 'walkthrough.png');
+    const runOne = page.locator('.getting-started-step', { hasText: 'Run one question' }).first();
+    assert.match((await runOne.getAttribute('class')) ?? '', /\bcomplete\b/, 'Run one question is ticked after Pick a Question…');
   });
 
-  it('8. Test Connection on a refused port shows the cause, a fix action, a warning in the status bar, and never the key', async () => {
+  it('9. Test Connection on a refused port shows the cause, a fix action, a warning in the status bar, and never the key', async () => {
     const port = await closedPort();
     await wb.runCommand('Agent Memory: Configure Model Endpoint…');
     await wb.answerInputBox(/base URL/, `http://127.0.0.1:${port}/v1`);

@@ -50,6 +50,16 @@ export function humanDecision(row: Pick<TaskRow, 'utility' | 'evaluator'>): 'app
   return row.utility >= 0.5 ? 'approved' : 'rejected';
 }
 
+/**
+ * Whether the task waits for the user: its verdict waits for a human and its record is still
+ * pending. A task whose model call failed (no record) or whose record was merged into one the
+ * user already decided does not wait for anything.
+ */
+export function awaitsApproval(row: VerdictRow & Pick<TaskRow, 'recordId'>, recordStatus: (id: string) => string | undefined): boolean {
+  const v = taskVerdict(row);
+  return v.kind === 'unknown' && v.source === 'human' && row.recordId !== null && recordStatus(row.recordId) === 'pending';
+}
+
 /** How many verdicts of each kind (the stream summary and the dashboard count the same way). */
 export interface VerdictCounts {
   /** Checked against a gold answer. */

@@ -14,6 +14,7 @@ import { DatabaseValueLookup } from '../agent/reuse/value-lookup';
 import type { Role } from '../agent/role-memory';
 import { RoleMemories } from '../agent/role-memories';
 import { JsonFileRoleMemoryStore } from '../agent/role-memory-store';
+import { questionProblem } from '../agent/question';
 import { toolboxDocs } from '../agent/runners';
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
@@ -93,7 +94,8 @@ export class AgentService extends Disposable {
 
   /** One task; the settings, model, runner and memory manager stay fixed until it has finished. */
   runTask(question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean } = {}): Promise<AgentTaskResult> {
-    if (!question.trim()) return Promise.reject(new AgentMemoryError('INVALID_INPUT', 'The question is empty: type a question about the database.'));
+    const problem = questionProblem(question);
+    if (problem) return Promise.reject(new AgentMemoryError('INVALID_INPUT', problem));
     return this.session.runTask((settings) => this.run(settings, question, options));
   }
 

@@ -2,7 +2,7 @@ import type { DashboardData, DashboardSummary } from './types';
 import type { MemoryStore } from '../memory/store';
 import type { TaskLog } from '../memory/task-log';
 import { DEFAULT_MISALIGNED } from '../memory/misaligned';
-import { countVerdicts, humanDecision, taskVerdict, verdictIsCorrect } from '../agent/task-verdict';
+import { awaitsApproval, countVerdicts, humanDecision, taskVerdict, verdictIsCorrect } from '../agent/task-verdict';
 import type { TaskVerdict } from '../agent/task-evaluators';
 
 export const UTILITY_BINS = 5;
@@ -19,11 +19,14 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
   let wrong = 0;
   let ran = 0;
   const verdicts: TaskVerdict[] = [];
+  let awaitingApproval = 0;
+  const recordStatus = (id: string) => store.get(id)?.status;
   const out: DashboardData = { tasks: [], accuracyCurve: [], outcomeCurve: [], memorySizeCurve: [], similarityScatter: [], utilityHistogram: [], misaligned: [], counts: store.counts(), summary: emptySummary(), summaryText: '' };
   for (const t of rows) {
     const memorySize = typeof t.log.memorySize === 'number' ? t.log.memorySize : null;
     const verdict = taskVerdict(t);
     verdicts.push(verdict);
+    if (awaitsApproval(t, recordStatus)) awaitingApproval++;
     const right = verdictIsCorrect(verdict);
     if (t.outcome === 'success') ran++;
     if (right !== null) {
@@ -41,7 +44,7 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
     tasks: rows.length,
     ran,
     ...countVerdicts(verdicts),
-    awaitingApproval: verdicts.filter((v) => v.kind === 'unknown' && v.source === 'human').length,
+    awaitingApproval,
     youApproved: decisions.filter((d) => d === 'approved').length,
     youRejected: decisions.filter((d) => d === 'rejected').length,
   };

@@ -46,6 +46,9 @@ export interface DeletionPlan {
   taskIndex: number;
   /** What the memory floor kept out of the plan (null or absent when it kept nothing). */
   floor?: FloorNote | null;
+  /** The policy's parameters and how many records it would delete (the planner's, for "why nothing"). */
+  params?: Record<string, number | string | boolean>;
+  total?: number;
 }
 
 /** A retrieved demonstration as a task result shows it (`shown`: the prompt included it). */

@@ -73,37 +73,86 @@ export type JsonlRecord = z.infer<typeof JsonlRecordSchema>;
 
 const NEWLINE = 0x0a;
 
+/** How many bad lines an import error lists (the count names the rest). */
+const MAX_LISTED_PROBLEMS = 20;
+
 /**
  * Parses and validates a whole JSONL file (text, or raw bytes that must be
- * valid UTF-8); throws IMPORT naming the first bad line and field.
+ * valid UTF-8); throws IMPORT naming every bad line (line number, field, in words),
+ * so one round of fixes is enough. Nothing is imported while any line is bad.
  */
 export function parseJsonl(input: string | Uint8Array): JsonlRecord[] {
   const out: JsonlRecord[] = [];
+  const problems: string[] = [];
   forEachLine(input, (raw, lineNo) => {
+    if (typeof raw !== 'string') {
+      problems.push(lineProblem(lineNo, raw.field, raw.message));
+      return;
+    }
     const line = raw.trim();
     if (!line) return;
-    if (Buffer.byteLength(line, 'utf8') > JSONL_LIMITS.lineBytes) fail(lineNo, '(line)', `the line is over ${JSONL_LIMITS.lineBytes} bytes`);
+    if (Buffer.byteLength(line, 'utf8') > JSONL_LIMITS.lineBytes) {
+      problems.push(lineProblem(lineNo, '(line)', `the line is over ${JSONL_LIMITS.lineBytes} bytes`));
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new AgentMemoryError('IMPORT', `Line ${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)}). Nothing was imported.`, { line: lineNo });
+      problems.push(`Line ${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+      return;
     }
     const result = JsonlRecordSchema.safeParse(value);
     if (!result.success) {
       const issue = result.error.issues[0];
-      fail(lineNo, issue.path.join('.') || '(record)', issue.message);
+      problems.push(lineProblem(lineNo, issue.path.join('.') || '(record)', readableIssue(issue)));
+      return;
     }
     out.push(result.data);
   });
+  if (problems.length > 0) {
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
+    const more = problems.length > MAX_LISTED_PROBLEMS ? `; and ${problems.length - MAX_LISTED_PROBLEMS} more` : '';
+    const fix = problems.length === 1 ? 'fix the line and import again' : `fix the ${problems.length} bad lines and import again`;
+    throw new AgentMemoryError('IMPORT', `${listed}${more}. Nothing was imported; ${fix}.`, { lines: problems.length });
+  }
   return out;
 }
 
-function fail(lineNo: number, field: string, message: string): never {
-  throw new AgentMemoryError('IMPORT', `Line ${lineNo}: field '${field}': ${message}. Nothing was imported; fix the line and import again.`, { line: lineNo, field });
+function lineProblem(lineNo: number, field: string, message: string): string {
+  return `Line ${lineNo}: field '${field}': ${message}`;
 }
 
-function forEachLine(input: string | Uint8Array, visit: (line: string, lineNo: number) => void): void {
+/**
+ * A validation issue in words a user reads ("is missing", "must be text"), not the
+ * validator's ("Invalid input: expected string, received undefined"); the schema's own
+ * messages are kept as written.
+ */
+export function readableIssue(issue: z.core.$ZodIssue): string {
+  const i = issue as z.core.$ZodIssue & { expected?: string; minimum?: number | bigint; maximum?: number | bigint; origin?: string; values?: unknown[]; keys?: string[] };
+  const generic = /^(Invalid input|Too (big|small)|Invalid option|Unrecognized key|Invalid (string|number))/.test(issue.message);
+  if (!generic) return issue.message;
+  // The validator reports a missing field as "…, received undefined" (it does not keep the input).
+  if (/received undefined$/.test(issue.message)) return 'is missing';
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${TYPE_WORDS[i.expected ?? ''] ?? `a ${i.expected}`}`;
+    case 'too_small':
+      return i.origin === 'string' && Number(i.minimum) === 1 ? 'must not be empty' : `must have at least ${String(i.minimum)} ${i.origin === 'string' ? 'characters' : 'items'}`;
+    case 'too_big':
+      return `must have at most ${String(i.maximum)} ${i.origin === 'string' ? 'characters' : 'items'}`;
+    case 'invalid_value':
+      return `must be one of ${(i.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'unrecognized_keys':
+      return `unknown field(s) ${(i.keys ?? []).map((k) => `'${k}'`).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'a number', boolean: 'true or false', object: 'an object', array: 'a list', int: 'a whole number' };
+
+function forEachLine(input: string | Uint8Array, visit: (line: string | { field: string; message: string }, lineNo: number) => void): void {
   if (typeof input === 'string') {
     input.split(/\r?\n/).forEach((line, i) => visit(line, i + 1));
     return;
@@ -115,13 +164,13 @@ function forEachLine(input: string | Uint8Array, visit: (line: string, lineNo: n
     let end = bytes.indexOf(NEWLINE, start);
     if (end < 0) end = bytes.length;
     const chunk = bytes.subarray(start, end);
-    let text: string;
+    let text: string | undefined;
     try {
       text = strict.decode(chunk);
     } catch {
-      fail(lineNo, invalidUtf8Field(chunk), 'invalid UTF-8 (save the file as UTF-8)');
+      text = undefined;
     }
-    visit(text.replace(/\r$/, ''), lineNo);
+    visit(text === undefined ? { field: invalidUtf8Field(chunk), message: 'invalid UTF-8 (save the file as UTF-8)' } : text.replace(/\r$/, ''), lineNo);
     start = end + 1;
   }
 }

@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { AgentTaskResult, TaskStreamItem } from '../../core/app/types';
+import { MAX_QUESTION_LENGTH, questionProblem } from '../../core/agent/question';
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
-import { additionText, outcomeText, resultSummary, streamSummary, verdictText } from '../text/result-text';
+import { additionText, outcomeText, resultSummary, streamSummary, truncate, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
@@ -15,6 +16,10 @@ const DEFAULT_STREAM_LENGTH = 20;
 
 /** Arguments of `agentMemory.pickQuestion` (tests pass `question` to skip the QuickPick). */
 const PickQuestionArgsSchema = z.object({ file: z.string().min(1).optional(), question: z.string().min(1).optional() });
+
+/** Arguments of `agentMemory.runAgent` besides a plain question string: a question with its gold answer. */
+const RunAgentArgsSchema = z.object({ question: z.string().trim().min(1), answer: z.unknown().optional(), quiet: z.boolean().optional() });
+type RunAgentArgs = z.infer<typeof RunAgentArgsSchema>;
 
 /** Arguments tests (and other extensions) pass to `agentMemory.runTaskStream` to skip the prompts. */
 export interface TaskStreamArgs {
@@ -32,22 +37,27 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.runAgent', async (arg) => {
       requireTrust();
+      const given: RunAgentArgs | undefined =
+        typeof arg === 'string' && arg.trim() ? { question: arg.trim(), quiet: true } : arg && typeof arg === 'object' && !('kind' in arg) ? RunAgentArgsSchema.parse(arg) : undefined;
       const question =
-        typeof arg === 'string' && arg.trim()
-          ? arg.trim()
-          : await vscode.window.showInputBox({
-              title: 'Run the agent',
-              prompt: 'A question about the configured database',
-              placeHolder: 'how many patients were admitted in 2104?',
-              ignoreFocusOut: true,
-              validateInput: (v) => (v.trim() ? undefined : 'Type a question'),
-            });
+        given?.question ??
+        (await vscode.window.showInputBox({
+          title: 'Run the agent',
+          prompt: `A question about the configured database (at most ${MAX_QUESTION_LENGTH} characters)`,
+          placeHolder: 'how many patients were admitted in 2104?',
+          ignoreFocusOut: true,
+          validateInput: (v) => questionProblem(v),
+        }));
       if (!question) return cancelled();
+      const problem = questionProblem(question);
+      if (problem) throw new AgentMemoryError('INVALID_INPUT', problem);
+      // A question of the task file is checked against its gold answer, as in a stream; the user still approves.
+      const gold = given && 'answer' in given && given.answer !== undefined ? { answer: given.answer } : demoGold(c, question.trim());
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: running the agent…', cancellable: true },
-        (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token) })),
+        (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token), ...(gold ? { groundTruth: gold.answer, humanReview: true } : {}) })),
       );
-      await showResult(c, result, typeof arg === 'string');
+      await showResult(c, result, given?.quiet ?? false);
       return result;
     }),
 
@@ -57,15 +67,16 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
       const file = given.file ?? path.join(c.demoDataDir, DEMO_TASK_FILE);
       const items = readTaskFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
       if (given.question !== undefined) {
-        if (!items.some((i) => i.question === given.question)) throw new AgentMemoryError('INVALID_INPUT', `"${given.question}" is not a question of ${path.basename(file)}.`);
-        return vscode.commands.executeCommand('agentMemory.runAgent', given.question);
+        const item = items.find((i) => i.question === given.question);
+        if (!item) throw new AgentMemoryError('INVALID_INPUT', `"${given.question}" is not a question of ${path.basename(file)}.`);
+        return vscode.commands.executeCommand('agentMemory.runAgent', { ...item, quiet: true } satisfies RunAgentArgs);
       }
       const chosen = await vscode.window.showQuickPick(
-        items.map((item) => ({ label: item.question, description: item.answer === undefined ? undefined : `gold answer ${JSON.stringify(item.answer).slice(0, 60)}`, item })),
+        items.map((item) => ({ label: item.question, description: item.answer === undefined ? undefined : `gold answer ${truncate(JSON.stringify(item.answer), 60)}`, item })),
         { title: `Pick a question (${items.length} in ${path.basename(file)}); type to search`, matchOnDescription: true, ignoreFocusOut: true },
       );
       if (!chosen) return cancelled();
-      return vscode.commands.executeCommand('agentMemory.runAgent', chosen.item.question);
+      return vscode.commands.executeCommand('agentMemory.runAgent', { ...chosen.item, quiet: true } satisfies RunAgentArgs);
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
@@ -100,6 +111,17 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
   ];
 }
 
+/** The gold answer of a question typed into Run Agent when the demo task file has it (exact question), else undefined. */
+function demoGold(c: Container, question: string): { answer: unknown } | undefined {
+  try {
+    const item = readTaskFile(path.join(c.demoDataDir, DEMO_TASK_FILE)).find((i) => i.question.trim() === question);
+    return item && item.answer !== undefined ? { answer: item.answer } : undefined;
+  } catch (error) {
+    c.logger.warn(`[agent] the demo task file could not be read for a gold answer: ${String(error)}`);
+    return undefined;
+  }
+}
+
 function abortSignal(token: vscode.CancellationToken): AbortSignal {
   const controller = new AbortController();
   token.onCancellationRequested(() => controller.abort());
@@ -125,16 +147,25 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
   }
   let limit = args.limit;
   if (limit === undefined && !args.file) {
+    const available = readTaskFile(file, { nonEmptyOnly: file === demo }).length;
     const answer = await vscode.window.showInputBox({
-      title: 'How many tasks?',
+      title: `How many tasks? (1–${available})`,
+      prompt: `The first N of the ${available} tasks in ${path.basename(file)}`,
       ignoreFocusOut: true,
-      value: String(DEFAULT_STREAM_LENGTH),
-      validateInput: (v) => (/^[1-9]\d*$/.test(v.trim()) ? undefined : 'A positive whole number'),
+      value: String(Math.min(DEFAULT_STREAM_LENGTH, available)),
+      validateInput: (v) => streamLengthProblem(v, available),
     });
     if (!answer) return cancelled();
     limit = Number(answer);
   }
   return readTaskFile(file, { limit, nonEmptyOnly: file === demo });
+}
+
+/** Why a "How many tasks?" answer is refused (not a whole number from 1 to `available`), or undefined. */
+export function streamLengthProblem(value: string, available: number): string | undefined {
+  const v = value.trim();
+  if (!/^[1-9]\d*$/.test(v) || Number(v) > available) return `A whole number from 1 to ${available} (the file has ${available} tasks)`;
+  return undefined;
 }
 
 /**

@@ -7,7 +7,8 @@ import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError, errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import type { RecordStatus } from '../../core/memory/types';
-import type { MemoryNode } from '../tree/tree-items';
+import { outcomeText, truncate } from '../text/result-text';
+import { MAX_ROW_QUESTION, recordVerdict, type MemoryNode } from '../tree/tree-items';
 
 /** Options any command accepts as its last argument (tests pass them to skip prompts). */
 export interface NoPromptOptions {
@@ -28,7 +29,9 @@ export function registerSafeCommand(logger: Logger, id: string, handler: (...arg
         logger.info(`[${id}] cancelled`);
         return undefined;
       }
-      logger.error(`[${id}] ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      // A typed error already says what went wrong and what to do (a user mistake, a bad file): no stack trace.
+      // Anything else is a bug: its stack goes to the log.
+      logger.error(`[${id}] ${error instanceof AgentMemoryError ? error.message : error instanceof Error ? error.stack ?? error.message : String(error)}`);
       showError(errorMessage(error));
       return undefined;
     }
@@ -77,8 +80,8 @@ export async function pickRecords(app: AgentMemoryApp, status: RecordStatus, tit
     return cancelled();
   }
   const picks = items.map((r) => ({
-    label: r.question,
-    description: `U ${r.stats.meanUtility?.toFixed(2) ?? '–'} · R ${r.stats.retrievalCount} · ${r.execution.outcome}`,
+    label: truncate(r.question, MAX_ROW_QUESTION),
+    description: [`Φ ${r.stats.meanUtility?.toFixed(2) ?? '–'} · ${r.stats.retrievalCount}×`, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '),
     detail: r.execution.code.split('\n')[0],
     id: r.id,
   }));

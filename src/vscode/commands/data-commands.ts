@@ -40,12 +40,13 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
     registerSafeCommand(c.logger, 'agentMemory.seedDemoMemory', async (arg) => {
       const count = typeof arg === 'number' ? z.number().int().min(1).max(10_000).parse(arg) : DEFAULT_SEED_COUNT;
       const n = await withProgress(`seeding ${count} demo records`, () => c.host.withApp((app) => app.seedDemoMemory(count)));
-      void vscode.window.showInformationMessage(`Agent Memory: seeded ${n} demo record(s) from the EHR questions.`);
+      void vscode.window.showInformationMessage(`Agent Memory: ${seedMessage(n, count)}`);
       return n;
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.configureModel', async (arg) => {
       const given = ModelEndpointArgsSchema.parse(arg ?? {});
+      const previous = c.settings.value.model.baseUrl;
       const answers = await askEndpoint({
         title: 'Model endpoint',
         emptyMeans: 'use the offline reuse model',
@@ -60,6 +61,7 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
       await c.settings.update('model.name', model);
       await c.apiKey.set(apiKey);
       c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey ? 'stored' : 'not set'}`);
+      if (!baseUrl && previous) void vscode.window.showInformationMessage(`Agent Memory: model endpoint cleared (was ${previous}): the agent now uses the offline reuse model, which adapts a memory record.`);
       // Test at once, so a wrong URL, key or model shows now and not as a failed task later.
       const connection = baseUrl ? await testAndShow(c) : undefined;
       return { baseUrl, model, apiKeyStored: Boolean(apiKey), connection };
@@ -127,6 +129,14 @@ const FIX_ACTION: Record<ConnectionProblem, { label: string; run: () => Thenable
   server: { label: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model') },
   'bad-response': { label: 'Fix Base URL…', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentMemory.model.baseUrl') },
 };
+
+/** `seeded 100 demo records…`; when fewer than asked, why: the others were seeded before. */
+export function seedMessage(seeded: number, asked: number): string {
+  const already = asked - seeded;
+  if (seeded === 0) return `seeded 0 demo records: all ${asked} are already in memory (seeded before). Nothing to add.`;
+  const rest = already > 0 ? ` (${already} more were already in memory, seeded before)` : '';
+  return `seeded ${seeded} demo record(s) from the EHR questions${rest}.`;
+}
 
 function withProgress<T>(title: string, work: () => Promise<T>): Thenable<T> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Memory: ${title}…` }, work);

@@ -1,5 +1,6 @@
 /** Addition policy choice and deletion with a dry-run preview (QuickPick of candidates, then a modal). */
 import * as vscode from 'vscode';
+import { emptyPlanReason } from '../../core/policy/deletion/empty-reason';
 import { z } from 'zod';
 import type { AdditionPolicyName, DeletionCandidate, DeletionPlan, DeletionPolicyName } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
@@ -103,7 +104,8 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
     const floor = plan.floor ? ` ${plan.floor.sentence}` : '';
     c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${floor}`);
     if (plan.candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${floor}`);
+      const why = emptyPlanReason(plan);
+      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${why ? ` ${why}` : ''}${floor}`);
       return { plan, deleted: 0 };
     }
     let chosen: DeletionCandidate[];

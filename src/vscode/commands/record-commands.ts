@@ -5,7 +5,10 @@ import { AgentMemoryError } from '../../core/errors';
 import { FLOOR_SETTING } from '../../core/policy/deletion/floor';
 import { RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
+import type { TaskRow } from '../../core/memory/task-log';
 import { readableUri, recordUri } from '../documents';
+import { currentVerdictText, loggedOutcomeText, outcomeText, truncate } from '../text/result-text';
+import { MAX_ROW_QUESTION, recordVerdict } from '../tree/tree-items';
 import { undoLabel } from '../undo';
 import { cancelled, confirm, idsFromArgs, NoPromptOptions, optionsFromArgs, pickRecords, registerSafeCommand } from './command-support';
 
@@ -91,7 +94,7 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const [id] = idsFromArgs(arg, items).length ? idsFromArgs(arg, items) : await pickAnyRecord(app);
         const record = app.get(id);
         if (!record) throw new AgentMemoryError('NOT_FOUND', `No memory record with id '${id}'. It may have been purged; refresh the explorer.`);
-        const doc = await vscode.workspace.openTextDocument(recordUri(id, record.execution.language));
+        const doc = await vscode.workspace.openTextDocument(recordUri(id, record.execution.language, record.question));
         const preserveFocus = Boolean(opts && typeof opts === 'object' && (opts as { preserveFocus?: unknown }).preserveFocus === true);
         await vscode.window.showTextDocument(doc, { preview: true, preserveFocus });
         return doc.uri.toString();
@@ -120,6 +123,8 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const text = `undid the ${undoLabel(entry)}`;
         c.logger.info(`[records] ${text}: ${entry.ids.slice(0, 5).join(', ')}`);
         vscode.window.setStatusBarMessage(`Agent Memory: ${text}`, 4000);
+        // A notification on top of the (stale) "approved …" one, which VS Code cannot close.
+        void vscode.window.showInformationMessage(`Agent Memory: ${text}.`);
         if (floorMessage) {
           showFloorMessage(c, floorMessage);
         }
@@ -134,10 +139,22 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
   ];
 }
 
-/** A notification with an Undo action (not awaited: the command finishes at once). */
+/**
+ * A notification with an Undo action (not awaited: the command finishes at once). VS Code cannot
+ * take a notification back: when the change was undone another way (Ctrl+Z) or a newer change
+ * came, its Undo says so instead of undoing something else.
+ */
 export function offerUndo(c: Container, what: string): void {
+  const entry = c.undo.peek;
   vscode.window.showInformationMessage(`Agent Memory: ${what}.`, 'Undo').then(
-    (choice) => (choice === 'Undo' ? vscode.commands.executeCommand('agentMemory.undo') : undefined),
+    (choice) => {
+      if (choice !== 'Undo') return undefined;
+      if (c.undo.peek !== entry) {
+        void vscode.window.showInformationMessage(`Agent Memory: "${what}" was already undone or followed by another change; nothing was undone.`);
+        return undefined;
+      }
+      return vscode.commands.executeCommand('agentMemory.undo');
+    },
     (error: unknown) => c.logger.error(`[records] undo notification failed: ${String(error)}`),
   );
 }
@@ -158,7 +175,7 @@ function followedDemonstration(c: Container, app: AgentMemoryApp, taskIndex: num
 async function pickAnyRecord(app: AgentMemoryApp): Promise<string[]> {
   const { items } = app.list({ sort: 'recency', limit: 500 });
   const chosen = await vscode.window.showQuickPick(
-    items.map((r) => ({ label: r.question, description: `${r.status} · ${r.execution.outcome}`, id: r.id })),
+    items.map((r) => ({ label: truncate(r.question, MAX_ROW_QUESTION), description: [r.status, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '), id: r.id })),
     { title: 'Open which record?', matchOnDescription: true },
   );
   return chosen ? [chosen.id] : cancelled();
@@ -168,8 +185,14 @@ async function pickTask(app: AgentMemoryApp): Promise<number> {
   const tasks = app.tasks().filter((t) => t.code).slice(-500).reverse();
   if (tasks.length === 0) throw new AgentMemoryError('NOT_FOUND', 'No task has run yet. Run "Agent Memory: Run Agent on a Question" first.');
   const chosen = await vscode.window.showQuickPick(
-    tasks.map((t) => ({ label: `Task ${t.taskIndex}`, description: t.outcome ?? '', detail: t.question, taskIndex: t.taskIndex })),
+    tasks.map((t) => ({ label: `Task ${t.taskIndex}`, description: taskPickDescription(app, t), detail: truncate(t.question, MAX_ROW_QUESTION), taskIndex: t.taskIndex })),
     { title: 'Diff which task against its demonstration?', matchOnDetail: true },
   );
   return chosen ? chosen.taskIndex : cancelled();
+}
+
+/** `ran · wrong (gold answer) · approved by you`: what happened and whether it was right (never the raw "success"). */
+function taskPickDescription(app: AgentMemoryApp, t: TaskRow): string {
+  const status = t.recordId ? app.get(t.recordId)?.status : undefined;
+  return `${loggedOutcomeText(t.outcome)} · ${currentVerdictText(t, status)}`;
 }

@@ -2,8 +2,10 @@
  * How a task result reads to a user: the execution outcome ("ran") kept apart from the
  * correctness verdict ("correct"), and which model produced the answer. No vscode import.
  */
-import { countVerdicts } from '../../core/agent/task-verdict';
+import { countVerdicts, humanDecision, taskVerdict } from '../../core/agent/task-verdict';
 import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app/types';
+import type { TaskRow } from '../../core/memory/task-log';
+import type { RecordStatus } from '../../core/memory/types';
 
 type Outcome = AgentTaskResult['outcome'];
 
@@ -12,6 +14,11 @@ const OUTCOME_TEXT: Record<Outcome, string> = { success: 'ran', error: 'error', 
 /** `ran`, `error`, `timed out`, `no answer`: what happened when the program was executed. */
 export function outcomeText(outcome: Outcome): string {
   return OUTCOME_TEXT[outcome];
+}
+
+/** The outcome text of a task-log row's outcome column (a free string there), `–` when none. */
+export function loggedOutcomeText(outcome: string | null): string {
+  return outcome !== null && outcome in OUTCOME_TEXT ? OUTCOME_TEXT[outcome as Outcome] : outcome ?? '–';
 }
 
 /** Whether the answer is right, and who said so. */
@@ -32,6 +39,27 @@ export function verdictText(verdict: TaskVerdict): string {
     case 'unknown':
       return verdict.source === 'human' ? 'not checked yet (awaits your approval)' : 'not checked';
   }
+}
+
+/**
+ * A task's verdict as it stands now, read from its task-log row (the one definition,
+ * core/agent/task-verdict.ts) with the user's decision beside a gold verdict:
+ * `correct (gold answer) · awaits your approval`, `wrong (gold answer) · approved by you`.
+ * `recordStatus` is the status of the task's record now (pending → awaits approval).
+ */
+export function currentVerdictText(row: Pick<TaskRow, 'utility' | 'evaluator' | 'log'>, recordStatus: RecordStatus | null | undefined): string {
+  const verdict = taskVerdict(row);
+  const decision = humanDecision(row);
+  if (recordStatus === 'pending') return verdict.kind === 'unknown' ? verdictText(verdict) : `${verdictText(verdict)} · awaits your approval`;
+  if (verdict.kind === 'unknown') return verdict.source === 'human' ? 'not checked (no gold answer)' : verdictText(verdict);
+  return decision && verdict.source !== 'human' ? `${verdictText(verdict)} · ${decision} by you` : verdictText(verdict);
+}
+
+/** The one-word mark of a gold or judge verdict for a narrow tree row (`correct`, `wrong`), or ''. */
+export function verdictMark(verdict: TaskVerdict): string {
+  if (verdict.source === 'gold') return verdict.kind === 'correct' ? 'correct' : 'wrong';
+  if (verdict.source === 'judge') return verdict.kind === 'judged-correct' ? 'judged correct' : 'judged wrong';
+  return '';
 }
 
 const MODEL_TEXT: Record<ModelKind, string> = { reuse: 'reuse model (offline, adapts a memory record)', llm: 'LLM', simulated: 'simulation' };

@@ -12,7 +12,7 @@ import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';
 import type { Settings } from '../settings-schema';
-import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTooltip } from './tree-items';
+import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTaskVerdict, recordTooltip } from './tree-items';
 
 export type SortKey = 'utility' | 'retrievals' | 'recency';
 
@@ -124,6 +124,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
       const counts = app.counts();
       const empty = counts.pending + counts.active + counts.deleted === 0;
       void vscode.commands.executeCommand('setContext', 'agentMemory.empty', empty);
+      // The walkthrough shows "already seeded" instead of "seed" on a memory with records (the pre-seeded demo).
+      void vscode.commands.executeCommand('setContext', 'agentMemory.hasRecords', !empty);
       this.nonEmpty = !empty;
       this.updateDescription();
       // An empty root lets the welcome view (viewsWelcome) show.
@@ -133,7 +135,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     const limit = (this.pages.get(node.status) ?? 1) * DEFAULT_PAGE_SIZE;
     const result = app.list({ ...this.query(node.status), limit });
     const thresholds = this.settings().misaligned;
-    const children: MemoryNode[] = result.items.map((record): RecordNode => ({ kind: 'record', record, misaligned: isMisaligned(record, thresholds) }));
+    const children: MemoryNode[] = result.items.map((record): RecordNode => {
+      const verdict = recordTaskVerdict(app, record);
+      return { kind: 'record', record, misaligned: isMisaligned(record, thresholds), ...(verdict ? { verdict } : {}) };
+    });
     if (result.total > result.items.length) children.push({ kind: 'loadMore', status: node.status, remaining: result.total - result.items.length });
     if (children.length === 0) children.push(emptyGroupHint(node.status, this.isFiltered));
     return children;

@@ -5,7 +5,12 @@ import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
 import { evidenceText } from '../text/evidence-text';
-import { outcomeText } from '../text/result-text';
+import { currentVerdictText, outcomeText, truncate, verdictMark } from '../text/result-text';
+import { taskVerdict } from '../../core/agent/task-verdict';
+import type { TaskVerdict } from '../../core/agent/task-evaluators';
+
+/** The longest question a list row shows (the rest is cut with an ellipsis; the tooltip has it all). */
+export const MAX_ROW_QUESTION = 120;
 
 export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode;
 
@@ -25,6 +30,8 @@ export interface RecordNode {
   kind: 'record';
   record: MemoryRecord;
   misaligned: boolean;
+  /** The gold answer's (or LLM judge's) verdict on the task that made the record, when one checked it. */
+  verdict?: TaskVerdict;
 }
 
 export interface LoadMoreNode {
@@ -47,13 +54,23 @@ export function recordContextValue(node: RecordNode): string {
 }
 
 /**
- * `Φ0.82 ·6×`: mean utility Φ (– before any evaluation) and retrieval count, short enough
- * for a narrow sidebar (the tooltip spells everything out).
+ * `correct · Φ0.82 ·6× · merged 3`: the gold verdict of the record's task when a gold answer
+ * checked it, mean utility Φ (– before any evaluation: a record's Φ comes from the tasks that
+ * retrieved it) and retrieval count, short enough for a narrow sidebar (the tooltip spells
+ * everything out). Plain words and ASCII: sidebar fonts lack rarer symbols.
  */
-export function recordDescription(record: MemoryRecord): string {
+export function recordDescription(record: MemoryRecord, verdict?: TaskVerdict): string {
   const u = record.stats.meanUtility;
-  const merged = (record.mergedCount ?? 1) > 1 ? `⧉${record.mergedCount} ` : '';
-  return `${merged}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×`;
+  const mark = verdict ? verdictMark(verdict) : '';
+  const merged = (record.mergedCount ?? 1) > 1 ? ` · merged ${record.mergedCount}` : '';
+  return `${mark ? `${mark} · ` : ''}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×${merged}`;
+}
+
+/** The task-log verdict of the task that made a record (undefined for seeds and imports). */
+export function recordTaskVerdict(app: AgentMemoryApp, record: MemoryRecord): TaskVerdict | undefined {
+  const taskIndex = record.metadata?.taskIndex;
+  const row = typeof taskIndex === 'number' && record.provenance !== 'seed' ? app.task(taskIndex) : undefined;
+  return row ? taskVerdict(row) : undefined;
 }
 
 const EMPTY_HINT: Record<RecordStatus, string> = {
@@ -95,9 +112,9 @@ export function groupItem(status: RecordStatus, count: number, matching: number 
 
 export function recordItem(node: RecordNode): vscode.TreeItem {
   const { record } = node;
-  const item = new vscode.TreeItem(record.question.length > 120 ? `${record.question.slice(0, 117)}…` : record.question, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(truncate(record.question, MAX_ROW_QUESTION), vscode.TreeItemCollapsibleState.None);
   item.id = `record:${record.id}`;
-  item.description = `${recordDescription(record)} · ${record.execution.language}`;
+  item.description = `${recordDescription(record, node.verdict)} · ${record.execution.language}`;
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
   // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).
@@ -128,6 +145,7 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   if ((record.mergedCount ?? 1) > 1) md.appendMarkdown(`Added ${record.mergedCount} times with the same question and code: merged into this one record.\n\n`);
   const verdict = recordVerdict(app, record);
   if (verdict) md.appendMarkdown(`Verdict: **${verdict}**\n\n`);
+  if (record.stats.meanUtility === null) md.appendMarkdown('Φ is – until a later task retrieves this record as a demonstration and is checked: Φ scores how much the record helped other tasks, not its own answer.\n\n');
   if (record.status === 'deleted') {
     const why = deletionReason(app, record.id);
     if (why) md.appendMarkdown(`Deleted: ${escape(why)}\n\n`);
@@ -142,26 +160,20 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   const retrievals = app.retrievalsOf(record.id).slice(0, 5);
   if (retrievals.length > 0) {
     md.appendMarkdown('Last retrievals:\n\n| task | rank | in | out | Φ |\n|---|---|---|---|---|\n');
-    for (const r of retrievals) md.appendMarkdown(`| ${r.taskIndex} | ${r.rank} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
+    for (const r of retrievals) md.appendMarkdown(`| task ${r.taskIndex} | ${r.rank} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
   } else {
     md.appendMarkdown('Never retrieved yet.');
   }
   return md;
 }
 
-/** Correctness of the task that produced the record (gold / human / judge), when the task log knows it. */
-function recordVerdict(app: AgentMemoryApp, record: MemoryRecord): string | undefined {
-  if (record.status === 'pending') return 'awaits your approval';
-  const taskIndex = record.metadata?.taskIndex;
-  const evaluator = typeof taskIndex === 'number' ? app.task(taskIndex)?.evaluator : undefined;
-  const utility = typeof taskIndex === 'number' ? app.task(taskIndex)?.utility : undefined;
+/** Correctness of the task that produced the record (gold / human / judge; one definition: core/agent/task-verdict.ts). */
+export function recordVerdict(app: AgentMemoryApp, record: MemoryRecord): string | undefined {
   if (record.provenance === 'seed') return 'gold program (seed record)';
-  if (!evaluator || utility === null || utility === undefined) return undefined;
-  const yes = utility >= 0.5;
-  if (evaluator === 'strict:ground-truth') return yes ? 'correct (gold answer)' : 'wrong (gold answer)';
-  if (evaluator === 'strict:human') return yes ? 'approved by you' : 'rejected by you';
-  if (evaluator === 'coarse:judge') return yes ? 'judged correct (LLM judge)' : 'judged wrong (LLM judge)';
-  return `${evaluator}: Φ ${utility.toFixed(2)}`;
+  const taskIndex = record.metadata?.taskIndex;
+  const row = typeof taskIndex === 'number' ? app.task(taskIndex) : undefined;
+  if (!row) return record.status === 'pending' ? 'awaits your approval' : undefined;
+  return currentVerdictText(row, record.status);
 }
 
 /** The last delete audit entry, in sentences. */

@@ -57,6 +57,8 @@ function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} *
       legend: { labels: { color: t.fg } },
       tooltip: {
         callbacks: {
+          // The x value of a task chart is a task number: "task 3", not "3".
+          title: (/** @type {any[]} */ items) => (items.length === 0 ? '' : o.xCategory || xTitle !== 'task' ? String(items[0].label) : `task ${items[0].parsed.x}`),
           label: (/** @type {any} */ ctx) => {
             const y = ctx.parsed.y;
             const value = o.percent ? `${round(y * 100, 1)} %` : round(y);
@@ -78,6 +80,11 @@ function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} *
       },
     },
   };
+}
+
+/** Both similarity axes from 0 to 1, with room around the plot so a point at 1.0 is drawn whole. */
+function scatterOptions(/** @type {any} */ base) {
+  return { ...base, layout: { padding: { top: 8, right: 12 } }, scales: { ...base.scales, x: { ...base.scales.x, min: 0, max: 1 }, y: { ...base.scales.y, min: 0, max: 1 } } };
 }
 
 function draw(/** @type {DashboardData} */ data) {
@@ -123,9 +130,10 @@ function draw(/** @type {DashboardData} */ data) {
   charts.push(
     new Chart(ctx('scatter'), {
       type: 'scatter',
-      data: { datasets: [{ label: 'task', data: data.similarityScatter.map((p) => ({ x: p.input, y: p.output, task: p.taskIndex })), backgroundColor: t.purple, pointRadius: 3 }] },
+      // clip: false and the padding keep points at 1.0 whole; short axis titles fit the chart's height.
+      data: { datasets: [{ label: 'task', data: data.similarityScatter.map((p) => ({ x: p.input, y: p.output, task: p.taskIndex })), backgroundColor: t.purple, pointRadius: 3, clip: false }] },
       options: /** @type {any} */ ({
-        ...options(t, 'input similarity (question ↔ best demonstration)', 'output similarity (code ↔ demonstration code)', { yMax: 1, xFraction: true }),
+        ...scatterOptions(options(t, 'input similarity (question)', 'output similarity (code)', { yMax: 1, xFraction: true })),
         plugins: {
           legend: { display: false },
           tooltip: { callbacks: { label: (/** @type {any} */ c) => `task ${c.raw.task}: input ${round(c.parsed.x)}, output ${round(c.parsed.y)}` } },

@@ -1,0 +1,126 @@
+/**
+ * Issue 22 in a real extension host: the gold answer is checked and shown on every path
+ * (single run from Pick a Question… and from a typed question of the task file, stream rows
+ * and tooltips, pickers, the result document after approval, the dashboard's "awaits your
+ * approval"), a bad agentMemory.databasePath is refused while the records stay, over-long
+ * questions are refused, record tabs are named by the question.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
+import type { AgentMemoryExtensionApi } from '../../src/extension';
+import type { MemoryNode, RecordNode } from '../../src/vscode/tree/tree-items';
+import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';
+
+interface DemoTask {
+  question: string;
+  answer: unknown;
+}
+
+describe('issue 22: a first run that tells the truth', function () {
+  this.timeout(240_000);
+  let api: AgentMemoryExtensionApi;
+  let app: AgentMemoryApp;
+  let databasePath: string;
+  let demo: DemoTask[];
+  const records = (nodes: MemoryNode[]) => nodes.filter((n): n is RecordNode => n.kind === 'record');
+  const group = async (status: 'pending' | 'active' | 'deleted') => records(await api.container.tree.getChildren({ kind: 'group', status }));
+  const demoFile = () => path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
+  const docText = async (uri: vscode.Uri) => (await vscode.workspace.openTextDocument(uri)).getText();
+
+  before(async () => {
+    ({ api, app, databasePath } = await freshMemory('first-run'));
+    await setSetting(api, 'addition.policy', 'strict');
+    await run<number>('agentMemory.seedDemoMemory', 20);
+    demo = fs
+      .readFileSync(demoFile(), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"nonempty"'))
+      .map((l) => JSON.parse(l) as DemoTask);
+  });
+  after(closeAllEditors);
+
+  it('Pick a Question… checks the gold answer of a single run: correct or wrong (gold answer), awaiting approval', async () => {
+    const r = await run<AgentTaskResult>('agentMemory.pickQuestion', { question: demo[30].question });
+    assert.equal(r.verdict.source, 'gold', JSON.stringify(r.verdict));
+    assert.ok(['correct', 'wrong'].includes(r.verdict.kind));
+    assert.equal(r.addition.status, 'pending', r.addition.reason);
+    const doc = await docText(vscode.Uri.from({ scheme: 'agent-memory', path: `/result/${r.taskIndex}.py` }));
+    assert.match(doc, new RegExp(`Verdict: ${r.verdict.kind} \\(gold answer\\) · awaits your approval`), doc);
+  });
+
+  it('Run Agent on a typed question of the task file checks it too; a question outside it stays "awaits your approval"', async () => {
+    const r = await run<AgentTaskResult>('agentMemory.runAgent', demo[31].question);
+    assert.equal(r.verdict.source, 'gold', JSON.stringify(r.verdict));
+    const other = await run<AgentTaskResult>('agentMemory.runAgent', 'How many patients were admitted in 2104?');
+    assert.deepEqual(other.verdict, { kind: 'unknown', source: 'human' });
+  });
+
+  it('the result document header follows the approval (no stale "not checked yet" next to "now active")', async () => {
+    const r = await run<AgentTaskResult>('agentMemory.pickQuestion', { question: demo[32].question });
+    const uri = vscode.Uri.from({ scheme: 'agent-memory', path: `/result/${r.taskIndex}.py` });
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await run('agentMemory.approve', [r.addition.recordId]);
+    await waitFor(async () => /now active/.test(await docText(uri)), 'the result document to refresh');
+    const text = await docText(uri);
+    assert.match(text, new RegExp(`Verdict: ${r.verdict.kind} \\(gold answer\\) · approved by you`), text);
+    assert.doesNotMatch(text, /not checked|awaits your approval|approve or reject it/, text);
+  });
+
+  it('a stream under "I approve": every row and tooltip shows its gold verdict; Φ – is explained', async () => {
+    const results = await run<AgentTaskResult[]>('agentMemory.runTaskStream', { items: demo.slice(40, 43), approveBy: 'human' });
+    const pending = await group('pending');
+    for (const r of results.filter((x) => x.addition.status === 'pending')) {
+      const node = pending.find((n) => n.record.id === r.addition.recordId);
+      assert.ok(node, `task ${r.taskIndex}'s record is listed under Pending`);
+      const item = api.container.tree.getTreeItem(node);
+      assert.match(String(item.description), new RegExp(`^${r.verdict.kind} · Φ`), String(item.description));
+      const tooltip = (api.container.tree.resolveTreeItem(item, node).tooltip as vscode.MarkdownString).value;
+      assert.match(tooltip, new RegExp(`Verdict: \\*\\*${r.verdict.kind} \\(gold answer\\) · awaits your approval\\*\\*`), tooltip);
+      assert.match(tooltip, /Φ is – until a later task retrieves this record/);
+    }
+  });
+
+  it('the dashboard: only tasks whose record is still pending await approval', async () => {
+    const pendingTasks = new Set(app.list({ status: 'pending', limit: 500 }).items.map((r) => r.id));
+    const d = app.dashboard();
+    const waiting = app.tasks().filter((t) => t.recordId && pendingTasks.has(t.recordId) && t.utility === null && typeof t.log.correct !== 'number').length;
+    assert.equal(d.summary.awaitingApproval, waiting);
+    await run('agentMemory.approve', [...pendingTasks]);
+    assert.equal(app.dashboard().summary.awaitingApproval, 0);
+    assert.doesNotMatch(app.dashboard().summaryText, /await your approval/);
+  });
+
+  it('a 10,000-character question is refused; nothing runs', async () => {
+    const before = app.tasks().length;
+    assert.equal(await vscode.commands.executeCommand('agentMemory.runAgent', 'how many '.repeat(1200)), undefined);
+    assert.equal(app.tasks().length, before);
+  });
+
+  it('a record opens in a tab named by its question, not its id', async () => {
+    const [node] = await group('active');
+    const uri = vscode.Uri.parse(await run<string>('agentMemory.openRecord', node.record.id));
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.ok(!tab?.label.includes(node.record.id), `tab label ${tab?.label}`);
+    assert.ok(tab?.label.startsWith(node.record.question.slice(0, 10)), `tab label ${tab?.label} starts with the question`);
+    assert.match(await docText(uri), new RegExp(`Record ${node.record.id}`));
+  });
+
+  it('a bad databasePath (under a file, in a missing folder) is refused: the memory and its records stay where they were', async () => {
+    const counts = app.counts();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-badpath-'));
+    const file = path.join(dir, 'plain-file.txt');
+    fs.writeFileSync(file, 'not a folder');
+    for (const bad of [path.join(file, 'memory.sqlite'), path.join(dir, 'no-such-folder', 'memory.sqlite')]) {
+      await setSetting(api, 'databasePath', bad);
+      assert.equal(api.container.databasePath(), databasePath, `still on the old database after ${bad}`);
+      assert.deepEqual(app.counts(), counts, 'the records are where they were');
+      assert.equal(fs.existsSync(path.join(dir, 'no-such-folder')), false, 'no folder or empty database appeared');
+    }
+    await setSetting(api, 'databasePath', databasePath);
+    assert.deepEqual(app.counts(), counts);
+  });
+});
