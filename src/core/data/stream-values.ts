@@ -32,11 +32,13 @@ function integerText(v: unknown): string | null {
   return Number.isInteger(n) ? String(n) : null;
 }
 
-/** A word-bounded, case-insensitive pattern for `text` (bounded only where text starts/ends with a word character). */
+/**
+ * A word-bounded, case-insensitive pattern for `text`: no word character just
+ * before or after it, whatever its own first and last characters (the value
+ * `.9% normal saline` is not inside the question's `0.9% normal saline`).
+ */
 export function wordPattern(text: string): RegExp {
-  const start = /^\w/.test(text) ? '(?<![\\w])' : '';
-  const end = /\w$/.test(text) ? '(?![\\w])' : '';
-  return new RegExp(`${start}${escapeRegExp(text)}${end}`, 'gi');
+  return new RegExp(`(?<!\\w)${escapeRegExp(text)}(?!\\w)`, 'gi');
 }
 
 /** True when `text` appears word for word (case-sensitive, word-bounded) in `question`. */

@@ -99,6 +99,7 @@ describe('paper-length EHR stream generator (issue 19)', function () {
     const out = fillValues(q, sql, slots, ['340', 'heparin', 'insulin']);
     assert.equal(out.question, 'was patient 340 given heparin and insulin?');
     assert.equal(out.sql, "select 1 from p where p.subject_id = 340 and p.drug = 'heparin' or p.drug = 'insulin'");
+    assert.deepEqual(valueSlots('a 0.9% normal saline intake?', "x.label = '.9% normal saline'", { intake_name: '.9% normal saline' }), [], 'a value glued to a digit is not word for word');
     const same = valueSlots('what is adv eff x?', "select 1 where a.t = 'adv eff x' union select 1 where b.t = 'adv eff x'", { abbreviation: 'adv eff x', diagnosis_name: 'adv eff x' });
     assert.deepEqual(same.map((s) => [s.key, s.columns]), [['abbreviation', ['a.t', 'b.t']]], 'one value filled into several slots is one slot');
   });
