@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:calibrate [-- --seeds 2 --seed-base 1 --jobs 2 --mu 0.1,0.3 --s0 0.55,0.65,0.75 --tau 0.05] [--dry-run]`
+ * `npm run bench:calibrate [-- --stream paper|human --seeds 2 --seed-base 1 --jobs 2 --mu 0.1,0.3 --s0 0.55,0.65,0.75 --tau 0.05] [--dry-run]`
  *
  * SIMULATION calibration: fits the simulated agent's free parameters (at most
  * 3: μ = competenceMean, s0 = followMidpoint, optionally τ = followTemperature)
  * to TWO paper numbers only — Table 1 fixed (16.89 %) and strict (38.86 %) —
  * by a grid search minimising the squared error of the mean accuracy over
- * seeds. Nothing is fitted to the deletion results; the grid's other cells are
+ * seeds, on the paper-length stream by default (issue 19: the paper's numbers
+ * are for its 2,392-task stream). Nothing is fitted to the deletion results; the grid's other cells are
  * predictions. Writes the best point, the command and the date into
  * src/core/bench/sim/parameters.ts (unless --dry-run) and prints every point.
  */
@@ -14,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { CALIBRATION_TARGETS, PAPER_EHR, paperCells } from '../core/bench/paper-cells';
+import { BENCH_STREAMS, PAPER_EHR_PERIOD, STREAM_TASK_FILES } from '../core/bench/config';
 import { SIMULATION_PARAMETERS, SimulationParameters } from '../core/bench/sim/parameters';
 import { meanCi } from '../core/bench/stats';
 import { AgentMemoryError } from '../core/errors';
@@ -22,7 +24,7 @@ import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PARAMS_FILE = path.join(ROOT, 'src', 'core', 'bench', 'sim', 'parameters.ts');
-const USAGE = 'usage: npm run bench:calibrate -- [--seeds N] [--seed-base B] [--jobs J] [--mu a,b] [--s0 a,b] [--tau a,b] [--limit N] [--dry-run]';
+const USAGE = 'usage: npm run bench:calibrate -- [--stream paper|human] [--seeds N] [--seed-base B] [--jobs J] [--mu a,b] [--s0 a,b] [--tau a,b] [--limit N] [--dry-run]';
 
 const list = z.string().transform((s, ctx) => {
   const xs = s.split(',').map(Number);
@@ -30,6 +32,7 @@ const list = z.string().transform((s, ctx) => {
   return xs;
 });
 const OptionsSchema = z.object({
+  stream: z.enum(BENCH_STREAMS).default('paper'),
   seeds: z.coerce.number().int().min(1).max(50).default(2),
   'seed-base': z.coerce.number().int().min(0).default(1),
   jobs: z.coerce.number().int().min(1).max(16).default(2),
@@ -61,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--dry-run') raw['dry-run'] = true;
-    else if (/^--(seeds|seed-base|jobs|mu|s0|tau|limit)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
+    else if (/^--(stream|seeds|seed-base|jobs|mu|s0|tau|limit)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
     else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
   }
   const parsed = OptionsSchema.safeParse(raw);
@@ -73,8 +76,8 @@ async function main(argv: string[]): Promise<number> {
   const started = performance.now();
   const results = await runGridPool(
     {
-      jobs: points.flatMap((p) => seeds.map((seed) => ({ agent: 'simulated' as const, seed, cells, language: 'python' as const, limit: o.limit, params: { ...SIMULATION_PARAMETERS, ...p }, tag: JSON.stringify(p) }))),
-      tasks: path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'),
+      jobs: points.flatMap((p) => seeds.map((seed) => ({ agent: 'simulated' as const, seed, cells, language: 'python' as const, limit: o.limit, params: { ...SIMULATION_PARAMETERS, ...p }, tag: JSON.stringify(p), ...(o.stream === 'paper' ? { period: PAPER_EHR_PERIOD } : {}) }))),
+      tasks: path.join(ROOT, 'data', 'ehr', STREAM_TASK_FILES[o.stream]),
       db: path.join(ROOT, 'data', 'ehr', 'mimic3-demo.sqlite'),
       cacheRoot: path.join(ROOT, 'out', 'run-cache'),
     },
@@ -90,12 +93,12 @@ async function main(argv: string[]): Promise<number> {
   });
   fits.sort((a, b) => a.error - b.error);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`SIMULATION calibration on two paper numbers (fixed ${PAPER_EHR[fixedKey].accuracy} %, strict ${PAPER_EHR[strictKey].accuracy} %); ${o.seeds} seed(s) from ${o['seed-base']}; ${seconds.toFixed(0)} s\n`);
+  process.stdout.write(`SIMULATION calibration on two paper numbers (fixed ${PAPER_EHR[fixedKey].accuracy} %, strict ${PAPER_EHR[strictKey].accuracy} %); stream ${o.stream}; ${o.seeds} seed(s) from ${o['seed-base']}; ${seconds.toFixed(0)} s\n`);
   process.stdout.write('  μ      s0     τ      fixed %  strict %  squared error\n');
   for (const f of fits) process.stdout.write(`  ${f.params.competenceMean.toFixed(3)}  ${f.params.followMidpoint.toFixed(3)}  ${f.params.followTemperature.toFixed(3)}  ${f.fixed.toFixed(2).padStart(7)}  ${f.strict.toFixed(2).padStart(8)}  ${f.error.toFixed(2)}\n`);
   const best = fits[0];
   if (!o['dry-run']) {
-    const provenance = `npm run bench:calibrate -- ${argv.join(' ')} on ${new Date().toISOString().slice(0, 10)}: fixed ${best.fixed.toFixed(2)} % (paper 16.89), strict ${best.strict.toFixed(2)} % (paper 38.86), ${o.seeds} seed(s) from ${o['seed-base']}`;
+    const provenance = `npm run bench:calibrate -- ${argv.join(' ')} on ${new Date().toISOString().slice(0, 10)}: fixed ${best.fixed.toFixed(2)} % (paper 16.89), strict ${best.strict.toFixed(2)} % (paper 38.86), ${o.seeds} seed(s) from ${o['seed-base']}, stream ${o.stream}`;
     fs.writeFileSync(PARAMS_FILE, writeCalibrated(fs.readFileSync(PARAMS_FILE, 'utf8'), best.params, provenance));
     process.stdout.write(`Saved μ = ${best.params.competenceMean}, s0 = ${best.params.followMidpoint}, τ = ${best.params.followTemperature} into ${path.relative(ROOT, PARAMS_FILE)}.\n`);
   }

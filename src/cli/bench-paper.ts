@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:paper -- --agent reuse|simulated|llm --seeds N --seed-base B [--jobs J] [--json]`
+ * `npm run bench:paper -- --agent reuse|simulated|llm --stream human|paper --seeds N --seed-base B [--jobs J] [--json]`
  *
  * The paper's grid over many seeds: 4 additions × 4 deletions, the `followed`
  * attribution on history / combined, the error-free replay, distribution
- * shift and capacity-100 cells. Per seed: stream = the 216 EHRSQL test tasks
- * with a non-empty answer, shuffled by the seed; initial memory = 100 gold
- * programs drawn by the seed from the valid lines of the stream's templates.
+ * shift and capacity-100 cells. Per seed: stream = the stream's test tasks
+ * with a non-empty answer (`human`: the 216 EHRSQL questions; `paper`: the
+ * generated paper-length stream, period 200 unscaled), shuffled by the seed;
+ * initial memory = 100 gold programs drawn by the seed from the valid lines
+ * of the stream's templates.
  * Seeds run in J worker processes (default 2). Writes out/bench-paper/grid.json
  * and report.html; the last stdout line is the grid JSON. The simulated agent
  * is a SIMULATION (see src/core/bench/sim/parameters.ts), labelled as such.
@@ -14,26 +16,30 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { aggregateGrid, cellCurves, GridJson, paperComparison } from '../core/bench/paper-aggregate';
+import { aggregateGrid, cellCurves, formatComparison, GridJson, paperComparison } from '../core/bench/paper-aggregate';
 import { CALIBRATION_TARGETS, paperCells, PaperCell } from '../core/bench/paper-cells';
 import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
-import { AGENTS } from '../core/bench/paper-seed';
+import { AGENTS, CellProfile } from '../core/bench/paper-seed';
+import { BENCH_STREAMS, PAPER_EHR_PERIOD, STREAM_TASK_FILES, streamPeriod } from '../core/bench/config';
 import { SIMULATION_LABEL } from '../core/bench/sim/parameters';
 import { AgentMemoryError } from '../core/errors';
 import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr,…] [--base-url URL --model M] [--out DIR]';
+const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr,…] [--base-url URL --model M] [--out DIR]';
 
 const OptionsSchema = z
   .object({
     agent: z.enum(AGENTS).default('reuse'),
+    stream: z.enum(BENCH_STREAMS).default('human'),
     seeds: z.coerce.number().int().min(1).max(200).default(10),
     'seed-base': z.coerce.number().int().min(0).default(1),
     jobs: z.coerce.number().int().min(1).max(16).default(2),
     json: z.boolean().default(false),
+    /** `off` runs every program in the sandbox (the baseline of the speed figures). */
+    'sql-shortcut': z.enum(['on', 'off']).default('on'),
     language: z.enum(['python', 'javascript']).default('python'),
     limit: z.coerce.number().int().positive().optional(),
     period: z.coerce.number().int().positive().optional(),
@@ -41,26 +47,32 @@ const OptionsSchema = z
     'base-url': z.string().url().optional(),
     model: z.string().min(1).optional(),
     out: z.string().min(1).default(path.join(ROOT, 'out', 'bench-paper')),
-    tasks: z.string().min(1).default(path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl')),
+    /** Defaults to the stream's task file (STREAM_TASK_FILES). */
+    tasks: z.string().min(1).optional(),
     db: z.string().min(1).default(path.join(ROOT, 'data', 'ehr', 'mimic3-demo.sqlite')),
     cache: z.string().min(1).default(path.join(ROOT, 'out', 'run-cache')),
   })
   .superRefine((o, ctx) => {
     if (o.agent === 'llm' && (!o['base-url'] || !o.model)) ctx.addIssue({ code: 'custom', path: ['base-url'], message: '--agent llm needs --base-url (an OpenAI-compatible endpoint) and --model; the API key comes from AGENT_MEMORY_API_KEY' });
   });
-export type PaperOptions = z.infer<typeof OptionsSchema>;
+export type PaperOptions = z.infer<typeof OptionsSchema> & { tasks: string };
 
 export function parsePaperOptions(argv: string[]): PaperOptions {
   const raw: Record<string, string | boolean> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') raw.json = true;
-    else if (/^--(agent|seeds|seed-base|jobs|language|limit|period|cells|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
+    else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
     else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
   }
   const parsed = OptionsSchema.safeParse(raw);
   if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Invalid options (${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}). ${USAGE}`);
-  return parsed.data;
+  return { ...parsed.data, tasks: parsed.data.tasks ?? path.join(ROOT, 'data', 'ehr', STREAM_TASK_FILES[parsed.data.stream]) };
+}
+
+/** The periodic window passed to the runs: --period, else the paper's 200 on the paper stream (the human stream scales it per run). */
+export function gridPeriod(o: Pick<PaperOptions, 'period' | 'stream'>): number | undefined {
+  return o.period ?? (o.stream === 'paper' ? PAPER_EHR_PERIOD : undefined);
 }
 
 /** The cells to run: all, or the `--cells` subset (keys addition/deletion/variant/attribution). */
@@ -81,10 +93,11 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   let done = 0;
   const results = await runGridPool(
     {
-      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: o.period, limit: o.limit })),
+      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit })),
       tasks: o.tasks,
       db: o.db,
       cacheRoot: o.cache,
+      sqlShortcut: o['sql-shortcut'] === 'on',
       ...(o.agent === 'llm' ? { endpoint: { baseURL: o['base-url']!, model: o.model! } } : {}),
     },
     o.jobs,
@@ -92,28 +105,40 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   );
   const seconds = (performance.now() - started) / 1000;
   const label = o.agent === 'simulated' ? SIMULATION_LABEL : undefined;
-  const json = aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label);
+  const json: GridJson = { ...aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label), stream: o.stream, period: gridPeriod(o) ?? streamPeriod(o.stream, results[0]?.result.tasks ?? 0) };
   const hits = results.reduce((s, r) => s + r.result.cacheHits, 0);
   const misses = results.reduce((s, r) => s + r.result.cacheMisses, 0);
   const footer = [
     `${o.seeds} seeds from ${o['seed-base']}; ${cells.length} cells; ${json.tasks} tasks per stream; ${o.jobs} worker process(es); wall time ${seconds.toFixed(1)} s; program executions ${misses} run, ${hits} from the run cache.`,
-    `Stream: EHRSQL test tasks with a non-empty answer, shuffled by seed; initial memory: 100 gold programs drawn by seed from the valid lines of the stream's templates.`,
+    `Stream ${o.stream} (${path.basename(o.tasks)}), periodic window ${json.period}: test tasks with a non-empty answer, shuffled by seed; initial memory: 100 gold programs drawn by seed from the valid lines of the stream's templates.`,
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,
   ];
+  footer.push(formatProfile(results.map((r) => r.result.profile), seconds, o.jobs));
   const checks = paperChecks(json);
+  const comparison = paperComparison(json, o.agent === 'simulated' ? CALIBRATION_TARGETS : []);
   fs.mkdirSync(o.out, { recursive: true });
   fs.writeFileSync(path.join(o.out, 'grid.json'), JSON.stringify({ ...json, checks }, null, 2) + '\n');
   const title = `Agent Memory — the paper grid on the EHR stream (${o.agent === 'simulated' ? 'SIMULATION: simulated agent' : o.agent === 'reuse' ? 'reuse model, the floor' : `LLM ${o.model}`})`;
-  fs.writeFileSync(path.join(o.out, 'report.html'), renderPaperReport({ title, json, curves: cellCurves(cells, results.map((r) => r.result)), comparison: paperComparison(json, o.agent === 'simulated' ? CALIBRATION_TARGETS : []), checks, footer }));
+  fs.writeFileSync(path.join(o.out, 'report.html'), renderPaperReport({ title, json, curves: cellCurves(cells, results.map((r) => r.result)), comparison, checks, footer }));
   log(footer.join('\n'));
+  if (comparison.length > 0) log(`Predicted vs paper (EHRAgent, Tables 1–2; ${o.agent === 'simulated' ? 'SIMULATION' : o.agent}, stream ${o.stream}):\n${formatComparison(comparison)}`);
   log(`What the grid must show (issue 9), as measured — differences paired by seed, 95 % CI:\n${formatChecks(checks)}`);
   return { json, seconds };
 }
 
+/** The profile split summed over every cell and seed (CPU-side ms inside the workers), with the wall time. */
+export function formatProfile(profiles: readonly CellProfile[], seconds: number, jobs: number): string {
+  const keys = ['sandboxRunMs', 'retrieveMs', 'generateMs', 'bookkeepingMs', 'otherMs'] as const;
+  const names: Record<(typeof keys)[number], string> = { sandboxRunMs: 'sandbox runs', retrieveMs: 'retrieval', generateMs: 'generation (agent)', bookkeepingMs: 'policy bookkeeping + evaluation', otherMs: 'other (setup, pipeline)' };
+  const totals = keys.map((k) => profiles.reduce((s, p) => s + p[k], 0));
+  const all = totals.reduce((s, t) => s + t, 0) || 1;
+  return `Profile (summed over ${jobs} worker(s); wall ${seconds.toFixed(0)} s): ${keys.map((k, i) => `${names[k]} ${(totals[i] / 1000).toFixed(1)} s (${((100 * totals[i]) / all).toFixed(0)} %)`).join(', ')}.`;
+}
+
 /** The grid as a plain-text table. */
 export function formatGrid(json: GridJson): string {
-  const lines = [`agent ${json.agent}${json.label ? ` — ${json.label}` : ''}; ${json.seeds} seeds from ${json.seed_base}; ${json.tasks} tasks`, 'addition  deletion  variant     attribution  acc %   95 % CI           memory  min'];
+  const lines = [`agent ${json.agent}${json.label ? ` — ${json.label}` : ''}; stream ${json.stream ?? 'human'}; ${json.seeds} seeds from ${json.seed_base}; ${json.tasks} tasks; period ${json.period ?? 'scaled'}`, 'addition  deletion  variant     attribution  acc %   95 % CI           memory  min'];
   for (const c of json.cells) {
     lines.push(`${c.addition.padEnd(9)} ${c.deletion.padEnd(9)} ${c.variant.padEnd(11)} ${c.attribution.padEnd(12)} ${c.accuracy_mean.toFixed(2).padStart(6)}  [${c.accuracy_ci95[0].toFixed(2)}, ${c.accuracy_ci95[1].toFixed(2)}]`.padEnd(70) + `${String(c.memory_mean).padStart(7)}  ${c.memory_min}`);
   }

@@ -3,7 +3,10 @@
  * one sandboxed runner and one persistent run cache, and sends each cell's
  * per-seed summary to the parent over IPC.
  */
+import * as path from 'node:path';
 import { z } from 'zod';
+import { SqlService } from '../core/agent/runners/sql-service';
+import { withSqlShortcut } from '../core/bench/sql-shortcut';
 import { cacheDirFor, PersistentRunCache } from '../core/bench/run-cache';
 import { createBenchSession } from '../core/bench/session';
 import { PaperCellSchema } from '../core/bench/paper-cells';
@@ -31,6 +34,8 @@ export const WorkerInputSchema = z.object({
   db: z.string(),
   cacheRoot: z.string(),
   endpoint: z.object({ baseURL: z.string(), model: z.string() }).optional(),
+  /** Answer SQL-only programs through the SQL service instead of a sandbox spawn (src/core/bench/sql-shortcut.ts). */
+  sqlShortcut: z.boolean().default(true),
 });
 export type WorkerInput = z.input<typeof WorkerInputSchema>;
 
@@ -39,7 +44,9 @@ async function main(): Promise<void> {
   const tasks = readTaskFile(input.tasks);
   const language = input.jobs[0]?.language ?? 'python';
   const session = createBenchSession({ databasePath: input.db, language, logger: nullLogger, ...(input.endpoint ? { endpoint: { ...input.endpoint, apiKey: process.env.AGENT_MEMORY_API_KEY } } : {}) });
-  const cache = new PersistentRunCache(session.deps.run, cacheDirFor(input.cacheRoot, input.db, language));
+  const sqlService = new SqlService(path.resolve(input.db), nullLogger);
+  const run = input.sqlShortcut ? withSqlShortcut(session.deps.run, sqlService, path.resolve(input.db)) : session.deps.run;
+  const cache = new PersistentRunCache(run, cacheDirFor(input.cacheRoot, input.db, language));
   session.deps.cache = cache;
   try {
     for (const job of input.jobs) {
@@ -48,6 +55,7 @@ async function main(): Promise<void> {
     }
   } finally {
     cache.save();
+    sqlService.dispose();
     session.dispose();
   }
 }

@@ -10,6 +10,24 @@ import { AttributionSchema } from '../policy/names';
 /** The paper's EHRAgent stream: 2,311 tasks (add-all ends at 2,411 records from 100), period 200. */
 export const PAPER_EHR_STREAM_TASKS = 2311;
 export const PAPER_EHR_PERIOD = 200;
+
+/**
+ * The bench's two EHR streams: `human`, the 216 EHRSQL test questions with a
+ * non-empty answer on the demo database (the default, reported); `paper`, the
+ * paper-length stream generated from EHRSQL's templates × demo-database values
+ * (data/ehr/PAPER-STREAM-CARD.md), run with the paper's parameters unscaled.
+ */
+export const BENCH_STREAMS = ['human', 'paper'] as const;
+export type BenchStream = (typeof BENCH_STREAMS)[number];
+export const STREAM_TASK_FILES: Record<BenchStream, string> = { human: 'ehrsql-mimic3-tasks.jsonl', paper: 'ehrsql-mimic3-paper-stream.jsonl' };
+
+/**
+ * The periodic window of a stream: the paper's 200 on the paper-length stream;
+ * on the short human stream, the window scaled to its length (scaledPeriod).
+ */
+export function streamPeriod(stream: BenchStream, tasks: number): number {
+  return stream === 'paper' ? PAPER_EHR_PERIOD : scaledPeriod(tasks);
+}
 export const MIN_PERIOD = 10;
 export const DEFAULT_INITIAL_MEMORY = 100;
 export const DEFAULT_BENCH_SEED = 7;

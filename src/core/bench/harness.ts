@@ -69,6 +69,8 @@ export interface BenchTaskRow {
   overheadMs: number;
   loopOverheadMs: number;
   bookkeepingMs: number;
+  /** Retrieval (embedding the question and ranking the memory), inside the loop overhead. */
+  retrieveMs: number;
   generateMs: number;
   runMs: number;
   gaveUp: string | null;
@@ -237,6 +239,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
         overheadMs: result.timings.overheadMs + r.bookkeepingMs,
         loopOverheadMs: result.timings.overheadMs,
         bookkeepingMs: r.bookkeepingMs,
+        retrieveMs: result.timings.retrieveMs,
         generateMs: result.timings.generateMs,
         runMs: result.timings.runMs,
         gaveUp: result.gaveUp ?? null,

@@ -26,6 +26,9 @@ export interface GridJson {
   seeds: number;
   seed_base: number;
   tasks: number;
+  /** Which stream (`human` | `paper`, see config.ts BENCH_STREAMS) and its periodic window. */
+  stream?: string;
+  period?: number;
   cells: GridCellJson[];
 }
 
@@ -109,4 +112,26 @@ export function paperComparison(json: GridJson, fittedKeys: readonly string[]): 
       predicted_memory: c.memory_mean,
       fitted: fittedKeys.includes(key),
     }));
+}
+
+/**
+ * The predicted-vs-paper table as text: every Table 1 and Table 2 cell the
+ * paper reports, the prediction (mean, 95 % CI, memory), the error
+ * (predicted − paper, in points) and whether the paper's figure lies in the CI.
+ */
+export function formatComparison(rows: readonly PaperComparisonRow[]): string {
+  const out = ['cell                               paper %  predicted %  95 % CI            error   in CI  paper mem  pred. mem'];
+  for (const r of rows) {
+    const error = r.predicted_accuracy - r.paper_accuracy;
+    const inCi = r.paper_accuracy >= r.predicted_ci95[0] && r.paper_accuracy <= r.predicted_ci95[1];
+    out.push(
+      `${(r.key + (r.fitted ? ' (fitted)' : '')).padEnd(34)} ${r.paper_accuracy.toFixed(2).padStart(7)}  ${r.predicted_accuracy.toFixed(2).padStart(11)}  [${r.predicted_ci95[0].toFixed(2)}, ${r.predicted_ci95[1].toFixed(2)}]`.padEnd(77) +
+        `${(error >= 0 ? '+' : '') + error.toFixed(2)}`.padStart(7) +
+        `  ${inCi ? 'yes' : 'no '}  ${String(r.paper_memory).padStart(9)}  ${r.predicted_memory.toFixed(1).padStart(9)}`,
+    );
+  }
+  const predicted = rows.filter((r) => !r.fitted);
+  const mae = predicted.reduce((s, r) => s + Math.abs(r.predicted_accuracy - r.paper_accuracy), 0) / Math.max(1, predicted.length);
+  out.push(`mean absolute error over the ${predicted.length} predicted (not fitted) cells: ${mae.toFixed(2)} points`);
+  return out.join('\n');
 }

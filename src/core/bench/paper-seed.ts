@@ -4,7 +4,7 @@
  * compact summary per cell (accuracy, memory, curves, the experience-following
  * scatter). Runs inside a grid worker process (src/cli/bench-paper.ts).
  */
-import type { BenchDeps } from './harness';
+import type { BenchDeps, BenchTaskRow } from './harness';
 import { runBench } from './harness';
 import { cellConfig, cellKey, PaperCell } from './paper-cells';
 import type { BenchSession } from './session';
@@ -32,8 +32,18 @@ export interface CellSeedResult {
   scatter: [number | null, number | null][];
   groupStarts: number[];
   durationMs: number;
+  /** Where the cell's time went (ms, summed over tasks); `other` = the rest of the wall time (store setup, pipeline, evaluation). */
+  profile: CellProfile;
   cacheHits: number;
   cacheMisses: number;
+}
+
+export interface CellProfile {
+  sandboxRunMs: number;
+  retrieveMs: number;
+  generateMs: number;
+  bookkeepingMs: number;
+  otherMs: number;
 }
 
 export interface SeedJob {
@@ -49,6 +59,13 @@ export interface SeedJob {
 /** The deps of one seed's agent over a session (the simulated agent is seeded). */
 export function agentDeps(job: Pick<SeedJob, 'agent' | 'seed' | 'params'>, session: BenchSession, tasks: readonly BenchTask[]): BenchDeps {
   return job.agent === 'simulated' ? withSimulatedAgent(session.deps, session.db, tasks, job.seed, job.params ?? SIMULATION_PARAMETERS) : session.deps;
+}
+
+/** Sums a run's per-task timings into the profile split. */
+export function cellProfile(rows: readonly Pick<BenchTaskRow, 'runMs' | 'retrieveMs' | 'generateMs' | 'bookkeepingMs'>[], durationMs: number): CellProfile {
+  const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + f(r), 0);
+  const p = { sandboxRunMs: sum((r) => r.runMs), retrieveMs: sum((r) => r.retrieveMs), generateMs: sum((r) => r.generateMs), bookkeepingMs: sum((r) => r.bookkeepingMs) };
+  return { ...p, otherMs: Math.max(0, durationMs - p.sandboxRunMs - p.retrieveMs - p.generateMs - p.bookkeepingMs) };
 }
 
 /**
@@ -76,6 +93,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
       scatter: run.rows.map((r) => [r.inputSimilarity, r.outputSimilarity]),
       groupStarts: run.groupStarts,
       durationMs: run.durationMs,
+      profile: cellProfile(run.rows, run.durationMs),
       cacheHits: run.runCache?.hits ?? 0,
       cacheMisses: run.runCache?.misses ?? 0,
     };

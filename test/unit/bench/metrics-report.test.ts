@@ -9,7 +9,7 @@ function row(position: number, correct: 0 | 1, memorySize: number, inSim: number
     position, id: `t${position}`, line: position, template: null, group: null, question: `question <${position}> & more`, outcome: correct ? 'success' : 'error', correct,
     utility: correct, evaluator: 'strict:ground-truth', attempts: 1, added: correct === 1, additionReason: '', deleted: 0, memorySize,
     inputSimilarity: inSim, outputSimilarity: outSim, followedRecordId: null, followedCorrect: null, followedTemplate: null, retrievedSameTemplate: null, sameTemplateAvailable: null,
-    promptTokens: 100 * position, completionTokens: 10, overheadMs, loopOverheadMs: overheadMs, bookkeepingMs: 0, generateMs: 0, runMs: 0, gaveUp: null,
+    promptTokens: 100 * position, completionTokens: 10, overheadMs, loopOverheadMs: overheadMs, bookkeepingMs: 0, retrieveMs: 0, generateMs: 0, runMs: 0, gaveUp: null,
   };
 }
 

@@ -12,17 +12,37 @@ import { SimulationParameters, SIMULATION_PARAMETERS } from './parameters';
 import { readSchema, SimulatedCodeGenerator } from './simulated-generator';
 import { SimulatedJudge } from './simulated-judge';
 
+/** Largest result (rows) the per-process memo keeps. */
+const MEMO_MAX_ROWS = 1000;
+const memos = new WeakMap<BetterSqlite3.Database, Map<string, unknown[] | Error>>();
+
+/** The memo of one database handle's query results (the simulated agent's mutation checks). */
+function resultsOf(db: BetterSqlite3.Database): Map<string, unknown[] | Error> {
+  let m = memos.get(db);
+  if (!m) memos.set(db, (m = new Map()));
+  return m;
+}
+
 /**
  * @example
  * const deps = withSimulatedAgent(session.deps, session.db, tasks, seed);
  * await runBench(plan, { addition: 'coarse', maxDebugRounds: SIMULATION_PARAMETERS.maxDebugRounds }, deps);
  */
 export function withSimulatedAgent(deps: BenchDeps, db: BetterSqlite3.Database, tasks: readonly BenchTask[], seed: number, params: SimulationParameters = SIMULATION_PARAMETERS): BenchDeps {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+  const results = resultsOf(db);
   const query = (sql: string): unknown => {
-    let st = statements.get(sql);
-    if (!st) statements.set(sql, (st = db.prepare(toEhrSqlDialect(sql, DEFAULT_NOW))));
-    return st.raw().all();
+    let r = results.get(sql);
+    if (r === undefined) {
+      try {
+        r = db.prepare(toEhrSqlDialect(sql, DEFAULT_NOW)).raw().all();
+      } catch (error) {
+        r = error instanceof Error ? error : new Error(String(error));
+      }
+      // The database is read-only and "now" fixed: a query's result never changes, so every seed and cell of the process shares it (small results only).
+      if (!Array.isArray(r) || r.length <= MEMO_MAX_ROWS) results.set(sql, r);
+    }
+    if (r instanceof Error) throw r;
+    return r;
   };
   const generator = new SimulatedCodeGenerator(tasks, params, seed, readSchema(db), new DatabaseValueLookup(db), query);
   return { ...deps, generator, judge: new SimulatedJudge(tasks, params, seed) };
