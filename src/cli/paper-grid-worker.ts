@@ -4,6 +4,7 @@
  * per-seed summary to the parent over IPC.
  */
 import { z } from 'zod';
+import { FidelitySwitchesSchema } from '../core/bench/config';
 import { cacheDirFor, PersistentRunCache } from '../core/bench/run-cache';
 import { createBenchSession } from '../core/bench/session';
 import { PaperCellSchema } from '../core/bench/paper-cells';
@@ -23,6 +24,7 @@ export const WorkerInputSchema = z.object({
       period: z.number().int().positive().optional(),
       limit: z.number().int().positive().optional(),
       params: SimulationParametersSchema.optional(),
+      switches: FidelitySwitchesSchema.optional(),
       /** Tag echoed back with each result (calibration: the parameter point). */
       tag: z.string().default(''),
     }),
