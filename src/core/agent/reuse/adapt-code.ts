@@ -1,6 +1,6 @@
 import { diffQuestions, joinTokens } from './question-diff';
 import { numericMentions, NumericMention } from './numeric-mentions';
-import { codeTimeFilters, questionTimeFilter, swapTimeFilter } from './time-filter';
+import { addTimeFilter, codeTimeFilters, questionTimeFilter, removeTimeFilters, swapTimeFilter } from './time-filter';
 
 /** Finds which value of a database column a question mentions (value linking). */
 export interface ValueLookup {
@@ -77,6 +77,22 @@ export function adaptCode(reference: { question: string; code: string }, newQues
   if (swapped) {
     code = swapped.code;
     substitutions.push({ from: swapped.from, to: swapped.to, kind: 'time-filter' });
+  }
+  // The questions differ in whether they filter by time at all: add or remove the filter.
+  const oldFilter = questionTimeFilter(reference.question);
+  const newFilter = questionTimeFilter(newQuestion);
+  if (!oldFilter && newFilter) {
+    const added = addTimeFilter(code, newQuestion);
+    if (added) {
+      code = added.code;
+      substitutions.push({ from: '', to: added.to, kind: 'time-filter' });
+    }
+  } else if (oldFilter && !newFilter) {
+    const removed = removeTimeFilters(code);
+    if (removed) {
+      code = removed.code;
+      substitutions.push({ from: removed.from, to: '', kind: 'time-filter' });
+    }
   }
   return { code, substitutions };
 }

@@ -76,3 +76,95 @@ export function swapTimeFilter(code: string, newQuestion: string): { code: strin
   if (replacement === original) return null;
   return { code: code.slice(0, f.start) + replacement + code.slice(f.end), from: original, to: replacement };
 }
+
+/**
+ * The time column of each EHR table, in the order a filter is placed on them when
+ * several occur in one program (event tables before admissions, as EHRSQL's gold SQL).
+ */
+const TIME_COLUMNS: [table: string, column: string][] = [
+  ['prescriptions', 'startdate'],
+  ['diagnoses_icd', 'charttime'],
+  ['procedures_icd', 'charttime'],
+  ['labevents', 'charttime'],
+  ['chartevents', 'charttime'],
+  ['microbiologyevents', 'charttime'],
+  ['inputevents_cv', 'charttime'],
+  ['outputevents', 'charttime'],
+  ['cost', 'chargetime'],
+  ['transfers', 'intime'],
+  ['icustays', 'intime'],
+  ['admissions', 'admittime'],
+];
+
+/** End of the clause that starts at `from` (before its group/order by, its closing parenthesis or the end), and whether it has a where. */
+function clauseEnd(code: string, from: number): { end: number; hasWhere: boolean } {
+  let depth = 0;
+  let hasWhere = false;
+  const re = /\(|\)|\bwhere\b|\bgroup by\b|\border by\b|\bunion\b|\bintersect\b|\bexcept\b|\blimit\b/gi;
+  re.lastIndex = from;
+  for (let m = re.exec(code); m; m = re.exec(code)) {
+    const t = m[0].toLowerCase();
+    if (t === '(') depth++;
+    else if (t === ')') {
+      if (depth === 0) return { end: m.index, hasWhere };
+      depth--;
+    } else if (depth === 0) {
+      if (t === 'where') hasWhere = true;
+      else return { end: m.index, hasWhere };
+    }
+  }
+  return { end: code.length, hasWhere };
+}
+
+/**
+ * Adds the new question's time filter to a program that has none: on the time column
+ * of the first event table the program reads (TIME_COLUMNS order), at the end of that
+ * table's where clause (` and …`), or as a new ` where …` right after the table.
+ * Returns null when the question states no filter or no table with a time column occurs.
+ *
+ * @example
+ * addTimeFilter("select count(*) from prescriptions where prescriptions.drug = 'x'", 'how many x in 2104?')?.code;
+ * // → "select count(*) from prescriptions where prescriptions.drug = 'x' and strftime('%y',prescriptions.startdate) = '2104'"
+ */
+export function addTimeFilter(code: string, newQuestion: string): { code: string; to: string } | null {
+  const wanted = questionTimeFilter(newQuestion);
+  if (!wanted || Number.isNaN((wanted as { ago?: number }).ago ?? 0) || codeTimeFilters(code).length > 0) return null;
+  for (const [table, column] of TIME_COLUMNS) {
+    const m = new RegExp(`\\bfrom\\s+${table}\\b`, 'i').exec(code);
+    if (!m) continue;
+    const after = m.index + m[0].length;
+    const fragment = renderTimeFilter(`${table}.${column}`, wanted);
+    const { end, hasWhere } = clauseEnd(code, after);
+    if (hasWhere) {
+      const at = code.slice(0, end).trimEnd().length;
+      return { code: `${code.slice(0, at)} and ${fragment}${code.slice(at)}`, to: fragment };
+    }
+    return { code: `${code.slice(0, after)} where ${fragment}${code.slice(after)}`, to: fragment };
+  }
+  return null;
+}
+
+/**
+ * Removes every time filter from a program (the new question states none):
+ * ` and F`, `F and ` after a where, or ` where F` when it was the only condition.
+ *
+ * @example
+ * removeTimeFilters("select 1 from cost where cost.x = 1 and strftime('%y',cost.chargetime) = '2104'")?.code;
+ * // → 'select 1 from cost where cost.x = 1'
+ */
+export function removeTimeFilters(code: string): { code: string; from: string } | null {
+  const found = codeTimeFilters(code);
+  if (found.length === 0) return null;
+  let out = code;
+  for (const f of [...found].reverse()) {
+    const before = out.slice(0, f.start);
+    const after = out.slice(f.end);
+    const and = /\s+and\s+$/i.exec(before);
+    const where = /\s+where\s+$/i.exec(before);
+    if (and) out = before.slice(0, and.index) + after;
+    else if (where && /^\s+and\s+/i.test(after)) out = before + after.replace(/^\s+and\s+/i, '');
+    else if (where) out = before.slice(0, where.index) + after;
+    else return null;
+  }
+  return { code: out, from: found.map((f) => code.slice(f.start, f.end)).join('; ') };
+}
