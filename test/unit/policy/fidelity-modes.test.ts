@@ -57,6 +57,7 @@ describe('relative threshold: Wilson upper bound of mean Φ below the running ac
     });
 
     it('by default the running accuracy is mean Φ of the evaluated tasks up to t, and the evidence says so', () => {
+      for (let i = 1; i <= 35; i++) assert.equal(h.tasks.begin(`q${i}`), i);
       build();
       // Tasks 1..35: 15 at Φ 0, 20 at Φ 1 → 20/35 = 0.5714 at t = 40; at t = 15 (10 + 4 zeros) it is 0 → nothing below it.
       const plan = planHistory(h.store, { taskIndex: 40, historyThreshold: 'relative' });
