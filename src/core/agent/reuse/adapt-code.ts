@@ -51,10 +51,14 @@ export function adaptCode(reference: { question: string; code: string }, newQues
     const key = norm(literal);
     if (seen.has(key) || /^-?\d+(\.\d+)?$/.test(key) || /^-\d+ (year|month|day)$/.test(key)) continue;
     seen.add(key);
-    const column = COLUMN_BEFORE.exec(reference.code.slice(Math.max(0, (m.index ?? 0) - 80), m.index))?.[1];
+    // Every column the literal is compared with (a union may compare it with several): the first that links a value wins.
+    const columns = [...reference.code.matchAll(new RegExp(`'${escapeRegExp(literal)}'`, 'g'))]
+      .map((o) => COLUMN_BEFORE.exec(reference.code.slice(Math.max(0, (o.index ?? 0) - 80), o.index))?.[1])
+      .filter((c): c is string => c !== undefined);
     let next: string | null = null;
-    if (column && lookup) {
-      next = lookup.findValue(column.toLowerCase(), newQuestion);
+    for (const column of lookup ? columns : []) {
+      next = lookup!.findValue(column.toLowerCase(), newQuestion);
+      if (next !== null) break;
     }
     if (next === null && oldQ.includes(key)) {
       const change = changes.find((c) => norm(joinTokens(c.from)) === key || norm(c.from.join(' ')) === key);
@@ -120,7 +124,7 @@ function aggregateReplacement(oldQuestion: string, newQuestion: string, code: st
 
 function numericReplacements(oldM: NumericMention[], newM: NumericMention[]): { pattern: RegExp; to: string; sub: Substitution }[] {
   const out: { pattern: RegExp; to: string; sub: Substitution }[] = [];
-  for (const kind of ['number', 'decade', 'relative'] as const) {
+  for (const kind of ['number', 'decade', 'relative', 'duration'] as const) {
     const a = oldM.filter((m) => m.kind === kind);
     const b = newM.filter((m) => m.kind === kind);
     if (a.length !== b.length) continue;
@@ -133,11 +137,14 @@ function numericReplacements(oldM: NumericMention[], newM: NumericMention[]): { 
         const fromV = from.unit === 'week' ? from.value * 7 : from.value;
         const toV = to.unit === 'week' ? to.value * 7 : to.value;
         out.push({ pattern: new RegExp(`'-${fromV} ${unit}'`, 'g'), to: `'-${toV} ${toUnit}'`, sub: { from: `-${fromV} ${unit}`, to: `-${toV} ${toUnit}`, kind } });
+      } else if (kind === 'duration') {
+        out.push({ pattern: new RegExp(`(?<![\\w.])${from.value}(\\s*\\*\\s*365)`, 'g'), to: `${to.value} * 365`, sub: { from: `${from.value} * 365`, to: `${to.value} * 365`, kind: 'number' } });
       } else if (kind === 'decade') {
         out.push({ pattern: new RegExp(`\\b${from.value}\\b`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
         out.push({ pattern: new RegExp(`\\b${from.value + 9}\\b`, 'g'), to: String(to.value + 9), sub: { from: String(from.value + 9), to: String(to.value + 9), kind } });
       } else {
-        out.push({ pattern: new RegExp(`(?<![\\w.-])${escapeRegExp(String(from.value))}(?![\\w.])`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
+        // A count is never the N of a duration (`N * 365`).
+        out.push({ pattern: new RegExp(`(?<![\\w.-])${escapeRegExp(String(from.value))}(?![\\w.])(?!\\s*\\*\\s*365)`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
       }
     });
   }

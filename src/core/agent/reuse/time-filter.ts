@@ -19,6 +19,9 @@ export function questionTimeFilter(question: string): TimeFilter | null {
   if (m) return { kind: 'relative', op: '>=', ago: num(m[2]), unit: m[3] as 'year' };
   m = /\b(until|up to|before|till|by|prior to)\s+(\w+)\s+(year|month|day)s?\s+ago\b/.exec(q);
   if (m) return { kind: 'relative', op: '<=', ago: num(m[2]), unit: m[3] as 'year' };
+  // "a year before", "in the year before", "a year before last": EHRSQL's gold SQL reads all of them as last calendar year.
+  m = /\b(?:a|one|the)\s+(year|month)\s+before\b/.exec(q);
+  if (m) return { kind: 'calendar', unit: m[1] as 'year', ago: 1 };
   m = /\b(this|current|last|previous|past|prior)\s+(year|month)\b/.exec(q);
   if (m && !/\b(since|until)\b/.test(q.slice(Math.max(0, m.index - 12), m.index))) {
     return { kind: 'calendar', unit: m[2] as 'year', ago: m[1] === 'this' || m[1] === 'current' ? 0 : 1 };
