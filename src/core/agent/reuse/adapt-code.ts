@@ -1,6 +1,6 @@
 import { diffQuestions, joinTokens } from './question-diff';
 import { numericMentions, NumericMention } from './numeric-mentions';
-import { addTimeFilter, codeTimeFilters, questionTimeFilter, removeTimeFilters, swapTimeFilter } from './time-filter';
+import { addTimeFilter, questionTimeFilter, removeTimeFilters, swapTimeFilter, uniformTimeFilters } from './time-filter';
 
 /** Finds which value of a database column a question mentions (value linking). */
 export interface ValueLookup {
@@ -69,7 +69,7 @@ export function adaptCode(reference: { question: string; code: string }, newQues
     }
   }
   // Time filters are swapped as whole fragments; their years and periods are then not remapped as numbers.
-  const timed = codeTimeFilters(reference.code).length === 1 && questionTimeFilter(newQuestion) !== null;
+  const timed = uniformTimeFilters(reference.code) !== null && questionTimeFilter(newQuestion) !== null;
   const isTimeMention = (m: NumericMention) => timed && (m.kind === 'relative' || (m.kind === 'number' && m.value >= 2000 && m.value <= 2199));
   const keep = (list: NumericMention[]) => list.filter((m) => !isTimeMention(m));
   replacements.push(...numericReplacements(keep(numericMentions(reference.question)), keep(numericMentions(newQuestion))));

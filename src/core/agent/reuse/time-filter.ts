@@ -66,18 +66,27 @@ export function codeTimeFilters(code: string): { start: number; end: number; col
 }
 
 /**
- * Rewrites the code's single time filter to the one the new question states.
+ * Rewrites the code's time filter to the one the new question states. Several
+ * fragments are rewritten together when they all state the same filter (a
+ * template that applies one period to two subqueries), each on its own column.
  * Returns null when there is nothing to do or it would be ambiguous.
  */
 export function swapTimeFilter(code: string, newQuestion: string): { code: string; from: string; to: string } | null {
   const wanted = questionTimeFilter(newQuestion);
+  const found = uniformTimeFilters(code);
+  if (!wanted || found === null || Number.isNaN((wanted as { ago?: number }).ago ?? 0)) return null;
+  let out = code;
+  for (const f of [...found].reverse()) out = out.slice(0, f.start) + renderTimeFilter(f.column, wanted) + out.slice(f.end);
+  if (out === code) return null;
+  return { code: out, from: code.slice(found[0].start, found[0].end), to: renderTimeFilter(found[0].column, wanted) };
+}
+
+/** The code's time filters when there is at least one and they all state the same filter; else null. */
+export function uniformTimeFilters(code: string): ReturnType<typeof codeTimeFilters> | null {
   const found = codeTimeFilters(code);
-  if (!wanted || found.length !== 1 || Number.isNaN((wanted as { ago?: number }).ago ?? 0)) return null;
-  const [f] = found;
-  const replacement = renderTimeFilter(f.column, wanted);
-  const original = code.slice(f.start, f.end);
-  if (replacement === original) return null;
-  return { code: code.slice(0, f.start) + replacement + code.slice(f.end), from: original, to: replacement };
+  if (found.length === 0) return null;
+  const first = JSON.stringify(found[0].filter);
+  return found.every((f) => JSON.stringify(f.filter) === first) ? found : null;
 }
 
 /**
