@@ -33,7 +33,7 @@ const DELETIONS = PAPER_DELETIONS;
 /** Every cell of the grid, in report order. */
 export function paperCells(): PaperCell[] {
   const cells: PaperCell[] = [];
-  const cell = (c: Omit<PaperCell, 'threshold'> & { threshold?: PaperCell['threshold'] }): void => void cells.push({ threshold: 'paper', ...c });
+  const cell = (c: Omit<PaperCell, 'threshold'> & { threshold?: PaperCell['threshold'] }): void => void cells.push({ ...c, threshold: c.threshold ?? 'paper' });
   for (const addition of ADDITIONS) for (const deletion of DELETIONS) cell({ addition, deletion, variant: 'standard', attribution: 'shown' });
   for (const addition of ['coarse', 'strict'] as const) for (const deletion of ['history', 'combined'] as const) cell({ addition, deletion, variant: 'standard', attribution: 'followed' });
   // Beyond the paper (issue 19): Φ to the top-output-similarity record, and the relative threshold.

@@ -1,6 +1,6 @@
 /**
  * The relative threshold of the history rule (a labelled mode beyond the paper,
- * setting agentMemory.deletion.threshold = `relative`; issue 19).
+ * setting agentMemory.deletion.historyThreshold = `relative`; issue 19).
  *
  * Why: the paper's absolute β = 0.7 assumes an agent that succeeds ≥ 70 % of the
  * time with a good demonstration. With Φ given to every shown record, a record's
