@@ -1,5 +1,6 @@
 import { diffQuestions, joinTokens } from './question-diff';
 import { numericMentions, NumericMention } from './numeric-mentions';
+import { questionAgeGroup, reshapeAgeFilter } from './age-filter';
 import { addTimeFilter, questionTimeFilter, removeTimeFilters, swapTimeFilter, uniformTimeFilters } from './time-filter';
 
 /** Finds which value of a database column a question mentions (value linking). */
@@ -71,8 +72,14 @@ export function adaptCode(reference: { question: string; code: string }, newQues
   // Time filters are swapped as whole fragments; their years and periods are then not remapped as numbers.
   const timed = uniformTimeFilters(reference.code) !== null && questionTimeFilter(newQuestion) !== null;
   const isTimeMention = (m: NumericMention) => timed && (m.kind === 'relative' || (m.kind === 'number' && m.value >= 2000 && m.value <= 2199));
-  const keep = (list: NumericMention[]) => list.filter((m) => !isTimeMention(m));
-  replacements.push(...numericReplacements(keep(numericMentions(reference.question)), keep(numericMentions(newQuestion))));
+  // Age groups ("20s", "60 or above") are reshaped as whole conditions; their numbers are not remapped.
+  const aged = questionAgeGroup(reference.question) !== null && questionAgeGroup(newQuestion) !== null;
+  const ageNumbers = (q: string) => new Set(aged ? [...q.matchAll(/\b(\d{1,3})\s*(?:or|and)\s+(?:above|older|over|more)\b|\b(\d)0s\b/gi)].map((m) => Number(m[1] ?? Number(m[2]) * 10)) : []);
+  const oldAges = ageNumbers(reference.question);
+  const newAges = ageNumbers(newQuestion);
+  const isAgeMention = (m: NumericMention, ages: Set<number>) => (m.kind === 'decade' || m.kind === 'number') && ages.has(m.value);
+  const keep = (list: NumericMention[], ages: Set<number> = new Set()) => list.filter((m) => !isTimeMention(m) && !isAgeMention(m, ages));
+  replacements.push(...numericReplacements(keep(numericMentions(reference.question), oldAges), keep(numericMentions(newQuestion), newAges)));
   const aggregate = aggregateReplacement(reference.question, newQuestion, reference.code);
   if (aggregate) replacements.push(aggregate);
   let code = applyAll(reference.code, replacements);
@@ -81,6 +88,11 @@ export function adaptCode(reference: { question: string; code: string }, newQues
   if (swapped) {
     code = swapped.code;
     substitutions.push({ from: swapped.from, to: swapped.to, kind: 'time-filter' });
+  }
+  const age = aged ? reshapeAgeFilter(code, reference.question, newQuestion) : null;
+  if (age) {
+    code = age.code;
+    substitutions.push({ from: age.from, to: age.to, kind: 'value' });
   }
   // The questions differ in whether they filter by time at all: add or remove the filter.
   const oldFilter = questionTimeFilter(reference.question);
