@@ -103,3 +103,18 @@ describe('bench:adapt measurement', () => {
     }
   });
 });
+
+describe('reuse model: age groups', () => {
+  const code = 'select t1.icd9_code from ( select diagnoses_icd.icd9_code, dense_rank() over ( order by count(*) desc ) as c1 from diagnoses_icd where diagnoses_icd.hadm_id in ( select admissions.hadm_id from admissions where admissions.age between 20 and 29 ) group by diagnoses_icd.icd9_code ) as t1 where t1.c1 <= 4';
+
+  it('reshapes a decade into "or above" and keeps the count mapping apart from the age', () => {
+    const out = adaptCode({ question: 'What are the top four diagnoses for patients in their 20s?', code }, 'What are the top three diagnoses for patients aged 60 or above?');
+    assert.equal(out.code, code.replace('admissions.age between 20 and 29', 'admissions.age >= 60').replace('t1.c1 <= 4', 't1.c1 <= 3'));
+  });
+
+  it('maps one decade onto another and "or above" back onto a decade', () => {
+    assert.equal(adaptCode({ question: 'top four diagnoses for patients in their 20s?', code }, 'top four diagnoses for patients in their 40s?').code, code.replace('between 20 and 29', 'between 40 and 49'));
+    const above = code.replace('admissions.age between 20 and 29', 'admissions.age >= 60');
+    assert.equal(adaptCode({ question: 'top four diagnoses for patients aged 60 or above?', code: above }, 'top four diagnoses for patients aged 30s?').code, code.replace('between 20 and 29', 'between 30 and 39'));
+  });
+});
