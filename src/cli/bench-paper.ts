@@ -17,7 +17,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { aggregateGrid, cellCurves, formatComparison, GridJson, paperComparison } from '../core/bench/paper-aggregate';
-import { CALIBRATION_TARGETS, paperCells, PaperCell } from '../core/bench/paper-cells';
+import { CALIBRATION_TARGETS, cellKey, paperCells, PaperCell } from '../core/bench/paper-cells';
+import { AnswerMatchSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../core/policy/names';
 import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
 import { AGENTS, CellProfile } from '../core/bench/paper-seed';
@@ -28,7 +29,7 @@ import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr,…] [--base-url URL --model M] [--out DIR]';
+const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative],…] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
 
 const OptionsSchema = z
   .object({
@@ -44,6 +45,9 @@ const OptionsSchema = z
     limit: z.coerce.number().int().positive().optional(),
     period: z.coerce.number().int().positive().optional(),
     cells: z.string().optional(),
+    'periodic-bounds': PeriodicBoundsSchema.default('half-open'),
+    'history-per-task': HistoryPerTaskSchema.default('all'),
+    'answer-match': AnswerMatchSchema.default('set'),
     'base-url': z.string().url().optional(),
     model: z.string().min(1).optional(),
     out: z.string().min(1).default(path.join(ROOT, 'out', 'bench-paper')),
@@ -62,7 +66,7 @@ export function parsePaperOptions(argv: string[]): PaperOptions {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') raw.json = true;
-    else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
+    else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|periodic-bounds|history-per-task|answer-match|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
     else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
   }
   const parsed = OptionsSchema.safeParse(raw);
@@ -80,20 +84,21 @@ export function selectCells(spec: string | undefined): PaperCell[] {
   const all = paperCells();
   if (!spec) return all;
   const keys = spec.split(',').map((s) => s.trim());
-  const chosen = all.filter((c) => keys.includes(`${c.addition}/${c.deletion}/${c.variant}/${c.attribution}`));
-  if (chosen.length !== keys.length) throw new AgentMemoryError('INVALID_INPUT', `Unknown cell in --cells (${spec}); a cell is addition/deletion/variant/attribution, e.g. strict/combined/standard/shown.`);
+  const chosen = all.filter((c) => keys.includes(cellKey(c)));
+  if (chosen.length !== keys.length) throw new AgentMemoryError('INVALID_INPUT', `Unknown cell in --cells (${spec}); a cell is addition/deletion/variant/attribution[/relative], e.g. strict/combined/standard/shown or strict/combined/standard/shown/relative.`);
   return chosen;
 }
 
 /** Runs the grid and writes grid.json + report.html; returns the JSON. */
 export async function runPaperGrid(o: PaperOptions, log: (line: string) => void): Promise<{ json: GridJson; seconds: number }> {
   const cells = selectCells(o.cells);
+  const switches = { periodicBounds: o['periodic-bounds'], historyPerTask: o['history-per-task'], answerMatch: o['answer-match'] };
   const seeds = Array.from({ length: o.seeds }, (_, i) => o['seed-base'] + i);
   const started = performance.now();
   let done = 0;
   const results = await runGridPool(
     {
-      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit })),
+      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit, switches })),
       tasks: o.tasks,
       db: o.db,
       cacheRoot: o.cache,
@@ -105,12 +110,13 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   );
   const seconds = (performance.now() - started) / 1000;
   const label = o.agent === 'simulated' ? SIMULATION_LABEL : undefined;
-  const json: GridJson = { ...aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label), stream: o.stream, period: gridPeriod(o) ?? streamPeriod(o.stream, results[0]?.result.tasks ?? 0) };
+  const json: GridJson = { ...aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label), stream: o.stream, period: gridPeriod(o) ?? streamPeriod(o.stream, results[0]?.result.tasks ?? 0), switches };
   const hits = results.reduce((s, r) => s + r.result.cacheHits, 0);
   const misses = results.reduce((s, r) => s + r.result.cacheMisses, 0);
   const footer = [
     `${o.seeds} seeds from ${o['seed-base']}; ${cells.length} cells; ${json.tasks} tasks per stream; ${o.jobs} worker process(es); wall time ${seconds.toFixed(1)} s; program executions ${misses} run, ${hits} from the run cache.`,
     `Stream ${o.stream} (${path.basename(o.tasks)}), periodic window ${json.period}: test tasks with a non-empty answer, shuffled by seed; initial memory: 100 gold programs drawn by seed from the valid lines of the stream's templates.`,
+    `Fidelity switches: periodic window ${switches.periodicBounds === 'closed' ? '[t − P, t]' : '(t − P, t]'}; history deletes ${switches.historyPerTask === 'worst' ? 'at most the worst record per task (the paper\'s code)' : 'every match'}; strict evaluator ${switches.answerMatch === 'contains' ? 'ground truth contained in the answer (the paper)' : 'set-of-rows match'}. Relative threshold: Wilson upper bound (z = 1.96) of a record's mean Φ below the running accuracy (beyond the paper).`,
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,
   ];
@@ -138,9 +144,9 @@ export function formatProfile(profiles: readonly CellProfile[], seconds: number,
 
 /** The grid as a plain-text table. */
 export function formatGrid(json: GridJson): string {
-  const lines = [`agent ${json.agent}${json.label ? ` — ${json.label}` : ''}; stream ${json.stream ?? 'human'}; ${json.seeds} seeds from ${json.seed_base}; ${json.tasks} tasks; period ${json.period ?? 'scaled'}`, 'addition  deletion  variant     attribution  acc %   95 % CI           memory  min'];
+  const lines = [`agent ${json.agent}${json.label ? ` — ${json.label}` : ''}; stream ${json.stream ?? 'human'}; ${json.seeds} seeds from ${json.seed_base}; ${json.tasks} tasks; period ${json.period ?? 'scaled'}`, 'addition  deletion  variant     attribution threshold  acc %   95 % CI           memory  min'];
   for (const c of json.cells) {
-    lines.push(`${c.addition.padEnd(9)} ${c.deletion.padEnd(9)} ${c.variant.padEnd(11)} ${c.attribution.padEnd(12)} ${c.accuracy_mean.toFixed(2).padStart(6)}  [${c.accuracy_ci95[0].toFixed(2)}, ${c.accuracy_ci95[1].toFixed(2)}]`.padEnd(70) + `${String(c.memory_mean).padStart(7)}  ${c.memory_min}`);
+    lines.push(`${c.addition.padEnd(9)} ${c.deletion.padEnd(9)} ${c.variant.padEnd(11)} ${c.attribution.padEnd(11)} ${(c.threshold ?? 'paper').padEnd(9)} ${c.accuracy_mean.toFixed(2).padStart(6)}  [${c.accuracy_ci95[0].toFixed(2)}, ${c.accuracy_ci95[1].toFixed(2)}]`.padEnd(80) + `${String(c.memory_mean).padStart(7)}  ${c.memory_min}`);
   }
   return lines.join('\n') + '\n';
 }

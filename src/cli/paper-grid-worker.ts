@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { SqlService } from '../core/agent/runners/sql-service';
+import { FidelitySwitchesSchema } from '../core/bench/config';
 import { withSqlShortcut } from '../core/bench/sql-shortcut';
 import { cacheDirFor, PersistentRunCache } from '../core/bench/run-cache';
 import { createBenchSession } from '../core/bench/session';
@@ -26,6 +27,7 @@ export const WorkerInputSchema = z.object({
       period: z.number().int().positive().optional(),
       limit: z.number().int().positive().optional(),
       params: SimulationParametersSchema.optional(),
+      switches: FidelitySwitchesSchema.optional(),
       /** Tag echoed back with each result (calibration: the parameter point). */
       tag: z.string().default(''),
     }),

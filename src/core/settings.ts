@@ -9,7 +9,7 @@ import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
 import { AgentLanguageSchema } from './memory/types';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
-import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
+import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, CAPACITY_RULES, DELETION_THRESHOLDS, HISTORY_PER_TASK, PERIODIC_BOUNDS, PERIODIC_WINDOWS } from './policy/names';
 
 export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
@@ -39,6 +39,10 @@ export const SettingsSchema = z.object({
     periodicWindow: z.enum(PERIODIC_WINDOWS).default('sliding'),
     attribution: z.enum(ATTRIBUTIONS).default('shown'),
     followThreshold: z.number().min(0).max(1).default(DEFAULT_FOLLOW_THRESHOLD),
+    periodicBounds: z.enum(PERIODIC_BOUNDS).default('half-open'),
+    historyThreshold: z.enum(DELETION_THRESHOLDS).default('paper'),
+    historyPerTask: z.enum(HISTORY_PER_TASK).default('all'),
+    capacityRule: z.enum(CAPACITY_RULES).default('hard-cap'),
   }),
   /** Maximum number of active records; 0 = unlimited. */
   capacity: z.number().int().min(0).default(0),

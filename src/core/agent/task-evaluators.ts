@@ -11,6 +11,7 @@
 import { errorMessage } from '../errors';
 import type { Logger } from '../logger';
 import type { AdditionPolicyName } from '../policy/addition';
+import type { AnswerMatch } from '../policy/names';
 import { judgeTask } from '../policy/llm-judge';
 import { Evaluation, evaluateGroundTruth, evaluateHumanVerdict, evaluateTermination } from '../policy/utility';
 import type { ChatModel, TokenUsage } from './model/types';
@@ -80,10 +81,11 @@ async function judged(judge: ChatModel, task: TaskOutcome, signal?: AbortSignal)
  * const evaluator = new GoldEvaluator(task.answer, 'strict');
  */
 export class GoldEvaluator implements TaskEvaluator {
-  constructor(private readonly groundTruth: unknown, private readonly addition: AdditionPolicyName, private readonly judge?: ChatModel) {}
+  /** `match`: `set` (default, set-of-rows equality) or the paper's `contains` (see policy/answers.ts). */
+  constructor(private readonly groundTruth: unknown, private readonly addition: AdditionPolicyName, private readonly judge?: ChatModel, private readonly match: AnswerMatch = 'set') {}
 
   async evaluate(task: TaskOutcome, signal?: AbortSignal): Promise<TaskEvaluation> {
-    const gold = evaluateGroundTruth({ ...task, groundTruth: this.groundTruth });
+    const gold = evaluateGroundTruth({ ...task, groundTruth: this.groundTruth }, { match: this.match });
     if (this.addition !== 'coarse') return { utility: gold, gold, modelMs: 0, usage: NO_USAGE };
     if (!this.judge) return { utility: terminationEvaluation(task), gold, modelMs: 0, usage: NO_USAGE };
     return { ...(await judged(this.judge, task, signal)), gold };

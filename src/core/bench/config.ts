@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AdditionPolicyNameSchema } from '../policy/addition';
 import { BenchDeletionSchema } from './policy-adapter';
-import { AttributionSchema } from '../policy/names';
+import { AnswerMatchSchema, AttributionSchema, CapacityRuleSchema, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../policy/names';
 
 /** The paper's EHRAgent stream: 2,311 tasks (add-all ends at 2,411 records from 100), period 200. */
 export const PAPER_EHR_STREAM_TASKS = 2311;
@@ -45,6 +45,17 @@ export function scaledPeriod(tasks: number): number {
   return Math.max(MIN_PERIOD, Math.round((tasks * PAPER_EHR_PERIOD) / PAPER_EHR_STREAM_TASKS));
 }
 
+/**
+ * The paper-fidelity switches a whole grid runs with (bench:paper --periodic-bounds,
+ * --history-per-task, --answer-match); each is documented where it is defined (policy/names.ts).
+ */
+export const FidelitySwitchesSchema = z.object({
+  periodicBounds: PeriodicBoundsSchema.default('half-open'),
+  historyPerTask: HistoryPerTaskSchema.default('all'),
+  answerMatch: AnswerMatchSchema.default('set'),
+});
+export type FidelitySwitches = z.input<typeof FidelitySwitchesSchema>;
+
 export const BenchConfigSchema = z.object({
   addition: AdditionPolicyNameSchema,
   deletion: BenchDeletionSchema.default('none'),
@@ -75,6 +86,10 @@ export const BenchConfigSchema = z.object({
   minActiveRecords: z.number().int().min(0).optional(),
   /** Memoise deterministic executions (see run-cache.ts). */
   runCache: z.boolean().default(true),
-});
+  /** The history rule's threshold: `paper` (β) or `relative` (a labelled mode beyond the paper). */
+  historyThreshold: DeletionThresholdSchema.default('paper'),
+  /** The capacity rule's reading of §6.2 (`paper`: never force-delete a never-evaluated record). */
+  capacityRule: CapacityRuleSchema.default('hard-cap'),
+}).extend(FidelitySwitchesSchema.shape);
 export type BenchConfigInput = z.input<typeof BenchConfigSchema>;
 export type BenchConfig = z.output<typeof BenchConfigSchema>;

@@ -174,7 +174,15 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
     }
     const correctIds = new Set(store.activeTexts().map((r) => r.id));
-    const settings: PolicySettings = { addition: config.addition, deletion: config.deletion, period: config.period, capacity: config.capacity, attribution: config.attribution, minActiveRecords: config.minActiveRecords };
+    const settings: PolicySettings = {
+      addition: config.addition,
+      deletion: config.deletion,
+      period: config.period,
+      capacity: config.capacity,
+      attribution: config.attribution,
+      minActiveRecords: config.minActiveRecords,
+      switches: { periodicBounds: config.periodicBounds, historyThreshold: config.historyThreshold, historyPerTask: config.historyPerTask, capacityRule: config.capacityRule },
+    };
     policies = new BenchPolicies(store, settings, { codeSimilarity });
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
@@ -193,7 +201,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     for (const [i, task] of stream.entries()) {
       if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
       const sameTemplateAvailable = task.template ? store.queries.activeWithTemplate(task.template) > 0 : null;
-      const r = await runTaskPipeline({ ...pipelineDeps, evaluator: new GoldEvaluator(task.answer, config.addition, deps.judge) }, task.question, {
+      const r = await runTaskPipeline({ ...pipelineDeps, evaluator: new GoldEvaluator(task.answer, config.addition, deps.judge, config.answerMatch) }, task.question, {
         databasePath: deps.databasePath,
         language,
         k: config.k,

@@ -4,6 +4,7 @@
  * 95 % CIs over seeds) and into mean curves with CI bands for report.html.
  */
 import { cellKey, PaperCell, PAPER_EHR } from './paper-cells';
+import type { FidelitySwitches } from './config';
 import type { AgentKind, CellSeedResult } from './paper-seed';
 import { meanCi, round } from './stats';
 
@@ -12,6 +13,8 @@ export interface GridCellJson {
   deletion: PaperCell['deletion'];
   variant: PaperCell['variant'];
   attribution: PaperCell['attribution'];
+  /** The history rule's threshold: `paper` (β) or `relative` (beyond the paper). */
+  threshold?: PaperCell['threshold'];
   accuracy_mean: number;
   accuracy_ci95: [number, number];
   memory_mean: number;
@@ -30,6 +33,8 @@ export interface GridJson {
   stream?: string;
   period?: number;
   cells: GridCellJson[];
+  /** The paper-fidelity switches the grid ran with (bench:paper flags). */
+  switches?: FidelitySwitches;
 }
 
 export interface CellCurves {

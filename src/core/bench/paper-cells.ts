@@ -3,11 +3,13 @@
  * (attribution `shown`, the paper's), the `followed` attribution on the cells
  * where attribution changes anything (history and combined deletion), the
  * error-free controlled replay, the distribution-shift cells and the
- * capacity-100 cell; and how one cell becomes a run configuration.
+ * capacity-100 cell; the labelled modes beyond the paper (relative threshold,
+ * `top-output` attribution) on strict + history / combined; and how one cell
+ * becomes a run configuration.
  */
 import { z } from 'zod';
-import type { BenchConfigInput } from './config';
-import { ADDITION_POLICIES, ATTRIBUTIONS, PAPER_DELETIONS } from '../policy/names';
+import type { BenchConfigInput, FidelitySwitches } from './config';
+import { ADDITION_POLICIES, ATTRIBUTIONS, DELETION_THRESHOLDS, PAPER_DELETIONS } from '../policy/names';
 
 export const VARIANTS = ['standard', 'error-free', 'shift', 'capacity'] as const;
 export const PaperCellSchema = z.object({
@@ -15,8 +17,12 @@ export const PaperCellSchema = z.object({
   deletion: z.enum(PAPER_DELETIONS),
   variant: z.enum(VARIANTS),
   attribution: z.enum(ATTRIBUTIONS),
+  /** The history rule's threshold: `paper` (β) or `relative` (a labelled mode beyond the paper). */
+  threshold: z.enum(DELETION_THRESHOLDS).default('paper'),
 });
-export type PaperCell = z.infer<typeof PaperCellSchema>;
+export type PaperCell = z.output<typeof PaperCellSchema>;
+/** A cell as written by hand (threshold defaults to `paper`). */
+export type PaperCellInput = z.input<typeof PaperCellSchema>;
 
 /** The paper's §6.2 capacity: the initial memory size of EHRAgent. */
 export const PAPER_CAPACITY = 100;
@@ -27,30 +33,44 @@ const DELETIONS = PAPER_DELETIONS;
 /** Every cell of the grid, in report order. */
 export function paperCells(): PaperCell[] {
   const cells: PaperCell[] = [];
-  for (const addition of ADDITIONS) for (const deletion of DELETIONS) cells.push({ addition, deletion, variant: 'standard', attribution: 'shown' });
-  for (const addition of ['coarse', 'strict'] as const) for (const deletion of ['history', 'combined'] as const) cells.push({ addition, deletion, variant: 'standard', attribution: 'followed' });
+  const cell = (c: Omit<PaperCell, 'threshold'> & { threshold?: PaperCell['threshold'] }): void => void cells.push({ ...c, threshold: c.threshold ?? 'paper' });
+  for (const addition of ADDITIONS) for (const deletion of DELETIONS) cell({ addition, deletion, variant: 'standard', attribution: 'shown' });
+  for (const addition of ['coarse', 'strict'] as const) for (const deletion of ['history', 'combined'] as const) cell({ addition, deletion, variant: 'standard', attribution: 'followed' });
+  // Beyond the paper (issue 19): Φ to the top-output-similarity record, and the relative threshold.
+  for (const deletion of ['history', 'combined'] as const) cell({ addition: 'strict', deletion, variant: 'standard', attribution: 'top-output' });
+  for (const attribution of ['shown', 'top-output'] as const) for (const deletion of ['history', 'combined'] as const) cell({ addition: 'strict', deletion, variant: 'standard', attribution, threshold: 'relative' });
   // Error-free (paper §4.4): the same retrievals as add-all (every task added), each record holding the ground truth.
-  cells.push({ addition: 'all', deletion: 'none', variant: 'error-free', attribution: 'shown' });
+  cell({ addition: 'all', deletion: 'none', variant: 'error-free', attribution: 'shown' });
   // Distribution shift (paper §6.1, Figure 6): fixed, strict, strict + history, strict + combined.
-  for (const [addition, deletion] of [['fixed', 'none'], ['strict', 'none'], ['strict', 'history'], ['strict', 'combined']] as const) cells.push({ addition, deletion, variant: 'shift', attribution: 'shown' });
-  // Capacity (paper §6.2): combined deletion with strict evaluation under a 100-record cap.
-  cells.push({ addition: 'strict', deletion: 'combined', variant: 'capacity', attribution: 'shown' });
+  for (const [addition, deletion] of [['fixed', 'none'], ['strict', 'none'], ['strict', 'history'], ['strict', 'combined']] as const) cell({ addition, deletion, variant: 'shift', attribution: 'shown' });
+  // Capacity (paper §6.2): combined deletion modified to periodic + the single least-useful record, under a 100-record cap.
+  cell({ addition: 'strict', deletion: 'combined', variant: 'capacity', attribution: 'shown' });
   return cells;
 }
 
-export function cellKey(c: PaperCell): string {
-  return `${c.addition}/${c.deletion}/${c.variant}/${c.attribution}`;
+/** A cell's key: addition/deletion/variant/attribution, with `/relative` appended for the relative threshold. */
+export function cellKey(c: Pick<PaperCell, 'addition' | 'deletion' | 'variant' | 'attribution'> & { threshold?: PaperCell['threshold'] }): string {
+  return `${c.addition}/${c.deletion}/${c.variant}/${c.attribution}${c.threshold === 'relative' ? '/relative' : ''}`;
 }
 
 /** The run configuration of a cell for one seed. */
-export function cellConfig(cell: PaperCell, base: { seed: number; language: 'python' | 'javascript'; maxDebugRounds?: number; period?: number }): BenchConfigInput {
+/**
+ * The capacity cell runs §6.2's modified combined deletion: the capacity rule alone
+ * (periodic deletion, then the single least-useful record while over the cap, never a
+ * never-evaluated one: capacityRule `paper`), not combined deletion plus a cap, which
+ * would bulk-delete everything under β.
+ */
+export function cellConfig(cell: PaperCellInput, base: { seed: number; language: 'python' | 'javascript'; maxDebugRounds?: number; period?: number; switches?: FidelitySwitches }): BenchConfigInput {
+  const capacity = cell.variant === 'capacity';
   return {
     addition: cell.addition,
-    deletion: cell.deletion,
+    deletion: capacity ? 'none' : cell.deletion,
     attribution: cell.attribution,
+    historyThreshold: cell.threshold ?? 'paper',
     order: cell.variant === 'shift' ? 'shift' : 'given',
     errorFree: cell.variant === 'error-free',
-    ...(cell.variant === 'capacity' ? { capacity: PAPER_CAPACITY } : {}),
+    ...(capacity ? { capacity: PAPER_CAPACITY, capacityRule: 'paper' as const } : {}),
+    ...base.switches,
     seed: base.seed,
     language: base.language,
     ...(base.maxDebugRounds !== undefined ? { maxDebugRounds: base.maxDebugRounds } : {}),

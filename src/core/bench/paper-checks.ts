@@ -9,6 +9,7 @@
  * figure and the run still succeeds.
  */
 import type { GridCellJson, GridJson } from './paper-aggregate';
+import { cellKey } from './paper-cells';
 import { meanCi, round } from './stats';
 
 export interface PaperCheck {
@@ -21,7 +22,7 @@ export interface PaperCheck {
   difference?: { mean: number; ci95: [number, number] };
 }
 
-const key = (c: Pick<GridCellJson, 'addition' | 'deletion' | 'variant' | 'attribution'>): string => `${c.addition}/${c.deletion}/${c.variant}/${c.attribution}`;
+const key = cellKey;
 
 function cell(json: GridJson, k: string): GridCellJson | undefined {
   return json.cells.find((c) => key(c) === k);
@@ -62,6 +63,15 @@ function withinAndSmaller(json: GridJson, lean: string, full: string, points: nu
   };
 }
 
+/** `lean` at least `full` − `points` (mean paired difference) with less memory (issue 19, the relative threshold). */
+function notWorseAndSmaller(json: GridJson, lean: string, full: string, points: number, claim: string): PaperCheck | null {
+  const a = cell(json, lean);
+  const b = cell(json, full);
+  if (!a || !b) return null;
+  const difference = pairedDifference(a, b);
+  return { claim, met: difference.mean >= -points && a.memory_mean < b.memory_mean, measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean}`, difference };
+}
+
 function floorHolds(json: GridJson): PaperCheck {
   const low = json.cells.reduce<GridCellJson | null>((m, c) => (m === null || c.memory_min < m.memory_min ? c : m), null);
   return {
@@ -85,6 +95,7 @@ export function paperChecks(json: GridJson): PaperCheck[] {
     checks.push(withinAndSmaller(json, 'strict/combined/standard/shown', 'strict/none/standard/shown', 2, 0.5, 'strict + combined within 2 points of strict with ≤ 50 % of its memory (attribution shown, the paper)'));
     checks.push(withinAndSmaller(json, 'strict/combined/standard/followed', 'strict/none/standard/shown', 2, 0.5, 'strict + combined within 2 points of strict with ≤ 50 % of its memory (attribution followed, beyond the paper)'));
   }
+  checks.push(notWorseAndSmaller(json, 'strict/combined/standard/shown/relative', 'strict/none/standard/shown', 1, 'strict + combined with the relative threshold (beyond the paper) ≥ strict − 1 point, with less memory'));
   checks.push(floorHolds(json));
   return checks.filter((c): c is PaperCheck => c !== null);
 }

@@ -7,6 +7,7 @@
 import type { BenchDeps, BenchTaskRow } from './harness';
 import { runBench } from './harness';
 import { cellConfig, cellKey, PaperCell } from './paper-cells';
+import type { FidelitySwitches } from './config';
 import type { BenchSession } from './session';
 import { SimulationParameters, SIMULATION_PARAMETERS } from './sim/parameters';
 import { withSimulatedAgent } from './sim/simulated-agent';
@@ -54,6 +55,8 @@ export interface SeedJob {
   period?: number;
   limit?: number;
   params?: SimulationParameters;
+  /** Paper-fidelity switches for every cell (bench:paper flags). */
+  switches?: FidelitySwitches;
 }
 
 /** The deps of one seed's agent over a session (the simulated agent is seeded). */
@@ -77,7 +80,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
   const deps = agentDeps(job, session, tasks);
   const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
   for (const cell of job.cells) {
-    const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period }), deps);
+    const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), deps);
     let correct = 0;
     const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
     const memoryCurve = run.rows.map((r) => r.memorySize);

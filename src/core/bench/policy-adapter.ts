@@ -22,7 +22,7 @@
 import { z } from 'zod';
 import type { MemoryStore } from '../memory/store';
 import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
-import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../policy/deletion';
+import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DeletionParams } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';
 import { capacityRule, defaultRules, RuleSpec } from '../policy/rules';
 import type { CodeSimilarityFn } from '../policy/metrics';
@@ -51,6 +51,8 @@ export interface PolicySettings {
   followThreshold?: number;
   /** When periodic deletion runs (default `sliding`: after every task). */
   periodicWindow?: PeriodicWindow;
+  /** Fidelity switches and modes of the deletion planners (deletion/types.ts documents each). */
+  switches?: Pick<DeletionParams, 'periodicBounds' | 'historyThreshold' | 'historyPerTask' | 'capacityRule'>;
 }
 
 /** History-rule β for the addition policy's evaluator. */
@@ -60,7 +62,7 @@ export function betaFor(settings: Pick<PolicySettings, 'addition' | 'beta'>): nu
 
 /** The rules of a setting: the MemoryManager's default schedule, plus the capacity rule when a capacity is set. */
 export function benchRules(settings: PolicySettings): RuleSpec[] {
-  const params = { period: settings.period, periodicWindow: settings.periodicWindow, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings), capacity: settings.capacity ?? null };
+  const params = { period: settings.period, periodicWindow: settings.periodicWindow, minRetrievals: settings.minRetrievals ?? DEFAULT_MIN_RETRIEVALS, beta: betaFor(settings), capacity: settings.capacity ?? null, ...settings.switches };
   const rules: RuleSpec[] = defaultRules(settings.deletion, params).filter((r) => r.kind !== 'user-command');
   if (settings.capacity !== undefined) rules.push(capacityRule());
   return rules;
@@ -99,6 +101,7 @@ export class BenchPolicies {
         beta: betaFor(settings),
         ...(settings.capacity !== undefined ? { capacity: settings.capacity } : {}),
         ...(settings.minActiveRecords !== undefined ? { minActiveRecords: settings.minActiveRecords } : {}),
+        ...settings.switches,
       },
       attribution: settings.attribution ?? 'shown',
       followThreshold: settings.followThreshold,

@@ -17,11 +17,15 @@
  *   compared through their canonical JSON text.
  */
 export interface AnswerCompareOptions {
+  /** `set` (default): set-of-rows equality; `contains`: the paper's ground-truth-contained-in-answer (answerContains). */
+  match?: AnswerMatch;
   /** Relative tolerance for numbers (default 1e-6). */
   relativeTolerance?: number;
   /** Absolute tolerance for numbers near zero (default 1e-9). */
   absoluteTolerance?: number;
 }
+
+import type { AnswerMatch } from './names';
 
 export const DEFAULT_RELATIVE_TOLERANCE = 1e-6;
 export const DEFAULT_ABSOLUTE_TOLERANCE = 1e-9;
@@ -107,4 +111,43 @@ export function answersMatch(expected: unknown, actual: unknown, options: Answer
     }
   }
   return false;
+}
+
+/** A cell's text for containment: numbers in their shortest form (12.50 → 12.5), strings normalised as for equality. */
+function cellText(cell: Cell): string {
+  return cell.kind === 'num' ? String(cell.value) : cell.kind === 'str' ? cell.value : 'null';
+}
+
+function cellsOf(answer: unknown): Cell[] {
+  if (!Array.isArray(answer)) return [toCell(answer)];
+  return answer.flatMap((v) => (Array.isArray(v) ? v.map(toCell) : [toCell(v)]));
+}
+
+/**
+ * The paper's strict evaluator (Appendix A.2: "string matching to check if the
+ * ground-truth is contained in the generated answer"): true when every value of
+ * `expected` occurs as text in `actual`'s values joined together. Values are
+ * normalised as for `answersMatch` (numbers in shortest form, strings trimmed,
+ * whitespace collapsed, lower case). No answer (null) contains nothing; an empty gold
+ * answer is contained in any answer (the empty string is a substring of every text).
+ *
+ * @example
+ * answerContains([[12.5]], [['a', '12.50']]); // true
+ * answerContains([['po'], ['iv']], ['PO']);   // false
+ */
+export function answerContains(expected: unknown, actual: unknown): boolean {
+  if (actual === null || actual === undefined) return false;
+  if (expected === null || expected === undefined) return false;
+  const text = cellsOf(actual).map(cellText).join(' | ');
+  return cellsOf(expected).every((cell) => text.includes(cellText(cell)));
+}
+
+/**
+ * The strict comparison the options name: `answersMatch` (set, default) or `answerContains`.
+ *
+ * @example
+ * answersAgree([['po']], [['po'], ['iv']], { match: 'contains' }); // true
+ */
+export function answersAgree(expected: unknown, actual: unknown, options: AnswerCompareOptions = {}): boolean {
+  return options.match === 'contains' ? answerContains(expected, actual) : answersMatch(expected, actual, options);
 }

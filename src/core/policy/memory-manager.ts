@@ -13,7 +13,7 @@ import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage,
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
 import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
-import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
+import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecInput, RuleSpecSchema, UtilityUpdate } from './rules';
 import type { Evaluation } from './utility';
 
 export interface MemoryManagerOptions {
@@ -30,12 +30,12 @@ export interface MemoryManagerOptions {
   deletionParams?: DeletionParams;
   /** When the periodic rule runs (default `sliding`: after every task). */
   periodicWindow?: PeriodicWindow;
-  /** Which retrieved records take the task's Φ (default `shown`; `followed` is a labelled variant beyond the paper). */
+  /** Which retrieved records take the task's Φ (default `shown`; `followed` and `top-output` are labelled variants beyond the paper). */
   attribution?: Attribution;
   /** Attribution `followed`: code similarity to a shown record at or above which it counts as followed (default 0.5). */
   followThreshold?: number;
   /** Rules; default `defaultRules(deletion, deletionParams)`. */
-  rules?: RuleSpec[];
+  rules?: RuleSpecInput[];
   codeSimilarity?: CodeSimilarityFn;
   logger?: Logger;
   /** Every-N-tasks forgetting rule interval (default 20). */
@@ -91,9 +91,9 @@ export interface TaskAttribution {
   attribution: Attribution;
   /** Retrieved and placed in the prompt. */
   shown: string[];
-  /** Took the task's Φ (= shown under `shown`; shown and followed under `followed`). */
+  /** Took the task's Φ (= shown under `shown`; shown and followed under `followed`; the top one under `top-output`). */
   credited: string[];
-  /** Attribution `followed`: shown, but the generated code did not follow them (no Φ). */
+  /** Attributions `followed` / `top-output`: shown, but not credited (no Φ). */
   shownNotFollowed: string[];
 }
 
@@ -133,6 +133,8 @@ export class MemoryManager implements Disposable {
   private readonly subscription: Disposable;
   private readonly needsCount: boolean;
   private readonly needsUtility: boolean;
+  /** The history rule uses the relative threshold (the rules need the running accuracy). */
+  private readonly relative: boolean;
   private readonly queries: DeletionQueries;
 
   constructor(readonly store: MemoryStore, readonly options: MemoryManagerOptions) {
@@ -144,11 +146,12 @@ export class MemoryManager implements Disposable {
     if (this.rules.some((r) => r.operation === 'delete:capacity') && p.capacity === undefined) {
       throw capacityRequiredError();
     }
-    if (options.attribution === 'followed' && !options.codeSimilarity) {
-      throw new AgentMemoryError('CONFIG', "The 'followed' attribution needs a code similarity function: pass codeSimilarity, or set agentMemory.deletion.attribution to 'shown'.");
+    if ((options.attribution === 'followed' || options.attribution === 'top-output') && !options.codeSimilarity) {
+      throw new AgentMemoryError('CONFIG', `The '${options.attribution}' attribution needs a code similarity function: pass codeSimilarity, or set agentMemory.deletion.attribution to 'shown'.`);
     }
     this.needsCount = this.rules.some((r) => r.kind === 'capacity-exceeded');
     this.needsUtility = this.rules.some((r) => r.kind === 'utility-drop');
+    this.relative = this.rules.some((r) => r.kind === 'utility-drop' && r.threshold === 'relative');
     this.lastRunByRule = parseLastRun(store.getMeta(LAST_RUN_META));
     this.subscription = store.onDidChange((e) => {
       if (!this.selfChange && e.kind !== 'retrieval' && e.kind !== 'task') this.activeCount = null;
@@ -197,25 +200,41 @@ export class MemoryManager implements Disposable {
       lastRunByRule: this.lastRunByRule,
       commands: input.commands,
       utilityUpdates: this.needsUtility && utility !== null ? this.utilityOf(attribution.credited) : [],
+      ...(this.relative && this.needsUtility && utility !== null ? { runningAccuracy: this.queries.runningAccuracy(taskIndex) } : {}),
     });
-    const deletions = firings.map((f) => this.runFiring(f, taskIndex));
+    const historyDeleted = { count: 0 };
+    const deletions = firings.map((f) => this.runFiring(f, taskIndex, historyDeleted));
     if (firings.length > 0) this.store.setMeta(LAST_RUN_META, JSON.stringify(this.lastRunByRule));
     return { taskIndex, utility, evaluator: evaluation?.evaluator ?? null, similarity, attribution, addition, firings, deletions };
   }
 
   /**
-   * Marks on the retrieval log which records were shown and (attribution
-   * `followed`) followed, before Φ is written: Φ goes only to the credited ones.
-   * Followed = code similarity(record's code, final code) ≥ followThreshold; with no
-   * final code nothing was followed.
+   * Marks on the retrieval log which records were shown and (attributions
+   * `followed`, `top-output`) followed, before Φ is written: Φ goes only to the credited ones.
+   * `followed`: code similarity(record's code, final code) ≥ followThreshold; with no
+   * final code nothing was followed. `top-output`: only the shown record with the highest
+   * output similarity (the paper's §5.3 measure), ties to the higher-ranked one.
    */
   private attribute(input: AfterTaskInput, finalCode: string | null, language: Language): TaskAttribution {
     const mode = this.options.attribution ?? 'shown';
     const threshold = this.options.followThreshold ?? DEFAULT_FOLLOW_THRESHOLD;
+    const similarityTo = (d: DemonstrationAttributionInput): number => {
+      const sim = finalCode !== null && d.code !== undefined && this.options.codeSimilarity ? this.options.codeSimilarity(d.code, finalCode, d.language ?? language) : 0;
+      return Number.isFinite(sim) ? sim : 0;
+    };
+    // `top-output`: the first shown record with the highest output similarity (ties → the higher-ranked one).
+    let top: string | null = null;
+    if (mode === 'top-output') {
+      let best = -Infinity;
+      for (const d of input.retrieved) {
+        if (!d.shown) continue;
+        const sim = similarityTo(d);
+        if (sim > best) [best, top] = [sim, d.recordId];
+      }
+    }
     const marks = input.retrieved.map((d) => {
       if (!d.shown || mode === 'shown') return { recordId: d.recordId, shown: d.shown, followed: null };
-      const sim = finalCode !== null && d.code !== undefined && this.options.codeSimilarity ? this.options.codeSimilarity(d.code, finalCode, d.language ?? language) : 0;
-      return { recordId: d.recordId, shown: true, followed: Number.isFinite(sim) && sim >= threshold };
+      return { recordId: d.recordId, shown: true, followed: mode === 'top-output' ? d.recordId === top : similarityTo(d) >= threshold };
     });
     this.tasks.markAttribution(input.taskIndex, marks);
     return {
@@ -319,18 +338,29 @@ export class MemoryManager implements Disposable {
     return { ...decision, recordId: id };
   }
 
-  private runFiring(firing: RuleFiring, taskIndex: number): DeletionRun {
+  /**
+   * Runs one firing in plan/apply batches. With `historyPerTask: 'worst'` the history
+   * condition deletes at most one record per task across all firings (the paper's code):
+   * `historyDeleted` counts them, a later history firing is skipped and a later combined
+   * batch runs with its history part off.
+   */
+  private runFiring(firing: RuleFiring, taskIndex: number, historyDeleted: { count: number }): DeletionRun {
     const policy: DeletionPolicyName = policyOf(firing.operation);
     const params: DeletionParams = { ...this.options.deletionParams, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
+    const onePerTask = params.historyPerTask === 'worst';
     const deleted: string[] = [];
     const skipped: string[] = [];
     const floorKept: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const plan = planDeletion(this.store, policy, taskIndex, params);
+      if (onePerTask && historyDeleted.count > 0 && policy === 'history') break;
+      const historyOff = onePerTask && historyDeleted.count > 0 && policy === 'combined' ? { minRetrievals: Number.MAX_SAFE_INTEGER } : {};
+      const plan = planDeletion(this.store, policy, taskIndex, { ...params, ...historyOff });
       const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger, { minActiveRecords: this.minActiveRecords }));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);
       floorKept.push(...(plan.floor?.kept.map((c) => c.recordId) ?? []), ...result.floorKept);
+      const byHistory = new Set(plan.candidates.filter((c) => c.rule === 'history').map((c) => c.recordId));
+      historyDeleted.count += result.deleted.filter((id) => byHistory.has(id)).length;
       if (this.activeCount !== null) this.activeCount -= result.deleted.length;
       if (!plan.truncated || result.deleted.length === 0) break;
     }

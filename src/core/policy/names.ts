@@ -59,9 +59,14 @@ export type CandidateRule = (typeof CANDIDATE_RULES)[number];
  * Which retrieved records a task's Φ is written to:
  * - `shown` (the paper's behaviour, default): every record placed in the prompt;
  * - `followed` (a labelled variant beyond the paper): a shown record only when the
- *   generated code's similarity to its code is at least `followThreshold`.
+ *   generated code's similarity to its code is at least `followThreshold`;
+ * - `top-output` (a labelled variant beyond the paper): only the one shown record whose
+ *   code is most similar to the generated code: the paper's own §5.3 measure ("the
+ *   retrieved record with the highest output similarity"), used there to explain which
+ *   records history deletion removes. Ties (e.g. no code: similarity 0 for all) go to
+ *   the first shown record, the one retrieval ranked highest.
  */
-export const ATTRIBUTIONS = ['shown', 'followed'] as const;
+export const ATTRIBUTIONS = ['shown', 'followed', 'top-output'] as const;
 export const AttributionSchema = z.enum(ATTRIBUTIONS);
 export type Attribution = z.infer<typeof AttributionSchema>;
 
@@ -74,10 +79,64 @@ export const PERIODIC_WINDOWS = ['sliding', 'fixed'] as const;
 export const PeriodicWindowSchema = z.enum(PERIODIC_WINDOWS);
 export type PeriodicWindow = z.infer<typeof PeriodicWindowSchema>;
 
+/**
+ * Which end of the periodic window counts a retrieval (fidelity switch):
+ * - `half-open` (default): (t − P, t], P retrievals-tasks long;
+ * - `closed`: [t − P, t], the paper's text (§5.1: "the target retrieval count within
+ *   [t′, t]"), one task longer.
+ * Either way only records created at or before t − P are candidates.
+ */
+export const PERIODIC_BOUNDS = ['half-open', 'closed'] as const;
+export const PeriodicBoundsSchema = z.enum(PERIODIC_BOUNDS);
+export type PeriodicBounds = z.infer<typeof PeriodicBoundsSchema>;
+
+/**
+ * How many records the history rule deletes per task (fidelity switch):
+ * - `all` (default): every record that meets the condition;
+ * - `worst`: at most one per task, the one with the lowest mean Φ (ties: more evaluated
+ *   retrievals, then older), as the paper's released code does (issue 19).
+ */
+export const HISTORY_PER_TASK = ['all', 'worst'] as const;
+export const HistoryPerTaskSchema = z.enum(HISTORY_PER_TASK);
+export type HistoryPerTask = z.infer<typeof HistoryPerTaskSchema>;
+
+/**
+ * The history rule's threshold:
+ * - `paper` (default): mean Φ ≤ β (§5.1, β = 0.7 strict / 0.3 coarse);
+ * - `relative` (a labelled mode beyond the paper): the upper end of the Wilson score
+ *   interval of the record's mean Φ (z = RELATIVE_Z, fixed in advance) lies below the
+ *   agent's running accuracy (mean Φ over every evaluated task so far). See deletion/relative.ts.
+ */
+export const DELETION_THRESHOLDS = ['paper', 'relative'] as const;
+export const DeletionThresholdSchema = z.enum(DELETION_THRESHOLDS);
+export type DeletionThreshold = z.infer<typeof DeletionThresholdSchema>;
+
+/**
+ * Which record the capacity rule's least-utility step may remove (§6.2):
+ * - `hard-cap` (default): the least mean Φ, never-evaluated records last, so the cap holds;
+ * - `paper`: only records with a mean utility (evaluated at least once); a never-retrieved
+ *   record is never force-deleted (it has no "least average utility" in §6.2's sense), so the
+ *   memory may stay above the cap until periodic deletion removes it.
+ */
+export const CAPACITY_RULES = ['hard-cap', 'paper'] as const;
+export const CapacityRuleSchema = z.enum(CAPACITY_RULES);
+export type CapacityRule = z.infer<typeof CapacityRuleSchema>;
+
 /** How the combined policy joins its two rules (see deletion/combined.ts). */
 export const COMBINED_MODES = ['either', 'both'] as const;
 export const CombinedModeSchema = z.enum(COMBINED_MODES);
 export type CombinedMode = z.infer<typeof CombinedModeSchema>;
+
+/**
+ * How the strict ground-truth evaluator compares an answer with the gold answer (see answers.ts):
+ * - `set` (default): equal as sets of rows (numbers within a tolerance);
+ * - `contains`: the paper's strict evaluator (Appendix A.2: "we use string matching to check
+ *   if the ground-truth is contained in the generated answer"): every gold value's text occurs
+ *   in the answer's text, so extra rows or columns do not make an answer wrong.
+ */
+export const ANSWER_MATCHES = ['set', 'contains'] as const;
+export const AnswerMatchSchema = z.enum(ANSWER_MATCHES);
+export type AnswerMatch = z.infer<typeof AnswerMatchSchema>;
 
 /** Utility evaluators Φ (see utility.ts). */
 export const EVALUATOR_IDS = ['strict:ground-truth', 'strict:human', 'coarse:judge', 'coarse:self'] as const;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Trigger } from '../memory/types';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PERIOD, UTILITY_EPSILON } from './deletion/types';
-import { DeletionPolicyName, DeletionSetting, operationOf, PeriodicWindow, PolicyOperation, PolicyOperationSchema, RULE_ID } from './names';
+import { belowRunningAccuracy, RELATIVE_Z } from './deletion/relative';
+import { DeletionPolicyName, DeletionSetting, DeletionThreshold, DeletionThresholdSchema, HistoryPerTask, HistoryPerTaskSchema, operationOf, PeriodicWindow, PolicyOperation, PolicyOperationSchema, RULE_ID } from './names';
 
 export type { DeletionSetting, PolicyOperation };
 export { PolicyOperationSchema };
@@ -19,6 +20,10 @@ export { PolicyOperationSchema };
  * - `utility-drop`: fires when a record credited in this task has at least
  *   `minRetrievals` evaluated retrievals and a mean utility ≤ beta (the history
  *   rule's condition, ≥ n as the paper's text and code), naming those records.
+ *   With `threshold: 'relative'` the condition is the Wilson upper bound of the mean
+ *   below the snapshot's running accuracy (deletion/relative.ts); with
+ *   `perTask: 'worst'` it names only the worst record (lowest mean, then more
+ *   evaluated retrievals), the paper's code's one deletion per task.
  */
 const RuleId = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/i, 'a rule id is letters, digits, dot, dash or underscore');
 
@@ -26,9 +31,19 @@ export const RuleSpecSchema = z.discriminatedUnion('kind', [
   z.object({ id: RuleId, kind: z.literal('every-n-tasks'), everyTasks: z.number().int().min(1), operation: PolicyOperationSchema }),
   z.object({ id: RuleId, kind: z.literal('capacity-exceeded'), capacity: z.number().int().min(0).optional(), operation: PolicyOperationSchema }),
   z.object({ id: RuleId, kind: z.literal('user-command'), command: z.string().min(1), operation: PolicyOperationSchema }),
-  z.object({ id: RuleId, kind: z.literal('utility-drop'), minRetrievals: z.number().int().min(0), beta: z.number().min(0).max(1), operation: PolicyOperationSchema }),
+  z.object({
+    id: RuleId,
+    kind: z.literal('utility-drop'),
+    minRetrievals: z.number().int().min(0),
+    beta: z.number().min(0).max(1),
+    threshold: DeletionThresholdSchema.default('paper'),
+    perTask: HistoryPerTaskSchema.default('all'),
+    operation: PolicyOperationSchema,
+  }),
 ]);
-export type RuleSpec = z.infer<typeof RuleSpecSchema>;
+export type RuleSpec = z.output<typeof RuleSpecSchema>;
+/** A rule as written by hand (the utility-drop rule's threshold and perTask may be left to their defaults). */
+export type RuleSpecInput = z.input<typeof RuleSpecSchema>;
 
 /** A record whose utility statistics changed in this task. */
 export interface UtilityUpdate {
@@ -47,6 +62,8 @@ export interface RuleState {
   /** User commands issued since the last evaluation (e.g. 'delete:combined'). */
   commands?: readonly string[];
   utilityUpdates?: readonly UtilityUpdate[];
+  /** The agent's running accuracy (mean Φ of the evaluated tasks so far), for the relative threshold. */
+  runningAccuracy?: number | null;
 }
 
 export interface RuleFiring {
@@ -66,7 +83,7 @@ export interface RuleFiring {
  *   { taskIndex: 200, activeCount: 950, lastRunByRule: {} });
  * // → [{ ruleId: 'periodic-deletion', operation: 'delete:combined', trigger: 'rule:periodic-deletion', reason: '200 tasks since task 0' }]
  */
-export function evaluateRules(rules: readonly RuleSpec[], state: RuleState): RuleFiring[] {
+export function evaluateRules(rules: readonly RuleSpecInput[], state: RuleState): RuleFiring[] {
   const firings: RuleFiring[] = [];
   for (const rule of rules) {
     const trigger: Trigger = `rule:${rule.id}`;
@@ -85,15 +102,27 @@ export function evaluateRules(rules: readonly RuleSpec[], state: RuleState): Rul
         if (state.commands?.includes(rule.command)) firings.push({ ruleId: rule.id, operation: rule.operation, trigger: 'user', reason: `user command ${rule.command}` });
         break;
       case 'utility-drop': {
-        const low = (state.utilityUpdates ?? []).filter((u) => u.meanUtility !== null && u.evaluatedCount >= rule.minRetrievals && u.meanUtility <= rule.beta + UTILITY_EPSILON);
+        const low = lowUtility(rule, state);
         if (low.length > 0) {
-          firings.push({ ruleId: rule.id, operation: rule.operation, trigger, reason: `${low.length} record(s) fell to mean utility ≤ ${rule.beta} after at least ${rule.minRetrievals} retrievals`, recordIds: low.map((u) => u.recordId) });
+          const condition = rule.threshold === 'relative' ? `a Wilson upper bound (z = ${RELATIVE_Z}) below the running accuracy ${(state.runningAccuracy ?? 0).toFixed(3)}` : `mean utility ≤ ${rule.beta}`;
+          firings.push({ ruleId: rule.id, operation: rule.operation, trigger, reason: `${low.length} record(s) fell to ${condition} after at least ${rule.minRetrievals} retrievals`, recordIds: low.map((u) => u.recordId) });
         }
         break;
       }
     }
   }
   return firings;
+}
+
+/** The records a utility-drop rule names: those meeting its condition (all, or the worst one). */
+function lowUtility(rule: Extract<RuleSpecInput, { kind: 'utility-drop' }>, state: RuleState): UtilityUpdate[] {
+  const accuracy = state.runningAccuracy ?? 0;
+  const low = (state.utilityUpdates ?? []).filter((u) => {
+    if (u.meanUtility === null || u.evaluatedCount < rule.minRetrievals) return false;
+    return rule.threshold === 'relative' ? belowRunningAccuracy(u.meanUtility * u.evaluatedCount, u.evaluatedCount, accuracy) : u.meanUtility <= rule.beta + UTILITY_EPSILON;
+  });
+  if (rule.perTask !== 'worst' || low.length <= 1) return low;
+  return [low.reduce((w, u) => ((u.meanUtility ?? 0) < (w.meanUtility ?? 0) || (u.meanUtility === w.meanUtility && u.evaluatedCount > w.evaluatedCount) ? u : w))];
 }
 
 /** What the default rules are built from (the deletion settings). */
@@ -103,6 +132,10 @@ export interface DefaultRuleParams {
   periodicWindow?: PeriodicWindow;
   minRetrievals?: number;
   beta?: number;
+  /** The history rule's threshold (default `paper`: mean ≤ β). */
+  historyThreshold?: DeletionThreshold;
+  /** History deletions per task (default `all`). */
+  historyPerTask?: HistoryPerTask;
   capacity?: number | null;
   forgettingEvery?: number;
 }
@@ -125,7 +158,7 @@ export function defaultRules(setting: DeletionSetting, params: DefaultRuleParams
   const everyTasks = (params.periodicWindow ?? 'sliding') === 'sliding' ? 1 : period;
   const n = params.minRetrievals ?? DEFAULT_MIN_RETRIEVALS;
   const beta = params.beta ?? DEFAULT_BETA_STRICT;
-  const drop: RuleSpec = { id: RULE_ID.utilityDrop, kind: 'utility-drop', minRetrievals: n, beta, operation: 'delete:history' };
+  const drop: RuleSpec = { id: RULE_ID.utilityDrop, kind: 'utility-drop', minRetrievals: n, beta, threshold: params.historyThreshold ?? 'paper', perTask: params.historyPerTask ?? 'all', operation: 'delete:history' };
   switch (setting) {
     case 'none':
       return [];

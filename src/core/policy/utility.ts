@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
-import { answersMatch, AnswerCompareOptions } from './answers';
+import { answersAgree, AnswerCompareOptions } from './answers';
 import { EvaluatorId, EvaluatorIdSchema } from './names';
 
 /**
  * Utility evaluators Φ ∈ [0,1] (SPEC §1 step 3, paper §4.1 and Appendix A.2).
  *
  * - `strict:ground-truth`: benchmark mode, the answer is compared with the gold
- *   answer as a set of rows (see ./answers.ts) → 1 or 0.
+ *   answer as a set of rows (see ./answers.ts) → 1 or 0; with `match: 'contains'`,
+ *   the paper's "ground truth contained in the answer" instead.
  * - `strict:human`: the user's verdict in the editor (approve → 1, reject → 0;
  *   no verdict yet → utility `null`, i.e. not evaluated).
  * - `coarse:self`: the agent's own termination signal (task complete and an
@@ -61,8 +62,9 @@ export function evaluateGroundTruth(input: EvaluationInput, options: AnswerCompa
   if (input.outcome !== 'success') {
     return { utility: 0, evaluator: 'strict:ground-truth', reason: `execution ended with outcome '${input.outcome}'` };
   }
-  const ok = answersMatch(input.groundTruth, input.answer, options);
-  return { utility: ok ? 1 : 0, evaluator: 'strict:ground-truth', reason: ok ? 'answer matches the ground truth' : 'answer differs from the ground truth' };
+  const ok = answersAgree(input.groundTruth, input.answer, options);
+  const how = options.match === 'contains' ? ['the ground truth is contained in the answer', 'the ground truth is not contained in the answer'] : ['answer matches the ground truth', 'answer differs from the ground truth'];
+  return { utility: ok ? 1 : 0, evaluator: 'strict:ground-truth', reason: ok ? how[0] : how[1] };
 }
 
 /** Strict human Φ: approve → 1, reject → 0, no verdict → null (not evaluated). */

@@ -52,7 +52,15 @@ describe('bench: many-seed paper grid', () => {
 
   it('the grid JSON has the issue\'s shape: percent accuracies, CIs, memory_min over every point of every seed', () => {
     const cells = paperCells();
-    assert.equal(cells.filter((c) => c.variant === 'standard' && c.attribution === 'shown').length, 16);
+    // The paper's 4 × 4 (threshold `paper`) plus the relative-threshold cells beyond the paper.
+    assert.equal(cells.filter((c) => c.variant === 'standard' && c.attribution === 'shown' && c.threshold === 'paper').length, 16);
+    assert.deepEqual(cells.filter((c) => c.threshold === 'relative').map(cellKey), [
+      'strict/history/standard/shown/relative',
+      'strict/combined/standard/shown/relative',
+      'strict/history/standard/top-output/relative',
+      'strict/combined/standard/top-output/relative',
+    ]);
+    assert.equal(new Set(cells.map(cellKey)).size, cells.length, 'cell keys are unique');
     assert.ok(['error-free', 'shift', 'capacity'].every((v) => cells.some((c) => c.variant === v)));
     assert.ok(cells.some((c) => c.attribution === 'followed'));
     const results: CellSeedResult[] = cells.flatMap((cell, k) =>
@@ -61,7 +69,7 @@ describe('bench: many-seed paper grid', () => {
     const json = aggregateGrid('simulated', 3, 1, cells, results, 'simulation');
     assert.deepEqual(Object.keys(json), ['agent', 'label', 'seeds', 'seed_base', 'tasks', 'cells']);
     const c0 = json.cells[0];
-    assert.deepEqual(Object.keys(c0), ['addition', 'deletion', 'variant', 'attribution', 'accuracy_mean', 'accuracy_ci95', 'memory_mean', 'memory_min', 'per_seed']);
+    assert.deepEqual(Object.keys(c0), ['addition', 'deletion', 'variant', 'attribution', 'threshold', 'accuracy_mean', 'accuracy_ci95', 'memory_mean', 'memory_min', 'per_seed']);
     assert.equal(c0.accuracy_mean, 22);
     assert.deepEqual(c0.per_seed, [21, 22, 23]);
     assert.ok(c0.accuracy_ci95[0] < 22 && c0.accuracy_ci95[1] > 22);

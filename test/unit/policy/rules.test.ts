@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { defaultRules, evaluateRules, RuleSpec, RuleState } from '../../../src/core/policy/rules';
+import { defaultRules, evaluateRules, RuleSpecInput, RuleState } from '../../../src/core/policy/rules';
 
 const state = (over: Partial<RuleState> = {}): RuleState => ({ taskIndex: 1, activeCount: 0, lastRunByRule: {}, ...over });
 
 describe('rule engine', () => {
-  const every: RuleSpec = { id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks: 200, operation: 'delete:combined' };
+  const every: RuleSpecInput = { id: 'periodic-deletion', kind: 'every-n-tasks', everyTasks: 200, operation: 'delete:combined' };
 
   it('every-N fires when N tasks have passed since the last run (0 if never)', () => {
     assert.deepEqual(evaluateRules([every], state({ taskIndex: 199 })), []);
@@ -15,7 +15,7 @@ describe('rule engine', () => {
   });
 
   it('capacity fires only above capacity (rule capacity first, then the snapshot)', () => {
-    const cap: RuleSpec = { id: 'capacity', kind: 'capacity-exceeded', operation: 'delete:capacity' };
+    const cap: RuleSpecInput = { id: 'capacity', kind: 'capacity-exceeded', operation: 'delete:capacity' };
     assert.deepEqual(evaluateRules([cap], state({ activeCount: 100, capacity: 100 })), []);
     assert.equal(evaluateRules([cap], state({ activeCount: 101, capacity: 100 }))[0].trigger, 'rule:capacity');
     assert.deepEqual(evaluateRules([cap], state({ activeCount: 101 })), []);
@@ -23,7 +23,7 @@ describe('rule engine', () => {
   });
 
   it('user command fires with trigger user and keeps the rule id', () => {
-    const cmd: RuleSpec = { id: 'user-combined', kind: 'user-command', command: 'delete:combined', operation: 'delete:combined' };
+    const cmd: RuleSpecInput = { id: 'user-combined', kind: 'user-command', command: 'delete:combined', operation: 'delete:combined' };
     assert.deepEqual(evaluateRules([cmd], state()), []);
     const [f] = evaluateRules([cmd], state({ commands: ['delete:combined'] }));
     assert.equal(f.trigger, 'user');
@@ -31,7 +31,7 @@ describe('rule engine', () => {
   });
 
   it('utility drop names the records with at least n evaluated retrievals and mean ≤ β', () => {
-    const drop: RuleSpec = { id: 'utility-drop', kind: 'utility-drop', minRetrievals: 5, beta: 0.7, operation: 'delete:history' };
+    const drop: RuleSpecInput = { id: 'utility-drop', kind: 'utility-drop', minRetrievals: 5, beta: 0.7, operation: 'delete:history' };
     const [f] = evaluateRules([drop], state({
       utilityUpdates: [
         { recordId: 'low', meanUtility: 0.5, evaluatedCount: 6 },

@@ -1,6 +1,7 @@
 import { diffQuestions, joinTokens } from './question-diff';
 import { numericMentions, NumericMention } from './numeric-mentions';
-import { codeTimeFilters, questionTimeFilter, swapTimeFilter } from './time-filter';
+import { questionAgeGroup, reshapeAgeFilter } from './age-filter';
+import { addTimeFilter, questionTimeFilter, removeTimeFilters, swapTimeFilter, uniformTimeFilters } from './time-filter';
 
 /** Finds which value of a database column a question mentions (value linking). */
 export interface ValueLookup {
@@ -51,10 +52,14 @@ export function adaptCode(reference: { question: string; code: string }, newQues
     const key = norm(literal);
     if (seen.has(key) || /^-?\d+(\.\d+)?$/.test(key) || /^-\d+ (year|month|day)$/.test(key)) continue;
     seen.add(key);
-    const column = COLUMN_BEFORE.exec(reference.code.slice(Math.max(0, (m.index ?? 0) - 80), m.index))?.[1];
+    // Every column the literal is compared with (a union may compare it with several): the first that links a value wins.
+    const columns = [...reference.code.matchAll(new RegExp(`'${escapeRegExp(literal)}'`, 'g'))]
+      .map((o) => COLUMN_BEFORE.exec(reference.code.slice(Math.max(0, (o.index ?? 0) - 80), o.index))?.[1])
+      .filter((c): c is string => c !== undefined);
     let next: string | null = null;
-    if (column && lookup) {
-      next = lookup.findValue(column.toLowerCase(), newQuestion);
+    for (const column of lookup ? columns : []) {
+      next = lookup!.findValue(column.toLowerCase(), newQuestion);
+      if (next !== null) break;
     }
     if (next === null && oldQ.includes(key)) {
       const change = changes.find((c) => norm(joinTokens(c.from)) === key || norm(c.from.join(' ')) === key);
@@ -65,10 +70,16 @@ export function adaptCode(reference: { question: string; code: string }, newQues
     }
   }
   // Time filters are swapped as whole fragments; their years and periods are then not remapped as numbers.
-  const timed = codeTimeFilters(reference.code).length === 1 && questionTimeFilter(newQuestion) !== null;
+  const timed = uniformTimeFilters(reference.code) !== null && questionTimeFilter(newQuestion) !== null;
   const isTimeMention = (m: NumericMention) => timed && (m.kind === 'relative' || (m.kind === 'number' && m.value >= 2000 && m.value <= 2199));
-  const keep = (list: NumericMention[]) => list.filter((m) => !isTimeMention(m));
-  replacements.push(...numericReplacements(keep(numericMentions(reference.question)), keep(numericMentions(newQuestion))));
+  // Age groups ("20s", "60 or above") are reshaped as whole conditions; their numbers are not remapped.
+  const aged = questionAgeGroup(reference.question) !== null && questionAgeGroup(newQuestion) !== null;
+  const ageNumbers = (q: string) => new Set(aged ? [...q.matchAll(/\b(\d{1,3})\s*(?:or|and)\s+(?:above|older|over|more)\b|\b(\d)0s\b/gi)].map((m) => Number(m[1] ?? Number(m[2]) * 10)) : []);
+  const oldAges = ageNumbers(reference.question);
+  const newAges = ageNumbers(newQuestion);
+  const isAgeMention = (m: NumericMention, ages: Set<number>) => (m.kind === 'decade' || m.kind === 'number') && ages.has(m.value);
+  const keep = (list: NumericMention[], ages: Set<number> = new Set()) => list.filter((m) => !isTimeMention(m) && !isAgeMention(m, ages));
+  replacements.push(...numericReplacements(keep(numericMentions(reference.question), oldAges), keep(numericMentions(newQuestion), newAges)));
   const aggregate = aggregateReplacement(reference.question, newQuestion, reference.code);
   if (aggregate) replacements.push(aggregate);
   let code = applyAll(reference.code, replacements);
@@ -77,6 +88,27 @@ export function adaptCode(reference: { question: string; code: string }, newQues
   if (swapped) {
     code = swapped.code;
     substitutions.push({ from: swapped.from, to: swapped.to, kind: 'time-filter' });
+  }
+  const age = aged ? reshapeAgeFilter(code, reference.question, newQuestion) : null;
+  if (age) {
+    code = age.code;
+    substitutions.push({ from: age.from, to: age.to, kind: 'value' });
+  }
+  // The questions differ in whether they filter by time at all: add or remove the filter.
+  const oldFilter = questionTimeFilter(reference.question);
+  const newFilter = questionTimeFilter(newQuestion);
+  if (!oldFilter && newFilter) {
+    const added = addTimeFilter(code, newQuestion);
+    if (added) {
+      code = added.code;
+      substitutions.push({ from: '', to: added.to, kind: 'time-filter' });
+    }
+  } else if (oldFilter && !newFilter) {
+    const removed = removeTimeFilters(code);
+    if (removed) {
+      code = removed.code;
+      substitutions.push({ from: removed.from, to: '', kind: 'time-filter' });
+    }
   }
   return { code, substitutions };
 }
@@ -104,7 +136,7 @@ function aggregateReplacement(oldQuestion: string, newQuestion: string, code: st
 
 function numericReplacements(oldM: NumericMention[], newM: NumericMention[]): { pattern: RegExp; to: string; sub: Substitution }[] {
   const out: { pattern: RegExp; to: string; sub: Substitution }[] = [];
-  for (const kind of ['number', 'decade', 'relative'] as const) {
+  for (const kind of ['number', 'decade', 'relative', 'duration'] as const) {
     const a = oldM.filter((m) => m.kind === kind);
     const b = newM.filter((m) => m.kind === kind);
     if (a.length !== b.length) continue;
@@ -117,11 +149,14 @@ function numericReplacements(oldM: NumericMention[], newM: NumericMention[]): { 
         const fromV = from.unit === 'week' ? from.value * 7 : from.value;
         const toV = to.unit === 'week' ? to.value * 7 : to.value;
         out.push({ pattern: new RegExp(`'-${fromV} ${unit}'`, 'g'), to: `'-${toV} ${toUnit}'`, sub: { from: `-${fromV} ${unit}`, to: `-${toV} ${toUnit}`, kind } });
+      } else if (kind === 'duration') {
+        out.push({ pattern: new RegExp(`(?<![\\w.])${from.value}(\\s*\\*\\s*365)`, 'g'), to: `${to.value} * 365`, sub: { from: `${from.value} * 365`, to: `${to.value} * 365`, kind: 'number' } });
       } else if (kind === 'decade') {
         out.push({ pattern: new RegExp(`\\b${from.value}\\b`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
         out.push({ pattern: new RegExp(`\\b${from.value + 9}\\b`, 'g'), to: String(to.value + 9), sub: { from: String(from.value + 9), to: String(to.value + 9), kind } });
       } else {
-        out.push({ pattern: new RegExp(`(?<![\\w.-])${escapeRegExp(String(from.value))}(?![\\w.])`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
+        // A count is never the N of a duration (`N * 365`).
+        out.push({ pattern: new RegExp(`(?<![\\w.-])${escapeRegExp(String(from.value))}(?![\\w.])(?!\\s*\\*\\s*365)`, 'g'), to: String(to.value), sub: { from: String(from.value), to: String(to.value), kind } });
       }
     });
   }

@@ -1,9 +1,11 @@
 /**
  * Numbers mentioned in a question, in order: digits, number words, ordinals,
  * decades ("20s"), and relative periods ("this year" = 0, "last year" = 1,
- * "2 years ago" = 2). The reuse model maps them positionally between questions.
+ * "2 years ago" = 2), and durations ("three-year" = 3, kind `duration`, which the
+ * SQL writes as `3 * 365`: never confused with a count such as "top three").
+ * The reuse model maps them positionally between questions, kind by kind.
  */
-export type MentionKind = 'number' | 'decade' | 'relative';
+export type MentionKind = 'number' | 'decade' | 'relative' | 'duration';
 
 export interface NumericMention {
   kind: MentionKind;
@@ -43,6 +45,11 @@ export function numericMentions(question: string): NumericMention[] {
     const before = question[index - 1] ?? '';
     if (/^([%a-z/]|[.,]\d)/i.test(after) && !m[2]) continue;
     if (/[a-z/.]/i.test(before)) continue;
+    // "three-year" / "5-year": a duration, not a count.
+    if (/^-year/i.test(question.slice(index + m[0].length, index + m[0].length + 5))) {
+      found.push({ index, mention: { kind: 'duration', value: m[1] ? Number(m[1]) : WORDS[m[3].toLowerCase()], unit: 'year' } });
+      continue;
+    }
     if (m[1]) {
       found.push({ index, mention: { kind: m[2] ? 'decade' : 'number', value: Number(m[1]) } });
     } else {

@@ -1,6 +1,8 @@
 import type { Statement } from 'better-sqlite3';
+import { AgentMemoryError } from '../../errors';
 import type { Database } from '../database';
 import type { MemoryStore } from '../store';
+import type { DeletionThreshold, PeriodicBounds } from '../../policy/names';
 
 /**
  * The set-based SQL of the deletion policies, as named queries returning typed
@@ -13,14 +15,35 @@ import type { MemoryStore } from '../store';
 
 /** Columns every candidate query reads from the covering index (alias r). */
 const CANDIDATE_COLUMNS = 'r.rid, r.id, r.provenance, r.created_task, r.retrieval_count, r.utility_sum, r.utility_count, r.last_retrieved_task';
-/** Retrievals of each record inside the window (windowStart, t], aggregated from the retrieval log. */
-const WINDOW_CTE = 'win AS (SELECT rid, COUNT(*) AS n FROM retrievals WHERE task_index > @windowStart AND task_index <= @t GROUP BY rid)';
+/** Retrievals of each record inside the window (windowStart, t] (`closed`: [windowStart, t]), aggregated from the retrieval log. */
+function windowCte(bounds: PeriodicBounds): string {
+  return `win AS (SELECT rid, COUNT(*) AS n FROM retrievals WHERE task_index ${bounds === 'closed' ? '>=' : '>'} @windowStart AND task_index <= @t GROUP BY rid)`;
+}
 const WINDOW_FROM = 'records r LEFT JOIN win ON win.rid = r.rid';
 /** The periodic rule on `records r` (params @windowStart, @alpha). */
 const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(win.n, 0) <= @alpha)';
 /** The history rule on `records r` (params @n, @beta, @eps): count ≥ n and mean Φ ≤ β. */
 const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
+/**
+ * The relative history rule (params @n, @acc, @z2): count ≥ n and the Wilson upper bound of
+ * mean Φ below the running accuracy, in the polynomial form s < a·c ∧ (s − a·c)² > z²·a(1 − a)·c
+ * (policy/deletion/relative.ts derives it).
+ */
+const RELATIVE_CONDITION =
+  '(r.utility_count >= @n AND r.utility_count > 0 AND r.utility_sum < @acc * r.utility_count AND (r.utility_sum - @acc * r.utility_count) * (r.utility_sum - @acc * r.utility_count) > @z2 * @acc * (1 - @acc) * r.utility_count)';
 const OLDEST_FIRST = 'r.created_task, r.rid';
+/** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
+const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
+
+function historyCondition(p: HistoryParams): string {
+  return p.threshold === 'relative' ? RELATIVE_CONDITION : HISTORY_CONDITION;
+}
+
+function historyParams(p: HistoryParams): Record<string, number> {
+  if (p.threshold !== 'relative') return { n: p.minRetrievals, beta: p.beta, eps: p.eps };
+  if (p.accuracy === undefined || p.z === undefined) throw new AgentMemoryError('INVALID_INPUT', 'The relative history threshold needs the running accuracy and z: plan it through planHistory / planCombined, which resolve them.');
+  return { n: p.minRetrievals, acc: p.accuracy, z2: p.z * p.z };
+}
 
 /** One candidate record, as the policies' covering index holds it. */
 export interface CandidateRow {
@@ -53,6 +76,8 @@ export interface WindowParams {
   period: number;
   alpha: number;
   protectSeeds: boolean;
+  /** (t − period, t] (default) or [t − period, t]. */
+  periodicBounds?: PeriodicBounds;
 }
 export interface HistoryParams {
   minRetrievals: number;
@@ -60,6 +85,10 @@ export interface HistoryParams {
   /** Tolerance of "mean ≤ β" on floating-point sums. */
   eps: number;
   protectSeeds: boolean;
+  /** `paper` (mean ≤ β, default) or `relative` (Wilson upper bound < accuracy, with `accuracy` and `z`). */
+  threshold?: DeletionThreshold;
+  accuracy?: number;
+  z?: number;
 }
 
 /** A record's utility statistics, as the rule engine sees them. */
@@ -117,6 +146,10 @@ function candidates<T extends CandidateRow>(
   return { rows, total };
 }
 
+function windowSpec(p: WindowParams): { cte: string; from: string } {
+  return { cte: windowCte(p.periodicBounds ?? 'half-open'), from: WINDOW_FROM };
+}
+
 function windowParams(p: WindowParams): Record<string, number> {
   return { t: p.taskIndex, windowStart: p.taskIndex - p.period, alpha: p.alpha };
 }
@@ -138,8 +171,7 @@ export class DeletionQueries {
   /** Active records at least one period old, retrieved ≤ α times in (t − period, t], oldest first, limit L. */
   periodicCandidates(p: WindowParams, limit: number): CandidateRows<WindowCandidateRow> {
     return candidates(this.db, {
-      cte: WINDOW_CTE,
-      from: WINDOW_FROM,
+      ...windowSpec(p),
       where: `r.status = 'active' AND ${PERIODIC_CONDITION} ${seedFilter(p.protectSeeds)}`,
       extraColumns: 'COALESCE(win.n, 0) AS in_window',
       params: windowParams(p),
@@ -148,15 +180,21 @@ export class DeletionQueries {
   }
 
   /**
-   * Active records retrieved (with Φ) ≥ n times with mean Φ ≤ β, oldest first, limit L;
-   * with `recordIds`, only those (driven from the id list: a few index lookups).
+   * Active records retrieved (with Φ) ≥ n times that the history rule selects (mean Φ ≤ β, or the
+   * relative threshold), oldest first (`order: 'worst'`: lowest mean first), limit L; with
+   * `recordIds`, only those (driven from the id list: a few index lookups); with `notPeriodic`,
+   * only records the periodic rule of that window keeps.
    */
-  historyCandidates(p: HistoryParams, limit: number, recordIds?: readonly string[]): CandidateRows<CandidateRow> {
-    const params = { n: p.minRetrievals, beta: p.beta, eps: p.eps, ...(recordIds ? { ids: JSON.stringify(recordIds) } : {}) };
+  historyCandidates(p: HistoryParams, limit: number, recordIds?: readonly string[], options: { order?: 'oldest' | 'worst'; notPeriodic?: WindowParams } = {}): CandidateRows<CandidateRow & { in_window?: number }> {
+    const params = { ...historyParams(p), ...(recordIds ? { ids: JSON.stringify(recordIds) } : {}), ...(options.notPeriodic ? windowParams(options.notPeriodic) : {}) };
+    const window = options.notPeriodic ? windowSpec(options.notPeriodic) : undefined;
+    // CROSS JOIN fixes the join order: the id list drives the query.
+    const from = `${recordIds ? 'json_each(@ids) j CROSS JOIN ' : ''}${window ? window.from : 'records r'}`;
     return candidates(this.db, {
-      // CROSS JOIN fixes the join order: the id list drives the query.
-      ...(recordIds ? { from: 'json_each(@ids) j CROSS JOIN records r' } : {}),
-      where: `r.status = 'active' AND ${HISTORY_CONDITION} ${seedFilter(p.protectSeeds)} ${recordIds ? 'AND r.id = j.value' : ''}`,
+      ...(window ? { cte: window.cte, extraColumns: 'COALESCE(win.n, 0) AS in_window' } : {}),
+      from,
+      where: `r.status = 'active' AND ${historyCondition(p)} ${seedFilter(p.protectSeeds)} ${recordIds ? 'AND r.id = j.value' : ''} ${window ? `AND NOT ${PERIODIC_CONDITION}` : ''}`,
+      ...(options.order === 'worst' ? { orderBy: WORST_FIRST } : {}),
       params,
       limit,
     });
@@ -166,27 +204,34 @@ export class DeletionQueries {
    * Active records the periodic OR (`both`: AND) the history rule selects, in one pass
    * over the same snapshot, oldest first, limit L; each row says which rule hit.
    */
-  combinedCandidates(p: WindowParams & HistoryParams & { mode: 'either' | 'both' }, limit: number): CandidateRows<CombinedCandidateRow> {
+  combinedCandidates(p: WindowParams & HistoryParams & { mode: 'either' | 'both' }, limit: number, order: 'oldest' | 'worst' = 'oldest'): CandidateRows<CombinedCandidateRow> {
     const join = p.mode === 'either' ? 'OR' : 'AND';
+    const history = historyCondition(p);
     return candidates(this.db, {
-      cte: WINDOW_CTE,
-      from: WINDOW_FROM,
-      where: `r.status = 'active' AND (${PERIODIC_CONDITION} ${join} ${HISTORY_CONDITION}) ${seedFilter(p.protectSeeds)}`,
-      extraColumns: `COALESCE(win.n, 0) AS in_window, ${PERIODIC_CONDITION} AS periodic_hit, ${HISTORY_CONDITION} AS history_hit`,
-      params: { ...windowParams(p), n: p.minRetrievals, beta: p.beta, eps: p.eps },
+      ...windowSpec(p),
+      where: `r.status = 'active' AND (${PERIODIC_CONDITION} ${join} ${history}) ${seedFilter(p.protectSeeds)}`,
+      extraColumns: `COALESCE(win.n, 0) AS in_window, ${PERIODIC_CONDITION} AS periodic_hit, ${history} AS history_hit`,
+      ...(order === 'worst' ? { orderBy: WORST_FIRST } : {}),
+      params: { ...windowParams(p), ...historyParams(p) },
       limit,
     });
   }
 
+  /** The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none is evaluated). */
+  runningAccuracy(taskIndex: number): number | null {
+    const row = prepared(this.db, 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?').get(taskIndex) as { a: number | null };
+    return row.a;
+  }
+
   /**
    * The active record with the least mean Φ among those the periodic rule keeps
-   * (ties: fewer retrievals, then older; never-evaluated records last), or undefined.
+   * (ties: fewer retrievals, then older; never-evaluated records last, or with
+   * `evaluatedOnly` (§6.2 as the paper reads) never), or undefined.
    */
-  leastUtilityRecord(p: WindowParams): CandidateRow | undefined {
+  leastUtilityRecord(p: WindowParams, evaluatedOnly = false): CandidateRow | undefined {
     return candidates<CandidateRow>(this.db, {
-      cte: WINDOW_CTE,
-      from: WINDOW_FROM,
-      where: `r.status = 'active' ${seedFilter(p.protectSeeds)} AND NOT ${PERIODIC_CONDITION}`,
+      ...windowSpec(p),
+      where: `r.status = 'active' ${seedFilter(p.protectSeeds)} AND NOT ${PERIODIC_CONDITION}${evaluatedOnly ? ' AND r.utility_count > 0' : ''}`,
       orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.retrieval_count, r.created_task, r.rid',
       params: windowParams(p),
       limit: 1,

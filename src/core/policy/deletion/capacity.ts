@@ -16,7 +16,13 @@ import { baseEvidence, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPla
  *    retrievals, then older (created_task, then insertion order); records never
  *    evaluated (mean unknown) last.
  * A memory far over the cap therefore shrinks by at most one record per task
- * beyond what periodic deletion removes. With `protectSeeds`, seeds are never
+ * beyond what periodic deletion removes.
+ *
+ * `capacityRule` (setting agentMemory.deletion.capacityRule): `hard-cap` (default)
+ * falls back to never-evaluated records (oldest first) so the cap holds; `paper` reads
+ * §6.2 literally: only a record *with* an average utility may be removed, so a
+ * never-retrieved record is never force-deleted (periodic deletion still removes it
+ * once it has gone a period unretrieved), and the memory may stay above the cap. With `protectSeeds`, seeds are never
  * removed (`params.activeAfter` says how many remain).
  *
  * @example
@@ -26,12 +32,12 @@ export function planCapacity(store: MemoryStore, input: CapacityOptions): Policy
   const o = CapacityOptionsSchema.parse(input);
   const queries = deletionQueries(store);
   const active = queries.countActive();
-  const params = { capacity: o.capacity, activeBefore: active, period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds };
+  const params = { capacity: o.capacity, activeBefore: active, period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, capacityRule: o.capacityRule };
   const periodic = planPeriodic(store, o);
   const periodicCandidates = periodic.candidates.map((c) => ({ ...c, evidence: { ...c.evidence, capacity: o.capacity, activeBefore: active } }));
   let ranked: PolicyDeletionPlan['candidates'] = [];
   if (active - periodic.total > o.capacity) {
-    const least = queries.leastUtilityRecord(o);
+    const least = queries.leastUtilityRecord(o, o.capacityRule === 'paper');
     ranked = (least ? [least] : []).map((row) => ({
       recordId: row.id,
       question: row.question,

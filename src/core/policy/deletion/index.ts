@@ -14,12 +14,15 @@ export { planHistory } from './history';
 export { planCombined } from './combined';
 export { planCapacity } from './capacity';
 export { planForgetting, retention } from './forgetting';
+export { RELATIVE_Z, wilsonUpper, belowRunningAccuracy } from './relative';
 export { withFloor, deleteWithinFloor, floorKeptMessage, FLOOR_SETTING, FlooredDelete, FlooredDeleteContext } from './floor';
 export { applyDeletionPlan, restoreRecords, purgeRecords, ApplyResult } from './apply';
 
 /** Options of every policy in one bag (each planner reads what it needs). */
 export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<HistoryOptions, 'taskIndex'> & Omit<ForgettingOptions, 'taskIndex'>> & {
   capacity?: number;
+  /** §6.2 reading of the capacity rule (see capacity.ts). */
+  capacityRule?: CapacityOptions['capacityRule'];
   /** The memory floor (default DEFAULT_MIN_ACTIVE_RECORDS = 1). */
   minActiveRecords?: number;
 };
@@ -44,18 +47,22 @@ export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, tas
 function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
-      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds']), taskIndex });
+      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', ...WINDOW_KEYS]), taskIndex });
     case 'history':
-      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds']), taskIndex });
+      return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds', ...HISTORY_KEYS]), taskIndex });
     case 'combined':
-      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds']), taskIndex });
+      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds', ...WINDOW_KEYS, ...HISTORY_KEYS]), taskIndex });
     case 'capacity':
       if (params.capacity === undefined) throw capacityRequiredError();
-      return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity']), taskIndex } as CapacityOptions);
+      return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity', 'capacityRule', ...WINDOW_KEYS]), taskIndex } as CapacityOptions);
     case 'forgetting':
       return planForgetting(store, { ...pick(params, ['threshold', 'timeScale', 'protectSeeds']), taskIndex });
   }
 }
+
+/** The fidelity switches and modes each planner reads (types.ts documents them). */
+const WINDOW_KEYS = ['periodicBounds'];
+const HISTORY_KEYS = ['historyThreshold', 'runningAccuracy', 'historyPerTask'];
 
 function pick<T extends object>(obj: T, keys: string[]): Partial<T> {
   const out: Record<string, unknown> = {};

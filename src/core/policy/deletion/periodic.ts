@@ -16,6 +16,10 @@ import { candidatePlan, PeriodicOptions, PeriodicOptionsSchema, PolicyDeletionPl
  * `period` tasks, i.e. over (0,200], (200,400], … The capacity policy (§6.2) runs
  * it after every task.
  *
+ * Bounds (fidelity switch agentMemory.deletion.periodicBounds): `half-open` (default)
+ * counts retrievals in (t − period, t]; `closed` counts them in [t − period, t], the
+ * window the paper's text names (§5.1: "the target retrieval count within [t′, t]").
+ *
  * @example
  * const plan = planPeriodic(store, { taskIndex: 400 }); // dry run, nothing changes
  * applyDeletionPlan(store, plan);
@@ -24,7 +28,8 @@ export function planPeriodic(store: MemoryStore, input: PeriodicOptions): Policy
   const o = PeriodicOptionsSchema.parse(input);
   const windowStart = o.taskIndex - o.period;
   const found = deletionQueries(store).periodicCandidates(o, o.limit);
-  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window: `(t − ${o.period}, t]` }, found, (row) => ({
+  const window = o.periodicBounds === 'closed' ? `[t − ${o.period}, t]` : `(t − ${o.period}, t]`;
+  return candidatePlan('periodic', o.taskIndex, { period: o.period, alpha: o.alpha, protectSeeds: o.protectSeeds, window }, found, (row) => ({
     rule: 'periodic',
     evidence: { retrievalsInWindow: row.in_window, windowStart, windowEnd: o.taskIndex, period: o.period, alpha: o.alpha },
   }));

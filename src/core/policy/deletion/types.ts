@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import type { CandidateRow } from '../../memory/queries/deletion-candidates';
 import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app/types';
-import { CombinedModeSchema, DeletionPolicyName } from '../names';
+import { CapacityRuleSchema, CombinedModeSchema, DeletionPolicyName, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../names';
 
 export type { CandidateRow, DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
 
@@ -56,6 +56,8 @@ export const CommonDeletionOptionsSchema = z.object({
 export const PeriodicOptionsSchema = CommonDeletionOptionsSchema.extend({
   period: z.number().int().min(1).default(DEFAULT_PERIOD),
   alpha: z.number().min(0).default(DEFAULT_ALPHA),
+  /** (t − P, t] (default) or the paper's text [t − P, t] (see names.ts PERIODIC_BOUNDS). */
+  periodicBounds: PeriodicBoundsSchema.default('half-open'),
 });
 export type PeriodicOptions = z.input<typeof PeriodicOptionsSchema>;
 
@@ -63,6 +65,12 @@ export const HistoryOptionsSchema = CommonDeletionOptionsSchema.extend({
   /** n: a record is considered once retrieved (and evaluated) at least n times. */
   minRetrievals: z.number().int().min(0).default(DEFAULT_MIN_RETRIEVALS),
   beta: z.number().min(0).max(1).default(DEFAULT_BETA_STRICT),
+  /** `paper`: mean Φ ≤ β; `relative`: Wilson upper bound < running accuracy (see relative.ts). */
+  historyThreshold: DeletionThresholdSchema.default('paper'),
+  /** The agent's running accuracy for `relative` (default: mean Φ of the evaluated tasks up to t). */
+  runningAccuracy: z.number().min(0).max(1).optional(),
+  /** `all` matches, or only the `worst` one per plan (the paper's code; see names.ts HISTORY_PER_TASK). */
+  historyPerTask: HistoryPerTaskSchema.default('all'),
   /** Restrict the plan to these records (e.g. the ones a utility-drop rule named). */
   recordIds: z.array(z.string()).optional(),
 });
@@ -71,6 +79,12 @@ export type HistoryOptions = z.input<typeof HistoryOptionsSchema>;
 export const CombinedOptionsSchema = PeriodicOptionsSchema.extend({
   minRetrievals: z.number().int().min(0).default(DEFAULT_MIN_RETRIEVALS),
   beta: z.number().min(0).max(1).default(DEFAULT_BETA_STRICT),
+  /** `paper`: mean Φ ≤ β; `relative`: Wilson upper bound < running accuracy (see relative.ts). */
+  historyThreshold: DeletionThresholdSchema.default('paper'),
+  /** The agent's running accuracy for `relative` (default: mean Φ of the evaluated tasks up to t). */
+  runningAccuracy: z.number().min(0).max(1).optional(),
+  /** `all` matches, or only the `worst` one per plan (the paper's code; see names.ts HISTORY_PER_TASK). */
+  historyPerTask: HistoryPerTaskSchema.default('all'),
   /**
    * `either` (default, like the paper's code: periodic then history, a record goes
    * if either rule fires) or `both` (the paper's formula φ_period × φ_history).
@@ -81,6 +95,8 @@ export type CombinedOptions = z.input<typeof CombinedOptionsSchema>;
 
 export const CapacityOptionsSchema = PeriodicOptionsSchema.extend({
   capacity: z.number().int().min(0),
+  /** `hard-cap` (default) or §6.2's `paper`: never force-delete a never-evaluated record (names.ts CAPACITY_RULES). */
+  capacityRule: CapacityRuleSchema.default('hard-cap'),
 });
 export type CapacityOptions = z.input<typeof CapacityOptionsSchema>;
 
