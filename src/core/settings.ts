@@ -9,7 +9,7 @@ import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
 import { AgentLanguageSchema } from './memory/types';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
-import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, PERIODIC_WINDOWS } from './policy/names';
+import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, DELETION_REVIEW_SETTINGS, PERIODIC_WINDOWS } from './policy/names';
 
 export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
@@ -34,6 +34,8 @@ export const SettingsSchema = z.object({
     periodicWindow: z.enum(PERIODIC_WINDOWS).default('sliding'),
     attribution: z.enum(ATTRIBUTIONS).default('shown'),
     followThreshold: z.number().min(0).max(1).default(DEFAULT_FOLLOW_THRESHOLD),
+    /** What automatic deletion does with its candidates: `propose` (you confirm or keep), `immediate`, or `auto` (propose under strict addition). */
+    review: z.enum(DELETION_REVIEW_SETTINGS).default('auto'),
   }),
   /** Maximum number of active records; 0 = unlimited. */
   capacity: z.number().int().min(0).default(0),
