@@ -25,6 +25,7 @@ import { MemoryStatusBar } from './status-bar';
 import { IsolationWarning } from './isolation-warning';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
+import { Prompts } from './prompts';
 import type { MemoryNode } from './tree/tree-items';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
@@ -45,6 +46,8 @@ export class Container implements vscode.Disposable {
   readonly demoDataDir: string;
   /** The last approval / rejection / deletion / restore, for Undo. */
   readonly undo = new UndoHistory();
+  /** The modal questions that guard deletions (tests record and answer them). */
+  readonly prompts = new Prompts();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly settingsApplied = new vscode.EventEmitter<Settings>();
   /**

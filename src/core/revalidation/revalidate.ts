@@ -63,18 +63,27 @@ export async function revalidate(store: MemoryStore, options: RevalidateOptions)
   const fingerprint = databaseFingerprint(options.dataPath).id;
   const rows = queries.runnable().filter((r) => !options.onlyIfChanged || r.fingerprint !== fingerprint);
   const results: (CheckWrite & { id: string })[] = [];
+  const retry: RunnableRow[] = [];
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
     while (next < rows.length && !options.signal?.aborted) {
       const row = rows[next++];
       const check = await rerun(row, fingerprint, options);
-      if (check) results.push(check);
-      options.onProgress?.(++done, rows.length);
+      // A sandbox that crashed or ran out of time says nothing about the data yet: run it again, alone.
+      if (check?.retry) retry.push(row);
+      else if (check) results.push(check);
+      if (!check?.retry) options.onProgress?.(++done, rows.length);
     }
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_REVALIDATION_CONCURRENCY, rows.length || 1));
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  for (const row of retry) {
+    if (options.signal?.aborted) break;
+    const check = await rerun(row, fingerprint, options);
+    if (check) results.push(check);
+    options.onProgress?.(++done, rows.length);
+  }
   queries.writeChecks(results);
   const count = (s: CheckState): number => results.filter((r) => r.state === s).length;
   return {
@@ -89,8 +98,11 @@ export async function revalidate(store: MemoryStore, options: RevalidateOptions)
   };
 }
 
+/** Failures of the sandbox rather than of the program: retried once, alone, before they count. */
+const RETRIED_KINDS = new Set(['Crashed', 'Timeout', 'MemoryLimit']);
+
 /** One re-run; undefined when cancelled mid-run (nothing is written for it). */
-async function rerun(row: RunnableRow, fingerprint: string, options: RevalidateOptions): Promise<(CheckWrite & { id: string }) | undefined> {
+async function rerun(row: RunnableRow, fingerprint: string, options: RevalidateOptions): Promise<(CheckWrite & { id: string; retry?: boolean }) | undefined> {
   let result;
   try {
     result = await options.runner(row.language).run({ code: row.code, language: row.language, databasePath: options.dataPath, limits: options.limits }, options.signal);
@@ -102,7 +114,7 @@ async function rerun(row: RunnableRow, fingerprint: string, options: RevalidateO
   const base = { rid: row.rid, id: row.id, fingerprint };
   if (result.outcome !== 'success') {
     const error = result.error ? `${result.error.kind}: ${result.error.message}` : result.outcome;
-    return { ...base, state: 'failing', stale: true, answer: row.answer, error: error.slice(0, 500) };
+    return { ...base, state: 'failing', stale: true, answer: row.answer, error: error.slice(0, 500), ...(result.error && RETRIED_KINDS.has(result.error.kind) ? { retry: true } : {}) };
   }
   const answer = JSON.stringify(result.answer ?? null);
   const same = canonical(row.answer) === answer;

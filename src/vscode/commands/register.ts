@@ -5,8 +5,9 @@ import { registerAgentCommands } from './agent-commands';
 import { registerDataCommands } from './data-commands';
 import { registerPolicyCommands } from './policy-commands';
 import { registerRecordCommands } from './record-commands';
+import { registerReviewCommands } from './review-commands';
 import { registerViewCommands } from './view-commands';
 
 export function registerCommands(c: Container): vscode.Disposable[] {
-  return [...registerViewCommands(c), ...registerRecordCommands(c), ...registerAgentCommands(c), ...registerPolicyCommands(c), ...registerDataCommands(c)];
+  return [...registerViewCommands(c), ...registerRecordCommands(c), ...registerAgentCommands(c), ...registerPolicyCommands(c), ...registerDataCommands(c), ...registerReviewCommands(c)];
 }

@@ -6,8 +6,9 @@ import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
 import { evidenceText } from '../text/evidence-text';
 import { outcomeText } from '../text/result-text';
+import type { ProposalNode, ProposalsGroupNode } from './review-items';
 
-export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode;
+export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode | ProposalsGroupNode | ProposalNode;
 
 /** A one-line hint in an empty group (what lands here, and how). */
 export interface HintNode {
@@ -25,6 +26,8 @@ export interface RecordNode {
   kind: 'record';
   record: MemoryRecord;
   misaligned: boolean;
+  /** Its program fails on the current data (revalidation): not used as a demonstration. */
+  stale?: boolean;
 }
 
 export interface LoadMoreNode {
