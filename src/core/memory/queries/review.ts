@@ -1,6 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import type { Database } from '../database';
 import type { MemoryStore } from '../store';
+import { prepared } from './deletion-candidates';
 import type { Trigger } from '../types';
 
 /**
@@ -64,15 +64,6 @@ export interface CheckRow {
   stale: boolean;
   error: string | null;
   checkedAt: string;
-}
-
-const statements = new WeakMap<Database, Map<string, Statement>>();
-function prepared(db: Database, sql: string): Statement {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
-  let s = cache.get(sql);
-  if (!s) cache.set(sql, (s = db.prepare(sql)));
-  return s;
 }
 
 export function reviewQueries(store: MemoryStore): ReviewQueries {
