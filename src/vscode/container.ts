@@ -26,6 +26,9 @@ import { MemoryStatusBar } from './status-bar';
 import { IsolationWarning } from './isolation-warning';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
+import { Prompts } from './prompts';
+import { watchAgentData } from './data-watcher';
+import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
@@ -50,6 +53,8 @@ export class Container implements vscode.Disposable {
   readonly demoDataDir: string;
   /** The last approval / rejection / deletion / restore, for Undo. */
   readonly undo = new UndoHistory();
+  /** The modal questions that guard deletions (tests record and answer them). */
+  readonly prompts = new Prompts();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly settingsApplied = new vscode.EventEmitter<Settings>();
   /**
@@ -114,6 +119,15 @@ export class Container implements vscode.Disposable {
     this.register(this.settings.onDidChange(() => this.host.current?.embeddingChanged()));
 
     for (const d of registerCommands(this)) this.register(d);
+    // The agent's database changed: re-run the programs whose data fingerprint differs (stale ones stop being demonstrations).
+    this.register(
+      watchAgentData({
+        host: this.host,
+        onDidChangeSettings: this.onDidApplySettings,
+        revalidateChanged: () => this.host.withApp((app) => revalidateWithProgress(this, app, true)),
+        logger: this.logger,
+      }),
+    );
 
     // The memory as tools for other agents: VS Code language-model tools and the MCP server definition.
     this.register(registerMemoryLmTools(this.host, tagged(this.logger, 'lm-tools')));

@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, CliCommand> = {
   seed: lazy('seed a memory database with the EHR demo records (gold programs)', () => require('./seed')),
   're-embed': lazy('re-embed every record: the built-in embedder (re-fitted), or an OpenAI-compatible embedding endpoint (--model, --base-url)', () => require('./re-embed')),
   run: lazy('run one program in the agent\'s sandbox (outcome, answer, stdout, error)', () => require('./run')),
+  revalidate: lazy("re-run every record's program against the data: unchanged, answer changed, or now failing (marked stale)", () => require('./revalidate')),
   mcp: lazy('serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)', () => require('./mcp')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };

@@ -8,6 +8,7 @@
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import { HybridSearch, MAX_K, type SearchHit } from '../memory/hybrid-search';
+import { reviewQueries } from '../memory/queries/review';
 import type { MemoryStore } from '../memory/store';
 import type { Language } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
@@ -48,15 +49,18 @@ export class MemoryRetriever extends Disposable {
    * demonstrations: see ../demonstration-languages.ts): the search widens (×4 each
    * round, up to MAX_K hits) until K such records are found or the memory has no
    * more; ranks count the records returned. Without it, any language (memory_search).
+   * Stale records (their program fails on the current data: src/core/revalidation) are
+   * never returned, the same widening keeps K when some are.
    */
   retrieve(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
     if (k <= 0) return [];
     const query = { text: question, vector };
-    if (!options.languages) return this.search.search(query, Math.min(k, MAX_K)).map((hit, rank) => this.demonstration(hit, rank));
-    const allowed = new Set(options.languages.map((l) => l.toLowerCase()));
+    const stale = reviewQueries(this.store).staleIds();
+    if (!options.languages && stale.size === 0) return this.search.search(query, Math.min(k, MAX_K)).map((hit, rank) => this.demonstration(hit, rank));
+    const allowed = options.languages ? new Set(options.languages.map((l) => l.toLowerCase())) : null;
     for (let fetch = Math.min(k, MAX_K); ; fetch = Math.min(fetch * 4, MAX_K)) {
       const hits = this.search.search(query, fetch);
-      const kept = hits.map((hit) => this.demonstration(hit, 0)).filter((d) => allowed.has(d.language));
+      const kept = hits.map((hit) => this.demonstration(hit, 0)).filter((d) => (!allowed || allowed.has(d.language)) && !stale.has(d.recordId));
       if (kept.length >= k || hits.length < fetch || fetch === MAX_K) return kept.slice(0, k).map((d, rank) => ({ ...d, rank }));
     }
   }

@@ -15,7 +15,9 @@ import type { Role } from '../agent/role-memory';
 import { RoleMemories } from '../agent/role-memories';
 import { JsonFileRoleMemoryStore } from '../agent/role-memory-store';
 import { questionProblem } from '../agent/question';
-import { toolboxDocs } from '../agent/runners';
+import { createRunner, toolboxDocs, type CodeRunner, type RunLanguage } from '../agent/runners';
+import { databaseFingerprint } from '../revalidation/fingerprint';
+import { revalidate, type RevalidationReport } from '../revalidation/revalidate';
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
@@ -46,6 +48,8 @@ export class AgentService extends Disposable {
   private model: Model;
   private dataDb: { path: string; db: BetterSqlite3.Database } | null = null;
   private roles!: RoleMemories;
+  /** The data fingerprint by file, size and mtime (taken again only when the file changed). */
+  private fingerprint: { key: string; id: string } | null = null;
 
   constructor(
     private readonly session: SettingsSession,
@@ -68,6 +72,11 @@ export class AgentService extends Disposable {
 
   async loadRoleMemories(): Promise<void> {
     this.roles = await RoleMemories.load(new JsonFileRoleMemoryStore(path.join(this.options.storageDir, 'role-memories')), this.options.logger);
+  }
+
+  /** The database the agent's programs query (the setting, else the bundled demo). */
+  get agentDataPath(): string {
+    return this.dataPath(this.session.settings);
   }
 
   private dataPath(settings: Settings): string {
@@ -130,6 +139,7 @@ export class AgentService extends Disposable {
       { databasePath: dataPath, language, k: settings.retrieval.k, maxDebugRounds: settings.agent.maxDebugRounds, limits: { timeoutMs: settings.runner.timeoutMs, memoryMb: settings.runner.memoryMb }, signal: options.signal },
     );
     const { run, after } = r;
+    if (after.addition.recordId && run.outcome === 'success') this.policies.recordFingerprint(after.addition.recordId, this.fingerprintOf(dataPath));
     return {
       taskIndex: run.taskIndex,
       question,
@@ -166,6 +176,37 @@ export class AgentService extends Disposable {
       options.onProgress?.({ done: results.length, total: items.length, last: results[results.length - 1] });
     }
     return results;
+  }
+
+  /**
+   * Re-runs the records' programs against the agent's database (src/core/revalidation),
+   * between tasks (settings fixed), with the runner isolation and limits of the settings.
+   */
+  revalidate(options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; onlyIfChanged?: boolean } = {}): Promise<RevalidationReport> {
+    return this.session.runTask(async (settings) => {
+      const runners = new Map<RunLanguage, CodeRunner>();
+      try {
+        return await revalidate(this.policies.store, {
+          dataPath: this.dataPath(settings),
+          runner: (language) => {
+            let r = runners.get(language);
+            if (!r) runners.set(language, (r = createRunner(language, { logger: this.options.logger, isolation: settings.runner.isolation })));
+            return r;
+          },
+          limits: { timeoutMs: settings.runner.timeoutMs, memoryMb: settings.runner.memoryMb },
+          ...options,
+        });
+      } finally {
+        for (const r of runners.values()) r.dispose();
+      }
+    });
+  }
+
+  private fingerprintOf(file: string): string {
+    const stat = fs.statSync(file);
+    const key = `${file}:${stat.size}:${stat.mtimeMs}`;
+    if (this.fingerprint?.key !== key) this.fingerprint = { key, id: databaseFingerprint(file).id };
+    return this.fingerprint.id;
   }
 
   roleMemories(): RoleMemoryView[] {

@@ -16,6 +16,7 @@ import { Disposable } from '../lifecycle';
 import { Logger } from '../logger';
 import type { ListQuery } from '../memory/record-query';
 import { MemoryStore } from '../memory/store';
+import { reviewQueries } from '../memory/queries/review';
 import type { MemoryChangeEvent, RecordStatus } from '../memory/types';
 import type { Settings } from '../settings';
 import type { Disposable as DisposableLike } from '../events';
@@ -136,6 +137,27 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   }
   deleteRecords(ids: string[], reason: string): UserDeletion {
     return this.policies.deleteRecords(ids, reason);
+  }
+  proposedDeletions() {
+    return this.policies.proposals();
+  }
+  confirmDeletions(ids: string[]) {
+    return this.policies.confirmProposals(ids);
+  }
+  keepRecords(ids: string[]) {
+    return this.policies.keepProposals(ids);
+  }
+  staleIds() {
+    return reviewQueries(this.store).staleIds();
+  }
+  recordCheck(id: string) {
+    return reviewQueries(this.store).checkOf(id);
+  }
+  revalidate(options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; onlyIfChanged?: boolean } = {}) {
+    return this.agent.revalidate(options);
+  }
+  agentDataPath(): string {
+    return this.agent.agentDataPath;
   }
   planDeletion(policy: DeletionPolicyName): DeletionPlan {
     return this.policies.planDeletion(policy);

@@ -8,6 +8,9 @@ import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import type { MemoryStore } from '../memory/store';
 import { MemoryManager } from '../policy/memory-manager';
+import { resolveDeletionReview } from '../policy/names';
+import { reviewQueries, type ProposalRow } from '../memory/queries/review';
+import type { ConfirmedDeletion } from '../policy/deletion-review';
 import type { PolicyDeletionPlan } from '../policy/deletion/types';
 import { evaluateHumanVerdict } from '../policy/utility';
 import type { Settings } from '../settings';
@@ -26,6 +29,7 @@ function createManager(store: MemoryStore, settings: Settings, logger: Logger): 
     mode: 'editor',
     mergeIdentical: true,
     deletion: settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
+    review: resolveDeletionReview(d.review, settings.addition.policy),
     deletionParams: {
       period: d.period,
       alpha: d.alpha,
@@ -52,7 +56,7 @@ export class MemoryPolicies extends Disposable {
   private current: MemoryManager;
   private readonly plans = new WeakMap<DeletionPlan, PolicyDeletionPlan>();
 
-  constructor(private readonly store: MemoryStore, private readonly session: SettingsSession, logger: Logger) {
+  constructor(readonly store: MemoryStore, private readonly session: SettingsSession, logger: Logger) {
     super();
     this.current = createManager(store, session.settings, logger);
     this._register({ dispose: () => this.current.dispose() });
@@ -69,8 +73,16 @@ export class MemoryPolicies extends Disposable {
     return this.current;
   }
 
-  /** pending → active, and the approval is the strict Φ of the record's task (one transaction). */
+  /**
+   * pending → active, and the approval is the strict Φ of the record's task (one transaction).
+   * Approving a stale active record (its program fails on the data) clears the stale mark.
+   */
   approve(ids: string[]): void {
+    const stale = reviewQueries(this.store).staleIds();
+    const restale = ids.filter((id) => stale.has(id) && this.store.get(id)?.status === 'active');
+    if (restale.length > 0) reviewQueries(this.store).clearStale(restale);
+    if (restale.length === ids.length) return;
+    ids = ids.filter((id) => !restale.includes(id));
     this.store.atomically(() => {
       this.current.approve(ids);
       this.recordHumanVerdict(ids, 'approve');
@@ -140,6 +152,24 @@ export class MemoryPolicies extends Disposable {
       const task = this.current.tasks.get(taskIndex);
       if (task?.utility != null && task.evaluator === HUMAN_EVALUATOR) this.current.tasks.withdrawUtility(taskIndex, null);
     }
+  }
+
+  /** The data fingerprint a record's program just ran against (a fresh, clean run). */
+  recordFingerprint(id: string, fingerprint: string): void {
+    reviewQueries(this.store).setFingerprint(id, fingerprint);
+  }
+
+  /** Deletions an automatic rule proposed (review `propose`), awaiting the user. */
+  proposals(): ProposalRow[] {
+    return reviewQueries(this.store).proposals();
+  }
+
+  confirmProposals(ids: string[]): ConfirmedDeletion {
+    return this.current.confirmProposals(ids);
+  }
+
+  keepProposals(ids: string[]): string[] {
+    return this.current.keepProposals(ids);
   }
 
   planDeletion(policy: DeletionPolicyName): DeletionPlan {

@@ -15,6 +15,11 @@ import type { AgentRunResult } from '../agent/loop/agent-loop';
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
 import type { UserDeletion } from '../policy/memory-manager';
 import type { RetrievedDemonstration } from '../memory/demonstration';
+import type { CheckRow, ProposalRow } from '../memory/queries/review';
+import type { ConfirmedDeletion } from '../policy/deletion-review';
+import type { RevalidationReport } from '../revalidation/revalidate';
+
+export type { CheckRow, ConfirmedDeletion, ProposalRow, RevalidationReport };
 
 export type { AdditionPolicyName, DeletionPolicyName, UserDeletion };
 
@@ -162,6 +167,21 @@ export interface AgentMemoryApp {
 
   planDeletion(policy: DeletionPolicyName): DeletionPlan;
   applyDeletion(plan: DeletionPlan): number;
+
+  /** Deletions an automatic rule proposed (agentMemory.deletion.review = propose), oldest first. */
+  proposedDeletions(): ProposalRow[];
+  /** Confirms proposed deletions: soft-deletes them within the memory floor (restorable). */
+  confirmDeletions(ids: string[]): ConfirmedDeletion;
+  /** Keeps proposed records: exempt from deletion rules for one period; audited. Returns the ids kept. */
+  keepRecords(ids: string[]): string[];
+  /** Records whose program fails on the current data (not used as demonstrations). */
+  staleIds(): Set<string>;
+  /** The last revalidation of a record (undefined: never re-run). */
+  recordCheck(id: string): CheckRow | undefined;
+  /** Re-runs the records' programs against the agent's database (see src/core/revalidation). */
+  revalidate(options?: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; onlyIfChanged?: boolean }): Promise<RevalidationReport>;
+  /** The database the agent's programs query (agentMemory.agent.dataPath, else the bundled demo). */
+  agentDataPath(): string;
 
   /**
    * `humanReview`: under strict addition the record stays pending for the human even when a

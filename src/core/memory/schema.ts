@@ -182,6 +182,42 @@ CREATE TABLE embedding_cache (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 9,
+    description: 'deletions proposed for review (and records the user kept), and revalidation of programs against the data',
+    // deletion_proposals: what an automatic rule would delete under deletion.review = propose,
+    // with its rule and evidence, until the user confirms (soft delete) or keeps it.
+    // deletion_exemptions: a kept record is not proposed (nor deleted by a rule) before until_task.
+    // record_checks: the fingerprint of the data the record's program last ran against, the
+    // last re-run's result and whether the record is stale (its program now fails): stale
+    // records are not retrieved as demonstrations until approved again or re-run clean.
+    sql: `
+CREATE TABLE deletion_proposals (
+  rid INTEGER PRIMARY KEY REFERENCES records(rid) ON DELETE CASCADE,
+  policy TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  evidence TEXT NOT NULL DEFAULT '{}',
+  trigger TEXT NOT NULL,
+  task_index INTEGER NOT NULL,
+  proposed_at TEXT NOT NULL
+);
+CREATE TABLE deletion_exemptions (
+  rid INTEGER PRIMARY KEY REFERENCES records(rid) ON DELETE CASCADE,
+  until_task INTEGER NOT NULL,
+  kept_at TEXT NOT NULL
+);
+CREATE TABLE record_checks (
+  rid INTEGER PRIMARY KEY REFERENCES records(rid) ON DELETE CASCADE,
+  fingerprint TEXT,
+  state TEXT CHECK (state IN ('unchanged', 'changed', 'failing')),
+  stale INTEGER NOT NULL DEFAULT 0,
+  answer TEXT,
+  error TEXT,
+  checked_at TEXT NOT NULL
+);
+CREATE INDEX record_checks_stale ON record_checks(stale) WHERE stale = 1;
+`,
+  },
 ];
 
 /**

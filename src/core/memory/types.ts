@@ -123,11 +123,14 @@ export const AuditOperationSchema = z.enum([
   'import',
   're-embed',
   'policy',
+  'propose',
+  'keep',
+  'revalidate',
 ]);
 export type AuditOperation = z.infer<typeof AuditOperationSchema>;
 
 /** Events the store emits after a committed change (never before). */
 export interface MemoryChangeEvent {
-  kind: 'added' | 'status' | 'purged' | 'retrieval' | 'task' | 'reembedded' | 'reset';
+  kind: 'added' | 'status' | 'purged' | 'retrieval' | 'task' | 'reembedded' | 'reset' | 'review';
   ids: string[];
 }

@@ -11,7 +11,9 @@ import { findIdentical, mergeIdentical } from '../memory/dedup';
 import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
-import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
+import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionReview, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
+import { confirmProposals, ConfirmedDeletion, keepProposals, proposePlan, withoutExempt } from './deletion-review';
+import { DEFAULT_PERIOD } from './deletion/types';
 import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
 import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecInput, RuleSpecSchema, UtilityUpdate } from './rules';
 import type { Evaluation } from './utility';
@@ -26,6 +28,8 @@ export interface MemoryManagerOptions {
    */
   mergeIdentical?: boolean;
   deletion?: DeletionSetting;
+  /** `immediate` (default; the bench): rules soft-delete at once. `propose`: rules only propose; the user confirms or keeps. */
+  review?: DeletionReview;
   /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode, minActiveRecords). */
   deletionParams?: DeletionParams;
   /** When the periodic rule runs (default `sliding`: after every task). */
@@ -74,6 +78,8 @@ export interface DeletionRun {
   skipped: string[];
   /** Records the policy selected that the memory floor kept. */
   floorKept: string[];
+  /** Review `propose`: records newly proposed for deletion (none deleted). */
+  proposed?: string[];
 }
 
 /** A deletion the user asked for, after the memory floor. */
@@ -298,6 +304,16 @@ export class MemoryManager implements Disposable {
     return { deleted: result.deleted, kept, message };
   }
 
+  /** Confirms proposed deletions (soft delete within the memory floor; audited with the rule's evidence). */
+  confirmProposals(ids: readonly string[]): ConfirmedDeletion {
+    return confirmProposals(this.store, ids, this.minActiveRecords);
+  }
+
+  /** Keeps proposed records: exempt from deletion rules for one period (agentMemory.deletion.period); audited. */
+  keepProposals(ids: readonly string[]): string[] {
+    return keepProposals(this.store, ids, this.tasks.currentIndex, this.options.deletionParams?.period ?? DEFAULT_PERIOD);
+  }
+
   private add(input: AfterTaskInput, similarity: TaskSimilarity): AdditionDecision & { recordId: string | null } {
     const outcome = input.candidate?.execution.outcome ?? 'no-answer';
     const decision = decideAddition(this.options.addition, { outcome }, input.evaluation, this.options.mode ?? 'editor');
@@ -348,13 +364,21 @@ export class MemoryManager implements Disposable {
     const policy: DeletionPolicyName = policyOf(firing.operation);
     const params: DeletionParams = { ...this.options.deletionParams, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
     const onePerTask = params.historyPerTask === 'worst';
+    if (this.options.review === 'propose') {
+      // Nothing is deleted: the candidates wait under "Proposed deletions" for the user.
+      const plan = withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, params));
+      const proposed = proposePlan(this.store, plan, firing.trigger);
+      this.lastRunByRule[firing.ruleId] = taskIndex;
+      if (proposed.length > 0) this.logger.info(`${firing.trigger} (${firing.reason}): ${policy} deletion proposed ${proposed.length} record(s) at task ${taskIndex}; they await your review`);
+      return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: [], skipped: [], floorKept: plan.floor?.kept.map((c) => c.recordId) ?? [], proposed };
+    }
     const deleted: string[] = [];
     const skipped: string[] = [];
     const floorKept: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       if (onePerTask && historyDeleted.count > 0 && policy === 'history') break;
       const historyOff = onePerTask && historyDeleted.count > 0 && policy === 'combined' ? { minRetrievals: Number.MAX_SAFE_INTEGER } : {};
-      const plan = planDeletion(this.store, policy, taskIndex, { ...params, ...historyOff });
+      const plan = withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, { ...params, ...historyOff }));
       const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger, { minActiveRecords: this.minActiveRecords }));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);

@@ -20,6 +20,21 @@ export const AUTO_DELETION_POLICIES = ['none', 'periodic', 'history', 'combined'
 export const AutoDeletionPolicySchema = z.enum(AUTO_DELETION_POLICIES);
 export type AutoDeletionPolicy = z.infer<typeof AutoDeletionPolicySchema>;
 
+/**
+ * What an automatic deletion does with its candidates:
+ * - `propose`: lists them under "Proposed deletions"; nothing is deleted until the user confirms;
+ * - `immediate`: soft-deletes them at once (the bench, and the behaviour before 0.4).
+ */
+export const DELETION_REVIEWS = ['propose', 'immediate'] as const;
+export type DeletionReview = (typeof DELETION_REVIEWS)[number];
+/** The setting `agentMemory.deletion.review`: `auto` = `propose` under strict addition (the human reviews), else `immediate`. */
+export const DELETION_REVIEW_SETTINGS = ['auto', ...DELETION_REVIEWS] as const;
+export type DeletionReviewSetting = (typeof DELETION_REVIEW_SETTINGS)[number];
+/** The review mode a setting means under an addition policy. */
+export function resolveDeletionReview(setting: DeletionReviewSetting, addition: AdditionPolicyName): DeletionReview {
+  return setting === 'auto' ? (addition === 'strict' ? 'propose' : 'immediate') : setting;
+}
+
 /** The deletion settings of the paper's Table 2 (its grid has no forgetting curve). */
 export const PAPER_DELETION_SETTINGS = ['none', 'periodic', 'history', 'combined'] as const satisfies readonly AutoDeletionPolicy[];
 

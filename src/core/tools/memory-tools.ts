@@ -32,6 +32,7 @@ import {
   SearchOutput,
   ToolOutcome,
 } from './tool-schemas';
+import { checkCitations, citationsOf, citationWarning, resolveCitations } from './citations';
 
 /** Who called: the client named in the MCP initialize handshake, or the VS Code chat. */
 export interface ToolClient {
@@ -50,6 +51,8 @@ export interface MemoryToolsDeps {
   /** The memory manager's per-task step (Φ, addition policy, rules). */
   afterTask(input: AfterTaskInput): AfterTaskResult;
   additionPolicy(): AdditionPolicyName;
+  /** Folder relative citation paths resolve against (default: the process's working directory). */
+  citationRoot?(): string;
 }
 
 /** Marks a task begun by memory_search (feedback and records accept only those). */
@@ -95,7 +98,13 @@ export class MemoryTools {
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
         if (!r) return [];
-        return [{ id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity, ...(d.identical ? { identical: d.identical } : {}) }];
+        const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity, ...(d.identical ? { identical: d.identical } : {}) };
+        // Just in time: the files the record cites, re-hashed now.
+        const cited = citationsOf(r.metadata);
+        if (cited.length === 0) return [item];
+        const citations = checkCitations(cited);
+        const warning = citationWarning(citations);
+        return [{ ...item, citations, ...(warning ? { warning } : {}) }];
       }),
     };
   }
@@ -136,7 +145,13 @@ export class MemoryTools {
           question: args.question,
           execution: { code: args.code, language: args.language, answer: args.answer ?? null, outcome, demonstrationIds: retrieved.map((d) => d.recordId) },
           provenance: 'agent',
-          metadata: { taskIndex, via: client.via, client: label, outcomeSource: source },
+          metadata: {
+            taskIndex,
+            via: client.via,
+            client: label,
+            outcomeSource: source,
+            ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
+          },
         },
         language: args.language,
         embedding: vector,

@@ -38,6 +38,23 @@ export const SearchInput = z.strictObject({
 });
 export type SearchInput = z.infer<typeof SearchInput>;
 
+/** Most files one record may cite. */
+export const MAX_CITATIONS = 20;
+
+/** A file a record relies on, as the recording agent saw it: its path and the SHA-256 of its content. */
+export const CitationInput = z.strictObject({
+  path: z.string().trim().min(1, 'path must not be empty').max(1000).describe('The file the code relies on: an absolute path, or relative to the working directory of the memory server.'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be the 64-hex-digit SHA-256 of the file content')
+    .describe('SHA-256 (hex) of the file content when the record was made.'),
+});
+export type CitationInput = z.infer<typeof CitationInput>;
+
+/** What a just-in-time check found for a cited file: as recorded, changed since, or gone. */
+export const CitationStatus = z.enum(['unchanged', 'changed', 'missing']);
+export type CitationStatus = z.infer<typeof CitationStatus>;
+
 export const SearchResultItem = z.object({
   id: z.string(),
   question: z.string(),
@@ -50,6 +67,10 @@ export const SearchResultItem = z.object({
   similarity: z.number().nullable(),
   /** Other records with the same normalised program that this result stands for ("+12 identical"). */
   identical: z.number().int().min(0).optional(),
+  /** The record's cited files, checked now (only for records that cite files). */
+  citations: z.array(z.object({ path: z.string(), status: CitationStatus })).optional(),
+  /** Set when a cited file changed or vanished since the record was made: the record may be out of date. */
+  warning: z.string().optional(),
 });
 export const SearchOutput = z.object({ retrievalId: z.string(), results: z.array(SearchResultItem) });
 export type SearchOutput = z.infer<typeof SearchOutput>;
@@ -62,6 +83,11 @@ export const RecordInput = z.strictObject({
   answer: z.unknown().optional().describe('The result the code produced, if any (any JSON value).'),
   retrievalId: RetrievalIdSchema.optional().describe('The retrievalId of the memory_search made for this task: the outcome is then credited to the records it returned.'),
   source: OutcomeSourceSchema.optional(),
+  citations: z
+    .array(CitationInput)
+    .max(MAX_CITATIONS)
+    .optional()
+    .describe(`Files the code relies on (at most ${MAX_CITATIONS}), each with the SHA-256 of its content now: memory_search then flags this record when one of them changes or disappears.`),
 });
 export type RecordInput = z.infer<typeof RecordInput>;
 

@@ -8,6 +8,7 @@ import type { Container } from '../container';
 import { ADDITION_POLICIES } from '../settings-schema';
 import { DELETION_POLICIES } from '../../core/policy/names';
 import { evidenceText } from '../text/evidence-text';
+import { isLargeDeletion } from '../../core/policy/deletion-review';
 import { cancelled, confirm, markCurrent, NoPromptOptions, registerSafeCommand } from './command-support';
 
 const ADDITION_HELP: Record<AdditionPolicyName, string> = {
@@ -115,16 +116,29 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
     } else if (options.skipConfirm) {
       chosen = plan.candidates;
     } else {
+      // A large plan (> 25 % of the active memory) starts with nothing ticked: Enter alone deletes nothing.
+      const large = isLargeDeletion(plan.candidates.length, app.counts().active);
       const picks = await vscode.window.showQuickPick(
-        plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: evidenceText(cand.rule, cand.evidence), picked: true, candidate: cand })),
-        { title: `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`, canPickMany: true, matchOnDescription: true, ignoreFocusOut: true },
+        plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: evidenceText(cand.rule, cand.evidence), picked: !large, candidate: cand })),
+        {
+          title: large
+            ? `Preview: ${policy} deletion would remove ${plan.candidates.length} of ${app.counts().active} active record(s); tick the ones to delete.${floor}`
+            : `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`,
+          canPickMany: true,
+          matchOnDescription: true,
+          ignoreFocusOut: true,
+        },
       );
       if (!picks || picks.length === 0) return cancelled();
       chosen = picks.map((p) => p.candidate);
     }
     if (chosen.length === 0) return { plan, deleted: 0 };
-    const ok = await confirm(`Delete ${chosen.length} record(s) by the ${policy} policy? They stay restorable until purged.`, 'Delete', options);
-    if (!ok) return cancelled();
+    // More than 25 % of the active memory asks again, with the count (its Enter-key default keeps them).
+    if (!options.skipConfirm && isLargeDeletion(chosen.length, app.counts().active)) {
+      if (!(await c.prompts.confirmLargeDeletion(chosen.length, app.counts().active))) return cancelled();
+    } else if (!(await confirm(`Delete ${chosen.length} record(s) by the ${policy} policy? They stay restorable until purged.`, 'Delete', options))) {
+      return cancelled();
+    }
     const deleted = app.applyDeletion({ ...plan, candidates: chosen });
     c.logger.info(`[deletion] ${policy}: deleted ${deleted}`);
     const deletedIds = chosen.map((cand) => cand.recordId).filter((id) => app.get(id)?.status === 'deleted');

@@ -66,6 +66,8 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
       c.host.withApp(async (app) => {
         const ids = await targetIds(c, app, op, args);
         const options = optionsFromArgs<NoPromptOptions>(args);
+        // Deleting more than 25 % of the active memory asks again, with the count.
+        if (op === 'delete' && !options.skipConfirm && !(await c.prompts.confirmLargeDeletion(ids.length, app.counts().active))) return cancelled();
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
         const { changed, floorMessage } = apply(app, op, ids);
         c.logger.info(`[records] ${PAST[op]} ${changed.length}: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`);

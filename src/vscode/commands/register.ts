@@ -6,8 +6,9 @@ import { registerDataCommands } from './data-commands';
 import { registerEmbeddingCommands } from './embedding-commands';
 import { registerPolicyCommands } from './policy-commands';
 import { registerRecordCommands } from './record-commands';
+import { registerReviewCommands } from './review-commands';
 import { registerViewCommands } from './view-commands';
 
 export function registerCommands(c: Container): vscode.Disposable[] {
-  return [...registerViewCommands(c), ...registerRecordCommands(c), ...registerAgentCommands(c), ...registerPolicyCommands(c), ...registerDataCommands(c), ...registerEmbeddingCommands(c)];
+  return [...registerViewCommands(c), ...registerRecordCommands(c), ...registerAgentCommands(c), ...registerPolicyCommands(c), ...registerDataCommands(c), ...registerEmbeddingCommands(c), ...registerReviewCommands(c)];
 }

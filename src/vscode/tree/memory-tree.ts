@@ -12,6 +12,7 @@ import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';
 import type { Settings } from '../settings-schema';
+import { markStale, proposalItem, proposalsGroupItem } from './review-items';
 import { emptyGroupHint, groupItem, hintItem, isMisaligned, loadMoreItem, MemoryNode, recordItem, RecordNode, recordTaskVerdict, recordTooltip } from './tree-items';
 
 export type SortKey = 'utility' | 'retrievals' | 'recency';
@@ -92,7 +93,9 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
   }
 
   getTreeItem(node: MemoryNode): vscode.TreeItem {
-    if (node.kind === 'record') return recordItem(node);
+    if (node.kind === 'record') return node.stale ? markStale(recordItem(node), this.host.current?.recordCheck(node.record.id)) : recordItem(node);
+    if (node.kind === 'proposal') return proposalItem(node);
+    if (node.kind === 'proposals') return proposalsGroupItem(this.host.current?.proposedDeletions().length ?? 0);
     if (node.kind === 'loadMore') return loadMoreItem(node, DEFAULT_PAGE_SIZE);
     if (node.kind === 'hint') return hintItem(node);
     const app = this.host.current;
@@ -103,11 +106,16 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
 
   resolveTreeItem(item: vscode.TreeItem, node: MemoryNode): vscode.TreeItem {
     const app = this.host.current;
-    if (node.kind === 'record' && app) item.tooltip = recordTooltip(node, app);
+    if (node.kind === 'record' && app) {
+      item.tooltip = recordTooltip(node, app);
+      if (node.stale) markStale(item, app.recordCheck(node.record.id));
+    }
     return item;
   }
 
   getParent(node: MemoryNode): MemoryNode | undefined {
+    if (node.kind === 'proposal') return { kind: 'proposals' };
+    if (node.kind === 'proposals') return undefined;
     return node.kind === 'group' ? undefined : { kind: 'group', status: node.kind === 'record' ? node.record.status : node.status };
   }
 
@@ -129,15 +137,18 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
       this.nonEmpty = !empty;
       this.updateDescription();
       // An empty root lets the welcome view (viewsWelcome) show.
-      return empty ? [] : STATUSES.map((status) => ({ kind: 'group', status }));
+      const proposals: MemoryNode[] = !empty && app.proposedDeletions().length > 0 ? [{ kind: 'proposals' }] : [];
+      return empty ? [] : [...proposals, ...STATUSES.map((status): MemoryNode => ({ kind: 'group', status }))];
     }
+    if (node.kind === 'proposals') return app.proposedDeletions().map((proposal): MemoryNode => ({ kind: 'proposal', proposal }));
     if (node.kind !== 'group') return [];
     const limit = (this.pages.get(node.status) ?? 1) * DEFAULT_PAGE_SIZE;
     const result = app.list({ ...this.query(node.status), limit });
     const thresholds = this.settings().misaligned;
+    const stale = app.staleIds();
     const children: MemoryNode[] = result.items.map((record): RecordNode => {
       const verdict = recordTaskVerdict(app, record);
-      return { kind: 'record', record, misaligned: isMisaligned(record, thresholds), ...(verdict ? { verdict } : {}) };
+      return { kind: 'record', record, misaligned: isMisaligned(record, thresholds), ...(verdict ? { verdict } : {}), ...(stale.has(record.id) ? { stale: true } : {}) };
     });
     if (result.total > result.items.length) children.push({ kind: 'loadMore', status: node.status, remaining: result.total - result.items.length });
     if (children.length === 0) children.push(emptyGroupHint(node.status, this.isFiltered));

@@ -8,11 +8,12 @@ import { evidenceText } from '../text/evidence-text';
 import { currentVerdictText, outcomeText, truncate, verdictMark } from '../text/result-text';
 import { taskVerdict } from '../../core/agent/task-verdict';
 import type { TaskVerdict } from '../../core/agent/task-evaluators';
+import type { ProposalNode, ProposalsGroupNode } from './review-items';
 
 /** The longest question a list row shows (the rest is cut with an ellipsis; the tooltip has it all). */
 export const MAX_ROW_QUESTION = 120;
 
-export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode;
+export type MemoryNode = GroupNode | RecordNode | LoadMoreNode | HintNode | ProposalsGroupNode | ProposalNode;
 
 /** A one-line hint in an empty group (what lands here, and how). */
 export interface HintNode {
@@ -32,6 +33,8 @@ export interface RecordNode {
   misaligned: boolean;
   /** The gold answer's (or LLM judge's) verdict on the task that made the record, when one checked it. */
   verdict?: TaskVerdict;
+  /** Its program fails on the current data (revalidation): not used as a demonstration. */
+  stale?: boolean;
 }
 
 export interface LoadMoreNode {

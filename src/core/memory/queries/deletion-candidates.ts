@@ -114,7 +114,8 @@ export interface NaiveRetrievalRow {
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
 
-function prepared(db: Database, sql: string): Statement {
+/** A statement prepared once per database and SQL text (shared by the named queries of this folder). */
+export function prepared(db: Database, sql: string): Statement {
   let cache = statements.get(db);
   if (!cache) statements.set(db, (cache = new Map()));
   let statement = cache.get(sql);

@@ -1,0 +1,86 @@
+/**
+ * Deletions the user reviews, in the real extension host: under strict addition with
+ * automatic deletion, rules only propose (nothing is deleted until confirmed), the
+ * explorer lists the proposals with their reasons, Keep exempts one (audited), and a
+ * confirmation of more than 25 % of the active memory asks again with the count, its
+ * Enter-key default (the first button) keeping the records. A modal cannot be clicked
+ * from the extension host: the Container's Prompts object records the question and answers it.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { AgentMemoryApp } from '../../src/core/app/types';
+import type { AgentMemoryExtensionApi } from '../../src/extension';
+import { freshMemory, run, setSetting } from './helpers';
+
+describe('proposed deletions (deletion.review = propose under strict)', function () {
+  this.timeout(180_000);
+  let api: AgentMemoryExtensionApi;
+  let app: AgentMemoryApp;
+  const asked: { message: string; buttons: string[] }[] = [];
+  let answer: (buttons: string[]) => string | undefined = () => undefined;
+  let originalModal: AgentMemoryExtensionApi['container']['prompts']['modal'];
+
+  before(async () => {
+    ({ api, app } = await freshMemory('review'));
+    await setSetting(api, 'addition.policy', 'strict');
+    await setSetting(api, 'deletion.period', 2);
+    await setSetting(api, 'deletion.automatic', 'periodic');
+    await run('agentMemory.seedDemoMemory', 20);
+    for (const q of ['What is the intake method of aspirin?', 'How many patients were admitted in 2104?', 'What is the intake method of heparin?']) {
+      await run('agentMemory.runAgent', q);
+    }
+    originalModal = api.container.prompts.modal;
+    api.container.prompts.modal = (message, _detail, buttons) => {
+      asked.push({ message, buttons });
+      return Promise.resolve(answer(buttons));
+    };
+  });
+  after(async () => {
+    api.container.prompts.modal = originalModal;
+    await setSetting(api, 'deletion.automatic', 'none');
+    await setSetting(api, 'deletion.period', 200);
+  });
+
+  it('nothing is deleted until confirmed; the explorer lists each proposal with its reason', async () => {
+    assert.equal(app.counts().deleted, 0, 'automatic deletion deleted nothing');
+    const proposals = app.proposedDeletions();
+    assert.ok(proposals.length > 0, 'the periodic rule proposed records');
+    const root = await api.container.tree.getChildren();
+    assert.equal(root[0].kind, 'proposals', 'the Proposed deletions group comes first');
+    const children = (await api.container.tree.getChildren(root[0]));
+    assert.equal(children.length, proposals.length);
+    const item = api.container.tree.getTreeItem(children[0]);
+    assert.equal(item.contextValue, 'memory:proposal');
+    // MarkdownString.appendText writes spaces as &nbsp;.
+    const tooltip = String((item.tooltip as { value?: string }).value ?? item.tooltip).replace(/&nbsp;/g, ' ');
+    assert.match(tooltip, /Proposed by the periodic rule at task \d+: Retrieved \d+ times? in /);
+  });
+
+  it('Keep exempts one record and the audit records the choice', async () => {
+    const [first] = app.proposedDeletions();
+    const kept = await run<string[]>('agentMemory.keepRecord', first.recordId);
+    assert.deepEqual(kept, [first.recordId]);
+    assert.ok(!app.proposedDeletions().some((p) => p.recordId === first.recordId));
+    assert.ok(app.audit(first.recordId).some((e) => e.operation === 'keep'), 'the keep is audited');
+    assert.equal(app.get(first.recordId)?.status, 'active');
+  });
+
+  it('confirming more than 25 % asks again with the count; Enter (the first button) keeps them; Delete deletes them', async () => {
+    const ids = app.proposedDeletions().map((p) => p.recordId);
+    const active = app.counts().active;
+    assert.ok(ids.length * 4 > active, `a large deletion: ${ids.length} of ${active}`);
+    answer = (buttons) => buttons[0];
+    // Kept: the command ends as cancelled (returns nothing), so it is called directly, not through run().
+    await vscode.commands.executeCommand('agentMemory.confirmAllDeletions');
+    assert.equal(asked.length, 1, 'asked once');
+    assert.match(asked[0].message, new RegExp(`Delete ${ids.length} of ${active} active record`));
+    assert.equal(asked[0].buttons[0], 'Keep Them', 'the Enter-key default keeps the records');
+    assert.equal(app.counts().deleted, 0, 'Enter deleted nothing');
+
+    answer = (buttons) => buttons.find((b) => b.startsWith('Delete'));
+    const deleted = await run<string[]>('agentMemory.confirmAllDeletions');
+    assert.equal(deleted.length, ids.length);
+    for (const id of ids) assert.equal(app.get(id)?.status, 'deleted');
+    assert.ok(app.audit(ids[0]).some((e) => e.operation === 'delete' && e.evidence.policy === 'periodic'), 'deleted with the rule evidence');
+  });
+});

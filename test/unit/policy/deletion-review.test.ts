@@ -1,0 +1,96 @@
+import { strict as assert } from 'node:assert';
+import { reviewQueries } from '../../../src/core/memory/queries/review';
+import { isLargeDeletion, largeDeletionMessage } from '../../../src/core/policy/deletion-review';
+import { MemoryManager } from '../../../src/core/policy/memory-manager';
+import { DeletionReview, resolveDeletionReview } from '../../../src/core/policy/names';
+import { History } from './history-helpers';
+
+/** Four old active records, strict addition, automatic periodic deletion with a 2-task period. */
+function setup(review?: DeletionReview): { h: History; manager: MemoryManager; runTask(): ReturnType<MemoryManager['afterTask']> } {
+  const h = new History();
+  for (const id of ['a', 'b', 'c', 'd']) h.record(id, 0);
+  const manager = new MemoryManager(h.store, { addition: 'strict', mode: 'editor', deletion: 'periodic', deletionParams: { period: 2 }, ...(review ? { review } : {}) });
+  const runTask = () => manager.afterTask({ taskIndex: manager.tasks.begin('a question'), retrieved: [], evaluation: null, candidate: null });
+  return { h, manager, runTask };
+}
+
+describe('deletions the user reviews (deletion.review = propose)', () => {
+  it('under strict + automatic deletion, a rule only proposes: nothing is deleted until confirmed', () => {
+    const { h, manager, runTask } = setup('propose');
+    for (let i = 0; i < 4; i++) runTask();
+    assert.equal(h.store.counts().active, 4, 'no record deleted');
+    assert.equal(h.store.counts().deleted, 0);
+    const proposals = reviewQueries(h.store).proposals();
+    // The memory floor (1) keeps one record out of the proposals.
+    assert.equal(proposals.length, 3);
+    for (const p of proposals) {
+      assert.equal(p.policy, 'periodic');
+      assert.equal(p.rule, 'periodic');
+      assert.equal(typeof p.evidence.retrievalsInWindow, 'number', 'the evidence the reason sentence is built from');
+      assert.match(p.trigger, /^rule:/);
+    }
+    assert.ok(h.store.audit({ recordId: proposals[0].recordId }).some((e) => e.operation === 'propose'), 'the proposal is audited');
+    // Proposing again on the next task adds no duplicate.
+    runTask();
+    assert.equal(reviewQueries(h.store).proposals().length, 3);
+    manager.dispose();
+    h.close();
+  });
+
+  it('confirm soft-deletes with the rule evidence in the audit; keep exempts the record for one period and is audited', () => {
+    const { h, manager, runTask } = setup('propose');
+    runTask();
+    runTask();
+    runTask();
+    const [first, second, third] = reviewQueries(h.store).proposals().map((p) => p.recordId);
+    const confirmed = manager.confirmProposals([first]);
+    assert.deepEqual(confirmed.deleted, [first]);
+    assert.equal(h.store.require(first).status, 'deleted');
+    const del = h.store.audit({ recordId: first }).find((e) => e.operation === 'delete');
+    assert.equal(del?.trigger, 'user');
+    assert.equal(del?.evidence.policy, 'periodic');
+    assert.match(String(del?.evidence.proposedBy), /^rule:/);
+
+    const taskAtKeep = manager.tasks.currentIndex;
+    assert.deepEqual(manager.keepProposals([second]), [second]);
+    const keep = h.store.audit({ recordId: second }).find((e) => e.operation === 'keep');
+    assert.ok(keep, 'the keep is audited');
+    assert.equal(keep.evidence.untilTask, taskAtKeep + 2);
+    assert.deepEqual(reviewQueries(h.store).proposals().map((p) => p.recordId), [third], 'kept and confirmed records leave the list');
+
+    // Within the period the kept record is not proposed again; after it, it is.
+    runTask();
+    assert.ok(!reviewQueries(h.store).proposals().some((p) => p.recordId === second));
+    runTask();
+    runTask();
+    assert.ok(reviewQueries(h.store).proposals().some((p) => p.recordId === second), 'proposed again once its period is over');
+    assert.equal(h.store.require(second).status, 'active');
+    manager.dispose();
+    h.close();
+  });
+
+  it('immediate (the default of the manager, as the bench uses it) deletes at once, as before', () => {
+    const { h, manager, runTask } = setup();
+    const deleted = [runTask(), runTask(), runTask()].flatMap((r) => r.deletions.flatMap((d) => d.recordIds));
+    assert.equal(deleted.length, 3);
+    assert.equal(h.store.counts().deleted, 3);
+    assert.equal(reviewQueries(h.store).proposals().length, 0);
+    manager.dispose();
+    h.close();
+  });
+
+  it('auto means propose under strict addition, immediate otherwise', () => {
+    assert.equal(resolveDeletionReview('auto', 'strict'), 'propose');
+    assert.equal(resolveDeletionReview('auto', 'all'), 'immediate');
+    assert.equal(resolveDeletionReview('immediate', 'strict'), 'immediate');
+    assert.equal(resolveDeletionReview('propose', 'coarse'), 'propose');
+  });
+
+  it('a deletion of more than 25 % of the active memory is large, and the question names the count', () => {
+    assert.equal(isLargeDeletion(25, 100), false);
+    assert.equal(isLargeDeletion(26, 100), true);
+    assert.equal(isLargeDeletion(1, 3), true);
+    assert.equal(isLargeDeletion(0, 0), false);
+    assert.match(largeDeletionMessage(89, 101), /Delete 89 of 101 active record\(s\) \(88 % of the memory\)/);
+  });
+});
