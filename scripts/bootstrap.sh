@@ -3,6 +3,7 @@
 #   1. system packages: libkrb5-dev ripgrep chromium (apt, root, non-interactive)
 #   2. node_modules: `npm ci` when missing or out of date with package-lock.json
 #   3. code-server 4.100.3 in a project-local cache (.cache/code-server/4.100.3)
+#   4. PostgreSQL 15 + pgvector for the team-memory tests (scripts/postgres-setup.sh)
 # Fast (< 2 s) when everything is already in place. Offline-safe: only apt + npm.
 #
 # Usage: bash scripts/bootstrap.sh            (all steps)
@@ -135,6 +136,7 @@ main() {
   ensure_apt
   ensure_node_modules
   ensure_code_server
+  bash "$ROOT/scripts/postgres-setup.sh" || die "PostgreSQL / pgvector setup failed (scripts/postgres-setup.sh)"
   mkdir -p "$CACHE/bin"
   ln -sfn "$CS_HOME/node_modules/.bin/code-server" "$CACHE/bin/code-server"
 }
