@@ -38,7 +38,7 @@ const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, an
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';
 
-const TransitionRules: Record<'approve' | 'unapprove' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
+export const TransitionRules: Record<'approve' | 'unapprove' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
   approve: ['pending'],
   /** Undo of an approval: active → pending (no longer retrievable). */
   unapprove: ['active'],
