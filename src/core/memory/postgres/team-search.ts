@@ -42,6 +42,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
         [team.space, vector && dim > 0 ? vectorLiteral(vector) : null, tsquery, SIDE_DEPTH],
       ),
     'search the team memory',
+    { retryBroken: true },
   );
   const dense: RankedKey[] = [];
   const keyword: RankedKey[] = [];

@@ -38,6 +38,8 @@ const TYPES = {
     oid === 20 ? (v: string) => Number(v) : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
 };
 
+const noop = (): void => undefined;
+
 /** Error codes of a lost or refused connection (server restart, network, shutdown). */
 function isConnectionError(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -75,7 +77,7 @@ export class TeamMemoryStore {
     pool.on('error', (error) => logger.warn(`[team] idle connection to ${where} lost: ${redactText(error.message)}`));
     const store = new TeamMemoryStore(pool, connection, where, logger);
     try {
-      await store.withClient((c) => assertSchemaCurrent(c), 'open');
+      await store.withClient((c) => assertSchemaCurrent(c), 'open', { retryBroken: true });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
@@ -102,46 +104,60 @@ export class TeamMemoryStore {
   /**
    * Runs `fn` on a pooled connection. Acquiring the connection is retried with backoff
    * (0.25 s doubling to 4 s, up to `retryMs`): nothing was sent yet, so a retry cannot
-   * apply a write twice. A failure after the statement was sent is reported, not retried.
+   * apply a write twice. With `retryBroken` (reads, and transactions before COMMIT is
+   * sent: the server rolls those back) a connection lost during `fn` is retried too;
+   * otherwise a failure after a statement was sent is reported, never retried.
    */
-  async withClient<T>(fn: (client: PoolClient) => Promise<T>, what: string, retryMs = 15_000): Promise<T> {
-    const deadline = Date.now() + retryMs;
+  async withClient<T>(fn: (client: PoolClient) => Promise<T>, what: string, options: { retryMs?: number; retryBroken?: boolean | (() => boolean) } = {}): Promise<T> {
+    const deadline = Date.now() + (options.retryMs ?? 15_000);
     let wait = 250;
-    let client: PoolClient;
     for (;;) {
+      let client: PoolClient | undefined;
+      let broken = false;
       try {
         client = await this.pool.connect();
-        break;
+        // A checked-out client whose connection dies emits 'error': handled here, reported through the query's rejection.
+        client.on('error', noop);
+        return await fn(client);
       } catch (error) {
-        if (!isConnectionError(error) || Date.now() + wait > deadline || this.closed) throw this.failure(error, what);
-        await new Promise((r) => setTimeout(r, wait));
-        wait = Math.min(wait * 2, 4000);
+        broken = isConnectionError(error);
+        const retry = client === undefined || (typeof options.retryBroken === 'function' ? options.retryBroken() : options.retryBroken === true);
+        if (!broken || !retry || Date.now() + wait > deadline || this.closed) throw this.failure(error, what);
+        this.log.warn(`[team] connection to ${this.where} lost (${redactText((error as Error).message)}); retrying ${what} in ${wait} ms`);
+      } finally {
+        client?.off('error', noop);
+        client?.release(broken);
       }
-    }
-    let broken = false;
-    try {
-      return await fn(client);
-    } catch (error) {
-      broken = isConnectionError(error);
-      throw this.failure(error, what);
-    } finally {
-      client.release(broken);
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 4000);
     }
   }
 
-  /** Runs `fn` in one transaction (committed before the promise resolves; rolled back on any error). */
+  /**
+   * Runs `fn` in one transaction (committed before the promise resolves; rolled back on any
+   * error). A connection lost before COMMIT was sent is retried from the start (the server
+   * rolled the transaction back); lost during COMMIT, the outcome is unknown and reported
+   * as a failure, never as done.
+   */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>, what: string): Promise<T> {
-    return this.withClient(async (c) => {
-      await c.query('BEGIN');
-      try {
-        const out = await fn(c);
-        await c.query('COMMIT');
-        return out;
-      } catch (error) {
-        await c.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    }, what);
+    let committing = false;
+    return this.withClient(
+      async (c) => {
+        committing = false;
+        await c.query('BEGIN');
+        try {
+          const out = await fn(c);
+          committing = true;
+          await c.query('COMMIT');
+          return out;
+        } catch (error) {
+          if (!committing) await c.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      },
+      what,
+      { retryBroken: () => !committing },
+    );
   }
 
   // ---------------------------------------------------------------- meta
@@ -257,13 +273,13 @@ export class TeamMemoryStore {
   /** Records by id, in the order given (missing ones skipped). */
   async getMany(ids: string[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
-    const r = await this.withClient((c) => c.query<RecordRow>(`SELECT ${TEAM_RECORD_COLUMNS} FROM records WHERE space = $1 AND id = ANY($2::text[])`, [this.space, ids]), 'read records');
+    const r = await this.withClient((c) => c.query<RecordRow>(`SELECT ${TEAM_RECORD_COLUMNS} FROM records WHERE space = $1 AND id = ANY($2::text[])`, [this.space, ids]), 'read records', { retryBroken: true });
     const byId = new Map(r.rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => (byId.has(id) ? [rowToRecord(byId.get(id)!)] : []));
   }
 
   async counts(): Promise<Record<RecordStatus, number>> {
-    const r = await this.withClient((c) => c.query<{ status: RecordStatus; n: number }>('SELECT status, count(*)::int AS n FROM records WHERE space = $1 GROUP BY status', [this.space]), 'count records');
+    const r = await this.withClient((c) => c.query<{ status: RecordStatus; n: number }>('SELECT status, count(*)::int AS n FROM records WHERE space = $1 GROUP BY status', [this.space]), 'count records', { retryBroken: true });
     const out: Record<RecordStatus, number> = { pending: 0, active: 0, deleted: 0 };
     for (const row of r.rows) out[row.status] = row.n;
     return out;
@@ -327,6 +343,7 @@ export class TeamMemoryStore {
           options.recordId ? [this.space, limit, options.recordId] : [this.space, limit],
         ),
       'read the audit log',
+      { retryBroken: true },
     );
     return r.rows.map((row) => ({
       id: row.id, at: row.at, operation: row.operation, recordId: row.record_id, trigger: row.trigger, reason: row.reason,
