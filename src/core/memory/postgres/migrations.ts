@@ -187,7 +187,7 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
       await client.query(`GRANT USAGE ON SCHEMA public TO ${appRole}`);
       await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${appRole}`);
       await client.query(`REVOKE INSERT, UPDATE, DELETE ON schema_migrations FROM ${appRole}`);
-      await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
+      await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
     }
     await client.query('COMMIT');
     return { from, to: PG_SCHEMA_VERSION };
