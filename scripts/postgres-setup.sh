@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Idempotent setup of the PostgreSQL server the team-memory tests and bench run against:
-#   1. apt: postgresql-15, postgresql-server-dev-15, build-essential (root, non-interactive)
-#   2. pgvector from the vendored source release (checksum verified), built and installed
-#      into PostgreSQL 15's extension directory.
-# Fast (< 1 s) when both are in place. No cluster is created here: tests and `bench:team`
-# start their own throwaway cluster (test/support/postgres.ts, src/core/memory/postgres/cluster.ts).
+# Idempotent: pgvector for the PostgreSQL 15 the team-memory tests and bench run against,
+# built from the vendored source release (checksum verified) and installed into PostgreSQL
+# 15's extension directory. The apt packages (postgresql-15, postgresql-server-dev-15,
+# build-essential) come from scripts/bootstrap.sh, which calls this script.
+# Fast (< 1 s) when it is in place. No cluster is created here: tests and `bench:team`
+# start their own throwaway cluster (test/support/postgres.ts, src/cli/team/throwaway-postgres.ts).
 #
 # Usage: bash scripts/postgres-setup.sh     (AGENT_MEMORY_VENDOR=/dir overrides the vendor folder)
 set -euo pipefail
@@ -14,30 +14,9 @@ VENDOR="${AGENT_MEMORY_VENDOR:-$ROOT/../shared/vendor}"
 [[ -d "$VENDOR" ]] || VENDOR=/work/shared/vendor
 PGVECTOR_VERSION="0.8.6"
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-APT_PACKAGES=(postgresql-15 postgresql-server-dev-15 build-essential)
 
 say() { printf '[postgres-setup] %s\n' "$*"; }
 die() { printf '[postgres-setup] ERROR: %s\n' "$*" >&2; exit 1; }
-
-missing_apt() {
-  local p
-  for p in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || printf '%s ' "$p"
-  done
-}
-
-ensure_apt() {
-  local missing; missing="$(missing_apt)"
-  [[ -z "$missing" ]] && return 0
-  [[ "$(id -u)" == 0 ]] || die "need root to install: $missing"
-  say "installing $missing"
-  export DEBIAN_FRONTEND=noninteractive
-  compgen -G '/var/lib/apt/lists/*_Packages' >/dev/null || apt-get update -q >/dev/null
-  # shellcheck disable=SC2086
-  apt-get install -y -q --no-install-recommends $missing >/dev/null \
-    || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $missing >/dev/null; } \
-    || die "apt-get install $missing failed"
-}
 
 ensure_pgvector() {
   local extdir; extdir="$("$PG_CONFIG" --sharedir)/extension"
@@ -59,5 +38,5 @@ ensure_pgvector() {
   say "pgvector $PGVECTOR_VERSION installed"
 }
 
-ensure_apt
+[[ -x "$PG_CONFIG" ]] || die "PostgreSQL 15 is not installed ($PG_CONFIG missing): run bash scripts/bootstrap.sh (as root)"
 ensure_pgvector

@@ -4,7 +4,7 @@ import type { MemoryContent } from '../../core/memory/postgres/transfer';
 /** A deterministic unit vector of `dim` dimensions for `seed`. */
 export function benchVector(seed: number, dim: number): Float32Array {
   const v = new Float32Array(dim);
-  let x = (seed * 2654435761 + 1) % 2147483648;
+  let x = seed * 2654435761 + 1;
   let norm = 0;
   for (let i = 0; i < dim; i++) {
     x = (x * 1103515245 + 12345) % 2147483648;

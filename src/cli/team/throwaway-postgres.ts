@@ -58,7 +58,7 @@ async function freePort(): Promise<number> {
 /** Starts a fresh cluster (about 2–4 s). Throws CONFIG with what to run when PostgreSQL 15 or pgvector is missing. */
 export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   if (!fs.existsSync(path.join(BIN, 'initdb'))) {
-    throw new AgentMemoryError('CONFIG', `PostgreSQL 15 is not installed (${BIN}/initdb missing). Run: bash scripts/postgres-setup.sh (as root).`);
+    throw new AgentMemoryError('CONFIG', `PostgreSQL 15 is not installed (${BIN}/initdb missing). Run: bash scripts/bootstrap.sh (as root).`);
   }
   const ids = postgresIds();
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-pg-'));

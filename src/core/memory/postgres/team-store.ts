@@ -18,8 +18,8 @@ import { redactText } from '../../security/redact';
 import { dedupKey } from '../dedup';
 import { rowToRecord, RecordRow } from '../record-row';
 import { TransitionRules } from '../store';
-import { AddOptions, mismatchCheck, OperationContext } from '../store-types';
-import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, NewRecordSchema, RecordStatus, Trigger, TriggerSchema } from '../types';
+import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '../store-types';
+import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
 import { describeConnection, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
 import { assertSchemaCurrent } from './migrations';
 import { vectorLiteral } from './vector-text';
@@ -194,14 +194,7 @@ export class TeamMemoryStore {
    */
   async add(inputs: NewRecordInput[], options: TeamAddOptions): Promise<MemoryRecord[]> {
     const trigger = TriggerSchema.parse(options.trigger);
-    const parsed: NewRecord[] = inputs.map((input, index) => {
-      const result = NewRecordSchema.safeParse(input);
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        throw new AgentMemoryError('INVALID_INPUT', `Record ${index + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}. Nothing was written.`, { index, path: issue.path });
-      }
-      return result.data;
-    });
+    const parsed: NewRecord[] = parseNewRecords(inputs);
     const redacted = redactNewRecords(parsed, options.redactions);
     const embeddings = options.embeddings;
     if (embeddings && embeddings.length !== parsed.length) throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
