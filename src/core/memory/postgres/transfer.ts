@@ -145,6 +145,8 @@ export async function readTeam(team: TeamMemoryStore): Promise<MemoryContent> {
 
 export async function writeTeam(team: TeamMemoryStore, content: MemoryContent): Promise<void> {
   await team.transaction(async (c) => {
+    // A whole memory (100k records, HNSW maintained per row) takes longer than the 5 s per-statement cap of interactive use.
+    await c.query("SET LOCAL statement_timeout = '30min'");
     const used = await c.query<{ n: number }>('SELECT (SELECT count(*) FROM records WHERE space = $1) + (SELECT count(*) FROM tasks WHERE space = $1) AS n', [team.space]);
     if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: migrate into a new space (--space NAME). Nothing was written.`);
     const records = content.records.map((r) => ({ ...r, embedding: r.embedding ? vectorLiteral(Float32Array.from(r.embedding as number[])) : null }));
