@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh clone (used by `npm test`, `npm run demo`, .ci/run):
-#   1. system packages: libkrb5-dev ripgrep chromium (apt, root, non-interactive)
+#   1. system packages: libkrb5-dev ripgrep chromium, PostgreSQL 15 (apt, root, non-interactive)
 #   2. node_modules: `npm ci` when missing or out of date with package-lock.json
 #   3. code-server 4.100.3 in a project-local cache (.cache/code-server/4.100.3)
+#   4. pgvector built from the vendored source for the team-memory tests (scripts/postgres-setup.sh)
 # Fast (< 2 s) when everything is already in place. Offline-safe: only apt + npm.
 #
 # Usage: bash scripts/bootstrap.sh            (all steps)
@@ -13,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${AGENT_MEMORY_CACHE:-$ROOT/.cache}"
 CODE_SERVER_VERSION="4.100.3"
 CS_HOME="$CACHE/code-server/$CODE_SERVER_VERSION"
-APT_PACKAGES=(libkrb5-dev ripgrep chromium bubblewrap)
+APT_PACKAGES=(libkrb5-dev ripgrep chromium bubblewrap postgresql-15 postgresql-server-dev-15 build-essential)
 
 say() { printf '[bootstrap] %s\n' "$*"; }
 die() { printf '[bootstrap] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -135,6 +136,7 @@ main() {
   ensure_apt
   ensure_node_modules
   ensure_code_server
+  bash "$ROOT/scripts/postgres-setup.sh" || die "pgvector setup failed (scripts/postgres-setup.sh)"
   mkdir -p "$CACHE/bin"
   ln -sfn "$CS_HOME/node_modules/.bin/code-server" "$CACHE/bin/code-server"
 }

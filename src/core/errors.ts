@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'MODEL'
   | 'RUNNER'
   | 'CANCELLED'
+  /** The team memory server cannot be reached (or dropped the connection); nothing was written. */
+  | 'UNREACHABLE'
   | 'CONFIG';
 
 export class AgentMemoryError extends Error {

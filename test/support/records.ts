@@ -1,3 +1,4 @@
+import { benchVector } from '../../src/cli/team/bench-team-data';
 import type { NewRecordInput } from '../../src/core/memory/types';
 
 /** A valid new-record input with overridable fields (shared by tests). */
@@ -12,17 +13,7 @@ export function sampleRecord(overrides: Partial<NewRecordInput> & { code?: strin
   };
 }
 
-/** A deterministic unit vector of `dim` dimensions derived from `seed`. */
+/** A deterministic unit vector of `dim` dimensions derived from `seed` (the generator bench:team uses). */
 export function unitVector(seed: number, dim = 16): Float32Array {
-  const v = new Float32Array(dim);
-  let x = seed * 2654435761 + 1;
-  let norm = 0;
-  for (let i = 0; i < dim; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    v[i] = x / 2147483648 - 0.5;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < dim; i++) v[i] /= norm;
-  return v;
+  return benchVector(seed, dim);
 }

@@ -1,6 +1,6 @@
 import type { RedactionTally } from '../security/redact';
 import { AgentMemoryError } from '../errors';
-import type { Trigger } from './types';
+import { NewRecord, NewRecordInput, NewRecordSchema, type Trigger } from './types';
 
 /** What the keyword index (or any other derived index) needs to stay in sync. */
 export interface IndexedText {
@@ -43,4 +43,16 @@ export function mismatchCheck(stored: { id: string; dimension: number }, id: str
       { stored, configured: { id, dimension } },
     );
   }
+}
+
+/** Validates every input (zod); the first invalid one fails the batch, naming its index and field. */
+export function parseNewRecords(inputs: NewRecordInput[]): NewRecord[] {
+  return inputs.map((input, index) => {
+    const result = NewRecordSchema.safeParse(input);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new AgentMemoryError('INVALID_INPUT', `Record ${index + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}. Nothing was written.`, { index, path: issue.path });
+    }
+    return result.data;
+  });
 }

@@ -15,7 +15,6 @@ import {
   MemoryRecord,
   NewRecord,
   NewRecordInput,
-  NewRecordSchema,
   RecordStatus,
   Trigger,
   TriggerSchema,
@@ -26,7 +25,7 @@ import { blobToVector, VectorIndex, vectorToBlob } from './vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../security/record-redaction';
 
-import { AddOptions, IndexedText, mismatchCheck, OperationContext } from './store-types';
+import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords } from './store-types';
 import { StoreQueries } from './store-queries';
 export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
 
@@ -39,7 +38,7 @@ const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, an
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';
 
-const TransitionRules: Record<'approve' | 'unapprove' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
+export const TransitionRules: Record<'approve' | 'unapprove' | 'reject' | 'delete' | 'restore' | 'purge', RecordStatus[]> = {
   approve: ['pending'],
   /** Undo of an approval: active → pending (no longer retrievable). */
   unapprove: ['active'],
@@ -168,14 +167,7 @@ export class MemoryStore extends Disposable {
    */
   add(inputs: NewRecordInput[], options: AddOptions): MemoryRecord[] {
     const trigger = TriggerSchema.parse(options.trigger);
-    const parsed: NewRecord[] = inputs.map((input, index) => {
-      const result = NewRecordSchema.safeParse(input);
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        throw new AgentMemoryError('INVALID_INPUT', `Record ${index + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}. Nothing was written.`, { index, path: issue.path });
-      }
-      return result.data;
-    });
+    const parsed: NewRecord[] = parseNewRecords(inputs);
     // Secrets never reach disk: every text field is redacted before the write (counts go to the audit entry).
     const redacted = redactNewRecords(parsed, options.redactions);
     const embeddings = options.embeddings;

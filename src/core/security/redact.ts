@@ -90,6 +90,12 @@ const RULES: readonly Rule[] = [
     replace: (m, g) => (MARKER_RE.test(m) ? null : `${g[0]}${marker('url-credentials')}@`),
   },
   {
+    // A password in a connection string's query: postgres://host/db?sslmode=require&password=…
+    kind: 'url-credentials',
+    re: /([a-z][a-z0-9+.\-]{1,20}:\/\/[^\s'"`<>]*?[?&]password=)([^\s&#'"`<>]+)/gi,
+    replace: (m, g) => (MARKER_RE.test(m) ? null : `${g[0]}${marker('url-credentials')}`),
+  },
+  {
     // password = "…", "apiKey": "…", DB_PASSWORD=… (quoted values of 4+ characters; unquoted ones when they
     // look like a literal: 8+ characters with a letter and a digit, not a call or an attribute access).
     kind: 'assignment',

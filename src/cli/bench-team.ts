@@ -1,0 +1,155 @@
+/**
+ * Team-memory load benchmark:
+ * `npm run bench:team -- [--url postgres://…] --clients 8 --rounds 500 [--records 100000] [--faults] [--json]`.
+ *
+ * Without --url it starts its own throwaway PostgreSQL 15 + pgvector cluster (and removes it
+ * after); with --url the schema must already be set up (agent-memory team-setup, with
+ * --dimension 16) and the password is read from AGENT_MEMORY_PG_PASSWORD. It seeds --records
+ * shared records into a fresh space, then starts --clients real client processes
+ * (bench-team-client.ts) that write, approve, search, feed back and sweep at once.
+ * With --faults, PostgreSQL is restarted (immediate: crash and WAL recovery) halfway and one
+ * client is SIGKILLed. Afterwards it counts in the database what the clients reported
+ * acknowledged. Vectors are 16-dimensional synthetic ones (the bench measures the server
+ * path, not an embedder).
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { z } from 'zod';
+import { PASSWORD_ENV } from '../core/memory/postgres/connection';
+import { TeamMemoryStore } from '../core/memory/postgres/team-store';
+import { setupTeamMemory } from '../core/memory/postgres/team-setup';
+import { writeTeam } from '../core/memory/postgres/transfer';
+import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+import { runMain } from './run-main';
+import type { BenchClientInput } from './team/bench-team-client';
+import { benchRecords } from './team/bench-team-data';
+import { startThrowawayPostgres, ThrowawayPostgres } from './team/throwaway-postgres';
+
+const USAGE = 'Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--sweep-period-ms 2000] [--json]';
+const ArgsSchema = z.object({
+  url: z.string().optional(),
+  clients: z.coerce.number().int().min(1).max(32).default(8),
+  rounds: z.coerce.number().int().min(1).max(100_000).default(500),
+  records: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  faults: z.boolean().default(false),
+  'sweep-period-ms': z.coerce.number().int().min(100).default(2000),
+  json: z.boolean().default(false),
+});
+const DIM = 16;
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const CLIENT = path.join(ROOT, 'src', 'cli', 'team', 'bench-team-client.ts');
+
+const pct = (xs: number[], p: number): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 100) / 100;
+};
+
+interface Tally {
+  acked: Set<string>;
+  failed: number;
+  incRetrieval: number;
+  incPhi: number;
+  searchMs: number[];
+  approvedAt: Map<string, number>;
+  seen: { id: string; at: number; client: number }[];
+  sweeps: number;
+  rssMb: number;
+  done: number;
+  crashes: string[];
+}
+
+function startClient(i: number, input: BenchClientInput, password: string | undefined, tally: Tally): { child: ChildProcess; exited: Promise<void> } {
+  const child = spawn(process.execPath, [TSX, CLIENT, JSON.stringify(input)], { cwd: ROOT, env: { ...process.env, ...(password ? { [PASSWORD_ENV]: password } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const e = JSON.parse(line) as { t: string; id?: string; at?: number; ms?: number; kind?: string; n?: number; mb?: number; message?: string };
+    if (e.t === 'ack') tally.acked.add(e.id!);
+    else if (e.t === 'failed') tally.failed++;
+    else if (e.t === 'search') tally.searchMs.push(e.ms!);
+    else if (e.t === 'inc') e.kind === 'phi' ? (tally.incPhi += e.n!) : (tally.incRetrieval += e.n!);
+    else if (e.t === 'approved') tally.approvedAt.set(e.id!, e.at!);
+    else if (e.t === 'seen') tally.seen.push({ id: e.id!, at: e.at!, client: i });
+    else if (e.t === 'sweep') tally.sweeps++;
+    else if (e.t === 'rss') tally.rssMb = Math.max(tally.rssMb, e.mb!);
+    else if (e.t === 'done') tally.done++;
+    else if (e.t === 'crash') tally.crashes.push(e.message!);
+  });
+  return { child, exited: new Promise((resolve) => child.on('exit', () => resolve())) };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandArgs(argv, {
+    usage: USAGE,
+    options: { url: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, records: { type: 'string' }, faults: { type: 'boolean' }, 'sweep-period-ms': { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (parsed === HELP_SHOWN) return 0;
+  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  let cluster: ThrowawayPostgres | undefined;
+  let url = args.url;
+  let password = process.env[PASSWORD_ENV];
+  if (!url) {
+    cluster = await startThrowawayPostgres();
+    await setupTeamMemory(cluster.ownerUrl, { dimensions: [DIM] });
+    const u = new URL(cluster.appUrl);
+    password = decodeURIComponent(u.password);
+    u.password = '';
+    url = u.toString();
+  }
+  const space = `bench-${Date.now()}`;
+  try {
+    const admin = await TeamMemoryStore.connect({ url, password, space, user: 'bench', client: 'bench-main', maxConnections: 2 });
+    const t0 = Date.now();
+    await writeTeam(admin, benchRecords(args.records, DIM));
+    const seedMs = Date.now() - t0;
+    const tally: Tally = { acked: new Set(), failed: 0, incRetrieval: 0, incPhi: 0, searchMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
+    const started = Date.now();
+    const clients = Array.from({ length: args.clients }, (_, i) =>
+      startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'] }, password, tally),
+    );
+    let killed = 0;
+    if (args.faults) {
+      // Halfway (by acknowledged writes): restart the server, then SIGKILL one client.
+      const half = (args.clients * args.rounds) / 2;
+      while (tally.acked.size < half && tally.done + tally.crashes.length < args.clients) await new Promise((r) => setTimeout(r, 50));
+      cluster?.restart('immediate');
+      clients[args.clients - 1].child.kill('SIGKILL');
+      killed = 1;
+    }
+    await Promise.all(clients.map((c) => c.exited));
+    const durationMs = Date.now() - started;
+    const found = await admin.withClient(
+      (c) => c.query<{ id: string }>("SELECT id FROM records WHERE space = $1 AND id LIKE 'bench-%'", [space]),
+      'count the writes',
+      { retryBroken: true },
+    );
+    const foundIds = new Set(found.rows.map((r) => r.id));
+    const sums = await admin.withClient((c) => c.query<{ r: number; u: number }>('SELECT sum(retrieval_count)::bigint AS r, sum(utility_count)::bigint AS u FROM records WHERE space = $1', [space]), 'sum', { retryBroken: true });
+    const sweeps = Number((await admin.getMeta('sweep_count')) ?? '0');
+    await admin.close();
+    const visibility: number[] = [];
+    for (const s of tally.seen) {
+      // Visibility to the other clients (the approver knows its own change at once).
+      if (s.id.startsWith(`bench-${s.client}-`)) continue;
+      const at = tally.approvedAt.get(s.id);
+      if (at !== undefined) visibility.push(Math.max(0, s.at - at));
+    }
+    const lost = [...tally.acked].filter((id) => !foundIds.has(id)).length;
+    const report = {
+      clients: args.clients, rounds: args.rounds, records: args.records, faults: args.faults, killed_clients: killed, seed_ms: seedMs, duration_ms: durationMs,
+      writes_acknowledged: tally.acked.size, writes_found: tally.acked.size - lost, writes_lost: lost, writes_failed_reported: tally.failed,
+      increments_sent: tally.incRetrieval + tally.incPhi, increments_found: Number(sums.rows[0].r) + Number(sums.rows[0].u),
+      visibility_p50_ms: pct(visibility, 50), visibility_p99_ms: pct(visibility, 99), visibility_samples: visibility.length,
+      search_p50_ms: pct(tally.searchMs, 50), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,
+      client_rss_max_mb: Math.round(tally.rssMb), sweeps, sweep_period_ms: args['sweep-period-ms'], sweep_periods_elapsed: Math.ceil(durationMs / args['sweep-period-ms']),
+      client_crashes: tally.crashes.length, measured_under_load: true,
+    };
+    process.stdout.write(args.json ? JSON.stringify(report) + '\n' : Object.entries(report).map(([k, v]) => `${k.padEnd(24)} ${String(v)}`).join('\n') + '\n');
+    return lost === 0 && (args.faults || report.increments_found === report.increments_sent) ? 0 : 1;
+  } finally {
+    cluster?.stop();
+  }
+}
+
+if (require.main === module) runMain('bench:team', () => main(process.argv.slice(2)));

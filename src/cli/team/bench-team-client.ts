@@ -1,0 +1,82 @@
+/**
+ * One client process of `bench:team` (an editor or MCP server stand-in): for each round it
+ * writes an agent record (pending under strict addition), approves its previous one,
+ * searches, logs the retrieval and feeds Φ back, and tries the team sweep. It reports on
+ * stdout, one JSON line per event, as soon as each is acknowledged by the server (so the
+ * parent knows what was acknowledged even when this process is SIGKILLed).
+ * Input: argv[2] is a JSON BenchClientInput; the password comes in AGENT_MEMORY_PG_PASSWORD.
+ */
+import { TeamChangeFeed } from '../../core/memory/postgres/change-feed';
+import { searchTeam } from '../../core/memory/postgres/team-search';
+import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import { sweepTeam } from '../../core/memory/postgres/team-sweep';
+import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../core/memory/postgres/team-utility';
+import { benchVector } from './bench-team-data';
+
+export interface BenchClientInput {
+  url: string;
+  space: string;
+  index: number;
+  rounds: number;
+  dimension: number;
+  sweepPeriodMs: number;
+}
+
+const emit = (event: Record<string, unknown>): void => {
+  process.stdout.write(JSON.stringify(event) + '\n');
+};
+
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2]) as BenchClientInput;
+  const who = { url: input.url, space: input.space, user: `bench-user-${input.index}`, client: `${input.index % 2 ? 'mcp' : 'vscode'}@bench-${input.index}`, maxConnections: 2 };
+  const team = await TeamMemoryStore.connect(who);
+  const feed = await TeamChangeFeed.start(who);
+  feed.onDidChange((c) => {
+    if (c.kind === 'status') emit({ t: 'seen', id: c.id, at: Date.now() });
+  });
+  emit({ t: 'ready' });
+  let previous: string | undefined;
+  for (let r = 0; r < input.rounds; r++) {
+    const id = `bench-${input.index}-${r}`;
+    try {
+      await team.add([{ id, question: `bench question ${input.index} round ${r} about admissions`, execution: { code: `answer = ${r}`, language: 'python', outcome: 'success' }, provenance: 'agent' }], {
+        trigger: 'agent', embeddings: [benchVector(input.index * 100_000 + r, input.dimension)], embedderId: 'bench', returnRecords: false, merge: false,
+      });
+      emit({ t: 'ack', id });
+    } catch (error) {
+      emit({ t: 'failed', id, message: (error as Error).message });
+    }
+    try {
+      if (previous) {
+        // Visibility is measured from before the approval is sent (an upper bound: it includes the approval's own round trips).
+        const sent = Date.now();
+        await team.transition([previous], 'approve', { trigger: 'user' });
+        emit({ t: 'approved', id: previous, at: sent });
+      }
+      const t0 = performance.now();
+      const hits = await searchTeam(team, `question round ${r} admissions`, benchVector(r * 7 + input.index, input.dimension), 4);
+      emit({ t: 'search', ms: performance.now() - t0 });
+      const task = await beginTeamTask(team, `bench task ${input.index}/${r}`);
+      const logged = await logTeamRetrievals(team, task, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
+      emit({ t: 'inc', kind: 'retrieval', n: logged });
+      const credited = await setTeamUtility(team, task, r % 3 === 0 ? 0 : 1, 'strict');
+      emit({ t: 'inc', kind: 'phi', n: credited.length });
+      const swept = await sweepTeam(team, { periodMs: input.sweepPeriodMs, minActiveRecords: 10, minRetrievals: 1_000_000, maxMeanUtility: 0 });
+      if (swept.ran) emit({ t: 'sweep', at: Date.now() });
+    } catch (error) {
+      emit({ t: 'failed', id: `round-${r}`, message: (error as Error).message });
+    }
+    previous = id;
+    if (r % 25 === 0) emit({ t: 'rss', mb: process.memoryUsage().rss / 2 ** 20 });
+  }
+  emit({ t: 'rss', mb: process.memoryUsage().rss / 2 ** 20 });
+  await new Promise((r) => setTimeout(r, 1500)); // let the last notifications arrive
+  await feed.close();
+  await team.close();
+  emit({ t: 'done' });
+}
+
+main().catch((error: unknown) => {
+  emit({ t: 'crash', message: (error as Error).message });
+  process.exitCode = 1;
+});

@@ -1,0 +1,227 @@
+/**
+ * Versioned schema of the team memory on PostgreSQL (the concepts of the SQLite schema in
+ * ../schema.ts: records, retrieval log, tasks, audit, change log, role memories, meta),
+ * every row scoped by `space`. Applied in order by `applyMigrations`, inside one
+ * transaction under an advisory lock, by the schema owner. Never edit a shipped
+ * migration: append a new one. See docs/team-memory.md.
+ */
+import type { ClientBase } from 'pg';
+import { AgentMemoryError } from '../../errors';
+
+export interface PgMigration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Role the application connects as: rows only, no DDL (docs/team-memory.md). */
+export const DEFAULT_APP_ROLE = 'agent_memory_app';
+
+/** Advisory-lock key of the migration runner (any constant; one per database). */
+const MIGRATION_LOCK = 0x4d454d30; // 'MEM0'
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    description: 'records, retrievals, tasks, audit (with actor), change log with NOTIFY, role memories, meta',
+    sql: `
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE TABLE records (
+  rid bigserial PRIMARY KEY,
+  space text NOT NULL,
+  id text NOT NULL,
+  question text NOT NULL,
+  code text NOT NULL,
+  language text NOT NULL CHECK (length(language) BETWEEN 1 AND 40),
+  answer text NOT NULL DEFAULT 'null',
+  outcome text NOT NULL CHECK (outcome IN ('success','error','timeout','no-answer')),
+  output_excerpt text NOT NULL DEFAULT '',
+  demonstration_ids text NOT NULL DEFAULT '[]',
+  input_similarity double precision,
+  output_similarity double precision,
+  status text NOT NULL CHECK (status IN ('pending','active','deleted')),
+  provenance text NOT NULL CHECK (provenance IN ('seed','agent','import','user')),
+  created_task bigint NOT NULL DEFAULT 0,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  status_before_delete text,
+  embedding vector,
+  embedder_id text,
+  embedding_dim integer,
+  metadata text NOT NULL DEFAULT '{}',
+  retrieval_count bigint NOT NULL DEFAULT 0,
+  utility_sum double precision NOT NULL DEFAULT 0,
+  utility_count bigint NOT NULL DEFAULT 0,
+  last_retrieved_task bigint,
+  in_sim_sum double precision NOT NULL DEFAULT 0,
+  in_sim_count bigint NOT NULL DEFAULT 0,
+  out_sim_sum double precision NOT NULL DEFAULT 0,
+  out_sim_count bigint NOT NULL DEFAULT 0,
+  merged_count bigint NOT NULL DEFAULT 1,
+  dedup_key text,
+  tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', question || ' ' || code)) STORED,
+  UNIQUE (space, id)
+);
+CREATE INDEX records_policy ON records(space, status, created_task, retrieval_count, utility_count, utility_sum);
+CREATE INDEX records_dedup ON records(space, dedup_key);
+CREATE INDEX records_tsv ON records USING gin (tsv) WHERE status = 'active';
+
+CREATE TABLE retrievals (
+  id bigserial PRIMARY KEY,
+  space text NOT NULL,
+  task_index bigint NOT NULL,
+  rid bigint NOT NULL REFERENCES records(rid) ON DELETE CASCADE,
+  rank integer NOT NULL,
+  input_similarity double precision,
+  output_similarity double precision,
+  utility double precision,
+  shown integer NOT NULL DEFAULT 1,
+  followed integer,
+  UNIQUE (space, task_index, rid)
+);
+CREATE INDEX retrievals_rid ON retrievals(rid, task_index);
+
+CREATE TABLE tasks (
+  space text NOT NULL,
+  task_index bigint NOT NULL,
+  question text NOT NULL,
+  language text,
+  code text,
+  answer text,
+  outcome text,
+  utility double precision,
+  evaluator text,
+  input_similarity double precision,
+  output_similarity double precision,
+  record_id text,
+  started_at text NOT NULL,
+  finished_at text,
+  log text NOT NULL DEFAULT '{}',
+  PRIMARY KEY (space, task_index)
+);
+CREATE SEQUENCE task_index_seq;
+
+CREATE TABLE audit (
+  id bigserial PRIMARY KEY,
+  space text NOT NULL,
+  at text NOT NULL,
+  operation text NOT NULL,
+  record_id text,
+  trigger text NOT NULL,
+  reason text NOT NULL DEFAULT '',
+  evidence text NOT NULL DEFAULT '{}',
+  actor_user text NOT NULL DEFAULT '',
+  actor_client text NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_record ON audit(space, record_id);
+
+CREATE TABLE meta (
+  space text NOT NULL,
+  key text NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (space, key)
+);
+
+CREATE TABLE role_memories (
+  space text NOT NULL,
+  role text NOT NULL,
+  memory text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (space, role)
+);
+
+-- The change feed: every change to a record appends (seq, space, rid, kind) and notifies at commit.
+CREATE TABLE change_log (
+  seq bigserial PRIMARY KEY,
+  space text NOT NULL,
+  rid bigint NOT NULL,
+  record_id text NOT NULL,
+  kind text NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX change_log_space ON change_log(space, seq);
+CREATE FUNCTION agent_memory_record_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  r records;
+  k text;
+  s bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN r := OLD; k := 'purged';
+  ELSIF TG_OP = 'INSERT' THEN r := NEW; k := 'added';
+  ELSIF NEW.status IS DISTINCT FROM OLD.status THEN r := NEW; k := 'status';
+  ELSIF NEW.utility_count IS DISTINCT FROM OLD.utility_count OR NEW.retrieval_count IS DISTINCT FROM OLD.retrieval_count THEN r := NEW; k := 'utility';
+  ELSE r := NEW; k := 'updated';
+  END IF;
+  INSERT INTO change_log(space, rid, record_id, kind) VALUES (r.space, r.rid, r.id, k) RETURNING seq INTO s;
+  PERFORM pg_notify('agent_memory_changes', json_build_object('space', r.space, 'seq', s, 'id', r.id, 'kind', k)::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER records_changed AFTER INSERT OR UPDATE OR DELETE ON records FOR EACH ROW EXECUTE FUNCTION agent_memory_record_changed();
+`,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Applies the pending migrations (as the schema owner) and grants `appRole` row access
+ * only. Idempotent; concurrent runners wait on the advisory lock.
+ */
+export async function applyMigrations(client: ClientBase, options: { appRole?: string } = {}): Promise<{ from: number; to: number }> {
+  const appRole = options.appRole ?? DEFAULT_APP_ROLE;
+  if (!IDENTIFIER.test(appRole)) throw new AgentMemoryError('INVALID_INPUT', `The application role '${appRole}' is not a plain lower-case identifier.`);
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    const from = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0].v ?? 0);
+    for (const m of PG_MIGRATIONS) {
+      if (m.version <= from) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO schema_migrations(version, description) VALUES ($1, $2)', [m.version, m.description]);
+    }
+    const role = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [appRole]);
+    if (role.rowCount) {
+      await client.query(`GRANT USAGE ON SCHEMA public TO ${appRole}`);
+      await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${appRole}`);
+      await client.query(`REVOKE INSERT, UPDATE, DELETE ON schema_migrations FROM ${appRole}`);
+      await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
+    }
+    await client.query('COMMIT');
+    return { from, to: PG_SCHEMA_VERSION };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new AgentMemoryError('MIGRATION', `Could not migrate the team memory schema: ${(error as Error).message}. Run team-setup as the schema owner role.`, undefined, { cause: error });
+  }
+}
+
+/** Throws MIGRATION when the schema is missing or older than this client knows. */
+export async function assertSchemaCurrent(client: ClientBase): Promise<void> {
+  let version = 0;
+  try {
+    version = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0].v ?? 0);
+  } catch {
+    version = 0;
+  }
+  if (version < PG_SCHEMA_VERSION) {
+    throw new AgentMemoryError('MIGRATION', `The team memory schema is at version ${version}, this client needs ${PG_SCHEMA_VERSION}. Run: agent-memory team-setup --url <owner URL> (as the schema owner role).`);
+  }
+  if (version > PG_SCHEMA_VERSION) {
+    throw new AgentMemoryError('MIGRATION', `The team memory schema is at version ${version}, newer than this client (${PG_SCHEMA_VERSION}). Update Agent Memory.`);
+  }
+}
+
+/**
+ * The HNSW index for vectors of `dimension` (pgvector needs a fixed dimension per index;
+ * one partial index per dimension in use). Run by the schema owner (team-setup).
+ */
+export async function ensureDenseIndex(client: ClientBase, dimension: number): Promise<void> {
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 2000) {
+    throw new AgentMemoryError('INVALID_INPUT', `An HNSW index covers 1 to 2000 dimensions; got ${dimension}.`);
+  }
+  await client.query(
+    `CREATE INDEX IF NOT EXISTS records_hnsw_${dimension} ON records USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE status = 'active' AND embedding_dim = ${dimension}`,
+  );
+}

@@ -1,0 +1,346 @@
+/**
+ * The team memory: records on a PostgreSQL server shared by a team's editors, CLIs and
+ * MCP servers, scoped by `space` (docs/team-memory.md). Every method is one round trip or
+ * one transaction; a method resolves only after PostgreSQL committed (acknowledged) and
+ * rejects with a typed error when it did not (never reported as done).
+ *
+ * @example
+ * const team = await TeamMemoryStore.connect({ url: 'postgres://app@db/mem?sslmode=verify-full', space: 'my-repo', user: 'alice', client: 'cli' });
+ * const [rec] = await team.add([input], { trigger: 'agent' }); // pending under strict addition
+ * await team.transition([rec.id], 'approve', { trigger: 'user' });
+ */
+import { randomUUID } from 'node:crypto';
+import { Pool, PoolClient, types as pgTypes } from 'pg';
+import { AgentMemoryError } from '../../errors';
+import { Logger, nullLogger } from '../../logger';
+import { redactNewRecords } from '../../security/record-redaction';
+import { redactText } from '../../security/redact';
+import { dedupKey } from '../dedup';
+import { rowToRecord, RecordRow } from '../record-row';
+import { TransitionRules } from '../store';
+import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '../store-types';
+import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
+import { describeConnection, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
+import { assertSchemaCurrent } from './migrations';
+import { vectorLiteral } from './vector-text';
+
+/** Addition policies the server enforces for a space (the names of core/policy/addition). */
+export type TeamAdditionPolicy = 'fixed' | 'all' | 'coarse' | 'strict';
+
+export const TEAM_RECORD_COLUMNS = `rid, id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
+  input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at,
+  embedder_id, embedding_dim, metadata, retrieval_count, utility_sum, utility_count, last_retrieved_task,
+  in_sim_sum, in_sim_count, out_sim_sum, out_sim_count, merged_count`;
+
+/** int8 as a JS number (counts and task indexes stay far below 2^53). */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
+};
+
+const noop = (): void => undefined;
+
+/** Error codes of a lost or refused connection (server restart, network, shutdown). */
+function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  if (typeof e?.code === 'string' && (/^(08|57P0)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '');
+}
+
+export interface TeamAddOptions extends AddOptions {
+  /** Merge an identical (normalised question + code) active or pending record instead of adding a twin (default: for trigger 'agent'). */
+  merge?: boolean;
+}
+
+export class TeamMemoryStore {
+  private closed = false;
+
+  private constructor(
+    readonly pool: Pool,
+    readonly connection: TeamConnection,
+    /** The URL without its password, for messages. */
+    readonly where: string,
+    readonly log: Logger,
+  ) {}
+
+  get space(): string {
+    return this.connection.space;
+  }
+
+  /** Connects (with backoff while the server is starting) and checks the schema version. */
+  static async connect(input: TeamConnectionInput, options: { logger?: Logger; env?: NodeJS.ProcessEnv } = {}): Promise<TeamMemoryStore> {
+    const { config, connection } = poolConfig(input, options.env);
+    const logger = options.logger ?? nullLogger;
+    const pool = new Pool({ ...config, types: TYPES });
+    const where = describeConnection(connection.url);
+    // An idle client losing its connection (server restart) must not crash the process.
+    pool.on('error', (error) => logger.warn(`[team] idle connection to ${where} lost: ${redactText(error.message)}`));
+    const store = new TeamMemoryStore(pool, connection, where, logger);
+    try {
+      await store.withClient((c) => assertSchemaCurrent(c), 'open', { retryBroken: true });
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return store;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** A typed error for `error` (connection lost → UNREACHABLE), with the password never in the message. */
+  failure(error: unknown, what: string): AgentMemoryError {
+    if (error instanceof AgentMemoryError) return error;
+    const message = redactText((error as Error)?.message ?? String(error));
+    if (isConnectionError(error)) {
+      return new AgentMemoryError('UNREACHABLE', `The team memory at ${this.where} is unreachable (${message}); ${what} was not done. It retries with backoff; check the server and the network.`, { where: this.where });
+    }
+    return new AgentMemoryError('DATABASE', `The team memory at ${this.where} refused to ${what}: ${message}. Nothing was changed.`, { where: this.where, pgCode: (error as { code?: string }).code });
+  }
+
+  /**
+   * Runs `fn` on a pooled connection. Acquiring the connection is retried with backoff
+   * (0.25 s doubling to 4 s, up to `retryMs`): nothing was sent yet, so a retry cannot
+   * apply a write twice. With `retryBroken` (reads, and transactions before COMMIT is
+   * sent: the server rolls those back) a connection lost during `fn` is retried too;
+   * otherwise a failure after a statement was sent is reported, never retried.
+   */
+  async withClient<T>(fn: (client: PoolClient) => Promise<T>, what: string, options: { retryMs?: number; retryBroken?: boolean | (() => boolean) } = {}): Promise<T> {
+    const deadline = Date.now() + (options.retryMs ?? 15_000);
+    let wait = 250;
+    for (;;) {
+      let client: PoolClient | undefined;
+      let broken = false;
+      try {
+        client = await this.pool.connect();
+        // A checked-out client whose connection dies emits 'error': handled here, reported through the query's rejection.
+        client.on('error', noop);
+        return await fn(client);
+      } catch (error) {
+        broken = isConnectionError(error);
+        const retry = client === undefined || (typeof options.retryBroken === 'function' ? options.retryBroken() : options.retryBroken === true);
+        if (!broken || !retry || Date.now() + wait > deadline || this.closed) throw this.failure(error, what);
+        this.log.warn(`[team] connection to ${this.where} lost (${redactText((error as Error).message)}); retrying ${what} in ${wait} ms`);
+      } finally {
+        client?.off('error', noop);
+        client?.release(broken);
+      }
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 4000);
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (committed before the promise resolves; rolled back on any
+   * error). A connection lost before COMMIT was sent is retried from the start (the server
+   * rolled the transaction back); lost during COMMIT, the outcome is unknown and reported
+   * as a failure, never as done.
+   */
+  async transaction<T>(fn: (client: PoolClient) => Promise<T>, what: string): Promise<T> {
+    let committing = false;
+    return this.withClient(
+      async (c) => {
+        committing = false;
+        await c.query('BEGIN');
+        try {
+          const out = await fn(c);
+          committing = true;
+          await c.query('COMMIT');
+          return out;
+        } catch (error) {
+          if (!committing) await c.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      },
+      what,
+      { retryBroken: () => !committing },
+    );
+  }
+
+  // ---------------------------------------------------------------- meta
+
+  async getMeta(key: string, client?: PoolClient): Promise<string | undefined> {
+    const run = (c: PoolClient) => c.query<{ value: string }>('SELECT value FROM meta WHERE space = $1 AND key = $2', [this.space, key]);
+    const r = client ? await run(client) : await this.withClient(run, 'read a setting');
+    return r.rows[0]?.value;
+  }
+
+  async setMeta(key: string, value: string, client?: PoolClient): Promise<void> {
+    const run = (c: PoolClient) =>
+      c.query('INSERT INTO meta(space, key, value) VALUES ($1, $2, $3) ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value', [this.space, key, value]);
+    if (client) await run(client);
+    else await this.withClient(run, 'write a setting');
+  }
+
+  /** The space's addition policy (default strict: records from agents wait for a reviewer). */
+  async additionPolicy(client?: PoolClient): Promise<TeamAdditionPolicy> {
+    return ((await this.getMeta('addition_policy', client)) as TeamAdditionPolicy | undefined) ?? 'strict';
+  }
+
+  async setAdditionPolicy(policy: TeamAdditionPolicy): Promise<void> {
+    await this.setMeta('addition_policy', policy);
+  }
+
+  // ---------------------------------------------------------------- records
+
+  /**
+   * Validates and redacts every input, then writes all of them in one transaction.
+   * Under the space's strict policy a record added by an agent is stored pending.
+   * An id that exists fails the whole batch; identical agent additions merge into one
+   * record (serialised per content by an advisory lock, so concurrent merges do not race).
+   */
+  async add(inputs: NewRecordInput[], options: TeamAddOptions): Promise<MemoryRecord[]> {
+    const trigger = TriggerSchema.parse(options.trigger);
+    const parsed: NewRecord[] = parseNewRecords(inputs);
+    const redacted = redactNewRecords(parsed, options.redactions);
+    const embeddings = options.embeddings;
+    if (embeddings && embeddings.length !== parsed.length) throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
+    const dim = embeddings?.[0]?.length;
+    if (dim !== undefined) {
+      if (!options.embedderId) throw new AgentMemoryError('INVALID_INPUT', 'embedderId is required with embeddings.');
+      if (embeddings!.some((v) => v.length !== dim)) throw new AgentMemoryError('INVALID_INPUT', 'All embeddings must have the same dimension.');
+    }
+    const merge = options.merge ?? trigger === 'agent';
+    const now = new Date().toISOString();
+    const ids = await this.transaction(async (c) => {
+      if (dim !== undefined) await this.claimEmbedder(c, options.embedderId!, dim);
+      const strict = trigger === 'agent' && (await this.additionPolicy(c)) === 'strict';
+      const out: string[] = [];
+      for (let i = 0; i < parsed.length; i++) {
+        const rec = parsed[i];
+        const x = rec.execution;
+        const key = dedupKey(rec.question, x.code);
+        const status: RecordStatus = strict && rec.status === 'active' ? 'pending' : rec.status;
+        if (merge) {
+          await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:${key}`]);
+          const twin = await c.query<{ id: string; merged_count: number }>(
+            "UPDATE records SET merged_count = merged_count + 1, updated_at = $3 WHERE rid = (SELECT rid FROM records WHERE space = $1 AND dedup_key = $2 AND status IN ('active','pending') ORDER BY rid LIMIT 1) RETURNING id, merged_count",
+            [this.space, key, now],
+          );
+          if (twin.rows[0]) {
+            const { id, merged_count: n } = twin.rows[0];
+            await this.writeAudit(c, 'add', id, trigger, `merged an identical addition (now ×${n}): ${options.reason ?? ''}`, { merged: true, mergedCount: n });
+            out.push(id);
+            continue;
+          }
+        }
+        const id = rec.id ?? randomUUID();
+        const vector = embeddings?.[i];
+        const inserted = await c.query(
+          `INSERT INTO records (space, id, question, code, language, answer, outcome, output_excerpt, demonstration_ids, input_similarity, output_similarity,
+             status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata, dedup_key)
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17::vector,$18,$19,$20,$21) ON CONFLICT (space, id) DO NOTHING RETURNING rid`,
+          [this.space, id, rec.question, x.code, x.language, JSON.stringify(x.answer ?? null), x.outcome, x.outputExcerpt, JSON.stringify(x.demonstrationIds),
+            x.inputSimilarity, x.outputSimilarity, status, rec.provenance, rec.createdTask, rec.createdAt ?? now, now,
+            vector ? vectorLiteral(vector) : null, vector ? options.embedderId : null, vector ? vector.length : null, JSON.stringify(rec.metadata), key],
+        );
+        if (inserted.rowCount === 0) throw new AgentMemoryError('INVALID_INPUT', `Record ${i + 1}: a record with id '${id}' already exists in space '${this.space}'. Nothing was written.`, { id });
+        const extra = { ...options.evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
+        await this.writeAudit(c, trigger === 'import' ? 'import' : 'add', id, trigger, options.reason ?? '', { status, provenance: rec.provenance, ...(status !== rec.status ? { strict: true } : {}), ...extra });
+        out.push(id);
+      }
+      return out;
+    }, 'add records');
+    return options.returnRecords === false ? [] : this.getMany(ids);
+  }
+
+  /** Records the embedder on the first vector; refuses vectors of another one (under a row lock). */
+  private async claimEmbedder(c: PoolClient, embedderId: string, dim: number): Promise<void> {
+    await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:embedder`]);
+    const id = await this.getMeta('embedder_id', c);
+    const stored = await this.getMeta('embedder_dim', c);
+    if (id && stored) mismatchCheck({ id, dimension: Number(stored) }, embedderId, dim);
+    else {
+      await this.setMeta('embedder_id', embedderId, c);
+      await this.setMeta('embedder_dim', String(dim), c);
+    }
+  }
+
+  async get(id: string): Promise<MemoryRecord | undefined> {
+    return (await this.getMany([id]))[0];
+  }
+
+  /** Records by id, in the order given (missing ones skipped). */
+  async getMany(ids: string[]): Promise<MemoryRecord[]> {
+    if (ids.length === 0) return [];
+    const r = await this.withClient((c) => c.query<RecordRow>(`SELECT ${TEAM_RECORD_COLUMNS} FROM records WHERE space = $1 AND id = ANY($2::text[])`, [this.space, ids]), 'read records', { retryBroken: true });
+    const byId = new Map(r.rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => (byId.has(id) ? [rowToRecord(byId.get(id)!)] : []));
+  }
+
+  async counts(): Promise<Record<RecordStatus, number>> {
+    const r = await this.withClient((c) => c.query<{ status: RecordStatus; n: number }>('SELECT status, count(*)::int AS n FROM records WHERE space = $1 GROUP BY status', [this.space]), 'count records', { retryBroken: true });
+    const out: Record<RecordStatus, number> = { pending: 0, active: 0, deleted: 0 };
+    for (const row of r.rows) out[row.status] = row.n;
+    return out;
+  }
+
+  /**
+   * Applies a status change to many records in one transaction, with the rows locked
+   * (FOR UPDATE), so two reviewers acting at once serialise; the same rules as the
+   * SQLite store (TransitionRules). Invalid states fail the whole batch.
+   */
+  async transition(ids: string[], operation: keyof typeof TransitionRules, context: OperationContext): Promise<MemoryRecord[]> {
+    const trigger = TriggerSchema.parse(context.trigger);
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const now = new Date().toISOString();
+    await this.transaction(async (c) => {
+      const rows = await c.query<{ rid: number; id: string; status: RecordStatus; status_before_delete: RecordStatus | null }>(
+        'SELECT rid, id, status, status_before_delete FROM records WHERE space = $1 AND id = ANY($2::text[]) ORDER BY rid FOR UPDATE',
+        [this.space, unique],
+      );
+      const found = new Map(rows.rows.map((r) => [r.id, r]));
+      for (const id of unique) {
+        const row = found.get(id);
+        if (!row) throw new AgentMemoryError('NOT_FOUND', `Cannot ${operation} '${id}': no such record in space '${this.space}'. Nothing was changed.`, { id });
+        if (!TransitionRules[operation].includes(row.status)) {
+          throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
+        }
+      }
+      for (const id of unique) {
+        const row = found.get(id)!;
+        const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
+        if (operation === 'purge') {
+          await c.query('DELETE FROM records WHERE rid = $1', [row.rid]);
+          await this.writeAudit(c, 'purge', id, trigger, context.reason ?? '', evidence);
+          continue;
+        }
+        const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
+        await c.query('UPDATE records SET status = $1, status_before_delete = $2, updated_at = $3 WHERE rid = $4', [next, next === 'deleted' ? row.status : null, now, row.rid]);
+        await this.writeAudit(c, operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
+      }
+    }, `${operation} records`);
+    return operation === 'purge' ? [] : this.getMany(unique);
+  }
+
+  // ---------------------------------------------------------------- audit
+
+  /** Appends an audit row naming the acting user and client (inside the caller's transaction). */
+  async writeAudit(c: PoolClient, operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): Promise<void> {
+    await c.query('INSERT INTO audit (space, at, operation, record_id, trigger, reason, evidence, actor_user, actor_client) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)', [
+      this.space, new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence), this.connection.user, this.connection.client,
+    ]);
+  }
+
+  /** Audit entries, newest first, with who did them. */
+  async audit(options: { recordId?: string; limit?: number } = {}): Promise<(AuditEntry & { user: string; client: string })[]> {
+    const limit = Math.min(Math.max(1, options.limit ?? 1000), 100_000);
+    const r = await this.withClient(
+      (c) =>
+        c.query<{ id: number; at: string; operation: AuditOperation; record_id: string | null; trigger: Trigger; reason: string; evidence: string; actor_user: string; actor_client: string }>(
+          `SELECT id, at, operation, record_id, trigger, reason, evidence, actor_user, actor_client FROM audit WHERE space = $1 ${options.recordId ? 'AND record_id = $3' : ''} ORDER BY id DESC LIMIT $2`,
+          options.recordId ? [this.space, limit, options.recordId] : [this.space, limit],
+        ),
+      'read the audit log',
+      { retryBroken: true },
+    );
+    return r.rows.map((row) => ({
+      id: row.id, at: row.at, operation: row.operation, recordId: row.record_id, trigger: row.trigger, reason: row.reason,
+      evidence: JSON.parse(row.evidence) as Record<string, unknown>, user: row.actor_user, client: row.actor_client,
+    }));
+  }
+}
