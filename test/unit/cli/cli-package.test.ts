@@ -36,7 +36,9 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
     bin = path.join(prefix, 'bin', 'agent-memory');
     fs.mkdirSync(cwd());
   });
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('is installed as `agent-memory` and answers --help', () => {
     assert.ok(fs.existsSync(bin));

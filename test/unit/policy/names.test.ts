@@ -12,7 +12,10 @@ const contributed = new Set(Object.keys(pkg.contributes.configuration.properties
 /** Top-level setting groups and keys (`deletion`, `capacity`, …): a name under one of them is a setting reference. */
 const SETTING_ROOTS = new Set(Object.keys(SettingsSchema.shape));
 /** `agentMemory.*` names that look like settings but are not, with the reason. */
-const NOT_SETTINGS = new Map([['agentMemory.model.apiKey', 'the SecretStorage key of the API key (src/vscode/secrets.ts)']]);
+const NOT_SETTINGS = new Map([
+  ['agentMemory.model.apiKey', 'the SecretStorage key of the API key (src/vscode/secrets.ts)'],
+  ['agentMemory.embedding.apiKey', 'the SecretStorage key of the embedding endpoint key (src/vscode/secrets.ts)'],
+]);
 
 function files(dir: string, extensions: string[]): string[] {
   if (!fs.existsSync(dir)) return [];
