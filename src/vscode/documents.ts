@@ -80,8 +80,16 @@ export class MemoryDocumentProvider implements vscode.TextDocumentContentProvide
     this.subscription = host.onDidChange(() => this.refreshOpen());
   }
 
+  /**
+   * Keeps a run's result and refreshes at once any open document of its task: task numbers
+   * start again in another memory, so an open tab may still show an earlier task of that number.
+   */
   remember(result: AgentTaskResult): void {
     this.results.set(result.taskIndex, result);
+    for (const doc of vscode.workspace.textDocuments) {
+      const parsed = doc.uri.scheme === SCHEME ? parseUri(doc.uri) : undefined;
+      if (parsed && 'taskIndex' in parsed && parsed.taskIndex === result.taskIndex) this.changed.fire(doc.uri);
+    }
   }
 
   result(taskIndex: number): AgentTaskResult | undefined {

@@ -216,6 +216,19 @@ describe('commands', function () {
     await vscode.commands.executeCommand('agentMemory.loadMore', 'active');
   });
 
+  it('review commands with nothing proposed change nothing; revalidate re-runs every program on the unchanged data', async () => {
+    // With nothing proposed the four answer "nothing to do" (the proposed-deletions suite drives them with proposals).
+    const before = app.counts();
+    for (const id of ['agentMemory.confirmDeletion', 'agentMemory.keepRecord', 'agentMemory.confirmAllDeletions', 'agentMemory.keepAllDeletions']) {
+      exercised.add(id);
+      await vscode.commands.executeCommand(id);
+    }
+    assert.deepEqual(app.counts(), before);
+    const report = await cmd<{ checked: number; failing: number; changed: number }>('agentMemory.revalidate');
+    assert.ok(report.checked > 0, `programs re-run: ${report.checked}`);
+    assert.equal(report.failing, 0, 'the data did not change: nothing fails');
+  });
+
   it('every command declared in package.json is registered and exercised above', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const declared = ((ext.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands).map((c) => c.command);

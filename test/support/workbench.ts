@@ -336,6 +336,27 @@ export class Workbench {
     return shown;
   }
 
+  /**
+   * A multi-select quick pick titled `title`: reads it, ticks every row with its "toggle all"
+   * checkbox (as a user does), then accepts. Returns the title and the rows shown.
+   */
+  async answerQuickPickAll(title: RegExp | string, screenshotName?: string): Promise<{ title: string; items: string[] }> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+    const shown = { title: (await widget.locator('.quick-input-title').innerText()).trim(), items: (await rows.locator('.label-name').allTextContents()).map((t) => t.trim()) };
+    if (screenshotName) await this.screenshot(screenshotName);
+    const all = widget.locator('.quick-input-header [role="checkbox"]').first();
+    await all.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await all.click();
+    const count = widget.locator('.quick-input-count');
+    await this.page.waitForFunction((el) => !/^0\b/.test((el?.textContent ?? '').trim()), await count.elementHandle(), { timeout: UI_TIMEOUT_MS });
+    await widget.locator('input.input').press('Enter');
+    await this.waitQuickInputLeaves(title);
+    return shown;
+  }
+
   private async waitQuickInputLeaves(title: RegExp | string): Promise<void> {
     const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: title }) });
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });

@@ -33,7 +33,7 @@ export async function askEndpoint(q: EndpointQuestions): Promise<EndpointAnswers
       validateInput: (v) => (v === '' || z.url({ protocol: /^https?$/ }).safeParse(v).success ? undefined : 'An http(s) URL, e.g. http://localhost:11434/v1'),
     }));
   if (baseUrl === undefined) return undefined;
-  const model = q.given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (2/3): model`, value: q.current.model, placeHolder: q.modelPlaceholder, ignoreFocusOut: true }) : '');
+  const model = q.given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (2/3): model name`, value: q.current.model, placeHolder: q.modelPlaceholder, ignoreFocusOut: true }) : '');
   if (model === undefined) return undefined;
   const apiKey =
     q.given.apiKey ??
