@@ -17,3 +17,15 @@ export function sampleRecord(overrides: Partial<NewRecordInput> & { code?: strin
 export function unitVector(seed: number, dim = 16): Float32Array {
   return benchVector(seed, dim);
 }
+
+/** Distinct EHR-style questions for retrieval tests (take a prefix with slice). */
+export const SAMPLE_QUESTIONS: readonly string[] = [
+  'how many patients were prescribed aspirin in 2104?',
+  'what is the intake method of danazol?',
+  'when did patient 10006 last get a blood glucose test?',
+  'what was the average heart rate of patient 3125 today?',
+  'how many patients were diagnosed with sepsis since 2102?',
+  'what is the cost of a hemoglobin lab test?',
+  'what was the first ward of patient 273 in this hospital visit?',
+  'list the top three most frequent procedures last year',
+];

@@ -7,15 +7,10 @@ import { storeEmbedder } from '../../../src/core/app/embedding';
 import { nullLogger } from '../../../src/core/logger';
 import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/store';
-import { sampleRecord } from '../../support/records';
+import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
 const WRITER = path.join(__dirname, 'support', 'other-process-writer.ts');
-const QUESTIONS = [
-  'how many patients were prescribed aspirin in 2104?',
-  'what is the intake method of danazol?',
-  'when did patient 10006 last get a blood glucose test?',
-  'what was the average heart rate of patient 3125 today?',
-];
+const QUESTIONS = SAMPLE_QUESTIONS.slice(0, 4);
 
 /** Runs the writer as a real second process (its own connection, its own pid). */
 function otherProcess(...args: string[]): void {

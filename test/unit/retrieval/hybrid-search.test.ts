@@ -3,18 +3,9 @@ import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { dot } from '../../../src/core/memory/vector-index';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
-import { sampleRecord, unitVector } from '../../support/records';
+import { SAMPLE_QUESTIONS, sampleRecord, unitVector } from '../../support/records';
 
-const QUESTIONS = [
-  'how many patients were prescribed aspirin in 2104?',
-  'what is the intake method of danazol?',
-  'when did patient 10006 last get a blood glucose test?',
-  'what was the average heart rate of patient 3125 today?',
-  'how many patients were diagnosed with sepsis since 2102?',
-  'what is the cost of a hemoglobin lab test?',
-  'what was the first ward of patient 273 in this hospital visit?',
-  'list the top three most frequent procedures last year',
-];
+const QUESTIONS = SAMPLE_QUESTIONS.slice(0, 8);
 
 describe('HybridSearch', () => {
   const embedder = new HashingEmbedder();

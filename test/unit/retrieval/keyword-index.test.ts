@@ -6,16 +6,9 @@ import MiniSearch from 'minisearch';
 import { codeTerms, KeywordIndex } from '../../../src/core/memory/keyword-index';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { tokenizeForKeywords } from '../../../src/core/memory/text-processing';
-import { sampleRecord } from '../../support/records';
+import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
-const QUESTIONS = [
-  'how many patients were prescribed aspirin in 2104?',
-  'what is the intake method of danazol?',
-  'when did patient 10006 last get a blood glucose test?',
-  'what was the average heart rate of patient 3125 today?',
-  'how many patients were diagnosed with sepsis since 2102?',
-  'what is the cost of a hemoglobin lab test?',
-];
+const QUESTIONS = SAMPLE_QUESTIONS.slice(0, 6);
 
 describe('KeywordIndex', () => {
   let dir: string;

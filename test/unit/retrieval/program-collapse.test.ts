@@ -3,7 +3,7 @@ import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import { collapseByProgram, programKey, type ProgramCandidate } from '../../../src/core/memory/program-collapse';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
-import { sampleRecord } from '../../support/records';
+import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
 function candidate(rid: number, score: number, code: string, extra: Partial<ProgramCandidate> = {}): ProgramCandidate {
   return { rid, score, code, language: 'python', utilitySum: 0, utilityCount: 0, createdTask: 0, ...extra };
@@ -43,14 +43,7 @@ describe('collapseByProgram', () => {
 
 describe('HybridSearch: duplicate-aware ranking', () => {
   const embedder = new HashingEmbedder();
-  const QUESTIONS = [
-    'how many patients were prescribed aspirin in 2104?',
-    'what is the intake method of danazol?',
-    'when did patient 10006 last get a blood glucose test?',
-    'what was the average heart rate of patient 3125 today?',
-    'how many patients were diagnosed with sepsis since 2102?',
-    'what is the cost of a hemoglobin lab test?',
-  ];
+  const QUESTIONS = SAMPLE_QUESTIONS.slice(0, 6);
   const codeOf = (i: number): string => `answer = sql("select ${i} from t${i}")`;
 
   function open(copies: number): { store: MemoryStore; search: HybridSearch } {
