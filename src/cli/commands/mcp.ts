@@ -56,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', stop);
     process.removeListener('SIGTERM', stop);
-    // Every tool call is one synchronous transaction: by now each acknowledged write has committed.
+    // A write is acknowledged only after its transaction committed; one still awaiting an embedding fails unacknowledged.
     await memory.close();
   }
   return 0;

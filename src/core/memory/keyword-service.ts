@@ -241,7 +241,11 @@ export class WorkerKeywords implements KeywordSource {
   }
 
   flush(): void {
-    this.call('flush');
+    // Waits for the worker to write its file (it may still be loading).
+    if (this.closed || this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS) !== WORKER_READY) return;
+    const id = ++this.requestId;
+    this.worker.postMessage({ type: 'flush', id });
+    this.answer.await(id, KEYWORD_BACKUP_WAIT_MS);
   }
 
   /**
@@ -272,13 +276,5 @@ export class WorkerKeywords implements KeywordSource {
 
   get stopped(): Promise<void> {
     return this.stopping ?? Promise.resolve();
-  }
-
-  /** A flush: waits for the worker to write its file (it may still be loading). */
-  private call(type: 'flush'): void {
-    if (this.closed || this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS) !== WORKER_READY) return;
-    const id = ++this.requestId;
-    this.worker.postMessage({ type, id });
-    this.answer.await(id, KEYWORD_BACKUP_WAIT_MS);
   }
 }
