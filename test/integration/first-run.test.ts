@@ -138,6 +138,29 @@ describe('issue 22: a first run that tells the truth', function () {
     assert.match(await docText(uri), new RegExp(`Record ${node.record.id}`));
   });
 
+  it('an import with bad lines names every bad line in words; the log shows no stack trace for this user mistake', async () => {
+    const counts = app.counts();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'am-badimport-')), 'bad.jsonl');
+    fs.writeFileSync(file, ['not json at all', JSON.stringify({ id: 'x' }), '', JSON.stringify({ question: 42 })].join('\n'));
+    const logger = api.container.logger;
+    const original = logger.error;
+    const logged: string[] = [];
+    logger.error = (m: string, ...a: unknown[]) => {
+      logged.push(m);
+      original.call(logger, m, ...a);
+    };
+    try {
+      assert.equal(await vscode.commands.executeCommand('agentMemory.importJsonl', file), undefined, 'the import fails');
+    } finally {
+      logger.error = original;
+    }
+    const line = logged.find((m) => m.includes('importJsonl')) ?? '';
+    for (const n of [1, 2, 4]) assert.match(line, new RegExp(`Line ${n}:`), line);
+    assert.match(line, /fix the 3 bad lines and import again/);
+    assert.doesNotMatch(line, /\n\s+at /, 'no stack trace for a user mistake');
+    assert.deepEqual(app.counts(), counts, 'nothing imported');
+  });
+
   it('a bad databasePath (under a file, in a missing folder) is refused: the memory and its records stay where they were', async () => {
     const counts = app.counts();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-badpath-'));
