@@ -92,6 +92,15 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     }
   });
 
+  it("takes the password from PGPASSWORD when AGENT_MEMORY_PG_PASSWORD is not set (and AGENT_MEMORY_PG_PASSWORD first when both are)", async () => {
+    const viaLibpq = await TeamMemoryStore.connect({ url: bare, space: 'env', user: 'u', client: 'c' }, { env: { PGPASSWORD: password } });
+    await viaLibpq.close();
+    await assert.rejects(
+      TeamMemoryStore.connect({ url: bare, space: 'env', user: 'u', client: 'c', retryMs: 0 }, { env: { PGPASSWORD: password, AGENT_MEMORY_PG_PASSWORD: 'wrong-one' } }),
+      /password authentication failed/,
+    );
+  });
+
   it('commands that work on a SQLite file only refuse a postgres:// URL (UNSUPPORTED, what to do instead) and create no file', async () => {
     const cwdBefore = fs.readdirSync(process.cwd()).sort();
     const jsonl = path.join(dir, 'in.jsonl');
