@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
+import { seedMessage } from '../../src/vscode/commands/data-commands';
 import { recordPickItems, taskPickItems } from '../../src/vscode/commands/record-commands';
 import { recordDescription, type MemoryNode, type RecordNode } from '../../src/vscode/tree/tree-items';
 import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';
@@ -121,6 +122,14 @@ describe('issue 22: a first run that tells the truth', function () {
     await run('agentMemory.approve', [...pendingTasks]);
     assert.equal(app.dashboard().summary.awaitingApproval, 0);
     assert.doesNotMatch(app.dashboard().summaryText, /await your approval/);
+  });
+
+  it('seeding an already seeded memory adds nothing and says why', async () => {
+    const before = app.counts().active;
+    assert.equal(await run<number>('agentMemory.seedDemoMemory', 20), 0);
+    assert.equal(app.counts().active, before);
+    assert.match(seedMessage(0, 20), /seeded 0 demo records: all 20 are already in memory \(seeded before\)/);
+    assert.match(seedMessage(5, 20), /seeded 5 demo record\(s\) .*\(15 more were already in memory, seeded before\)/);
   });
 
   it('a 10,000-character question is refused; nothing runs', async () => {
