@@ -43,6 +43,8 @@ export interface CellSeedResult {
   scatter: [number | null, number | null][];
   groupStarts: number[];
   durationMs: number;
+  /** CPU time of the worker process (all its threads, not the sandbox children) during the cell: unlike wall time, barely moved by other jobs on a shared machine. */
+  cpuMs: number;
   /** Where the cell's time went (ms, summed over tasks); `other` = the rest of the wall time (store setup, pipeline, evaluation). */
   profile: CellProfile;
   cacheHits: number;
@@ -96,10 +98,12 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
   const deps = agentDeps(job, session, tasks, options);
   const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
   for (const cell of job.cells) {
+    const cpu = process.cpuUsage();
     const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), deps);
     let correct = 0;
     const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
     const memoryCurve = run.rows.map((r) => r.memorySize);
+    const used = process.cpuUsage(cpu);
     yield {
       key: cellKey(cell),
       seed: job.seed,
@@ -112,6 +116,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
       scatter: run.rows.map((r) => [r.inputSimilarity, r.outputSimilarity]),
       groupStarts: run.groupStarts,
       durationMs: run.durationMs,
+      cpuMs: (used.user + used.system) / 1000,
       profile: cellProfile(run.rows, run.durationMs),
       cacheHits: run.runCache?.hits ?? 0,
       cacheMisses: run.runCache?.misses ?? 0,

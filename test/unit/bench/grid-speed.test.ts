@@ -12,8 +12,8 @@ import { codeSimilarity } from '../../../src/core/similarity/code';
 const DATA = path.resolve(__dirname, '..', '..', '..', 'data', 'ehr');
 
 /** Everything a cell reports except how long it took and how the run cache answered. */
-function figures(r: CellSeedResult): Omit<CellSeedResult, 'durationMs' | 'profile' | 'cacheHits' | 'cacheMisses'> {
-  const { durationMs: _d, profile: _p, cacheHits: _h, cacheMisses: _m, ...rest } = r;
+function figures(r: CellSeedResult): Omit<CellSeedResult, 'durationMs' | 'cpuMs' | 'profile' | 'cacheHits' | 'cacheMisses'> {
+  const { durationMs: _d, cpuMs: _c, profile: _p, cacheHits: _h, cacheMisses: _m, ...rest } = r;
   return rest;
 }
 
