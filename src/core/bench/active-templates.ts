@@ -5,7 +5,7 @@
  * `records` with a JSON extract cost ~10 % of a long-stream grid cell).
  * Same answer as `store.queries.activeWithTemplate(t) > 0`: a record counts
  * when its status is `active` and its `metadata.template` is the string `t`
- * (test/unit/bench/grid-speed.test.ts checks the two agree over runs with deletions).
+ * (test/unit/bench/grid-speed.test.ts checks the two agree through adds, deletes, restores, purges).
  */
 import type { Disposable } from '../events';
 import type { MemoryStore } from '../memory/store';

@@ -33,7 +33,7 @@ describe('bench: the grid speed-ups keep every figure', function () {
   });
   after(() => session.dispose());
 
-  it('same seed → the same cell results with the memos (code similarity, mutation verdicts, active templates) as without', async () => {
+  it('same seed → the same cell results with the memos (code similarity, mutation verdicts) as without', async () => {
     const wanted = ['strict/combined/standard/top-output/relative', 'coarse/history/standard/followed', 'all/periodic/standard/shown', 'strict/combined/capacity/shown', 'strict/history/shift/shown'];
     const cells = paperCells().filter((c) => wanted.includes(cellKey(c)));
     assert.equal(cells.length, wanted.length);
