@@ -21,7 +21,7 @@ import { CALIBRATION_TARGETS, cellKey, paperCells, PaperCell } from '../core/ben
 import { AnswerMatchSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../core/policy/names';
 import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
-import { AGENTS, CellProfile } from '../core/bench/paper-seed';
+import { AGENTS, CellProfile, CellSeedResult } from '../core/bench/paper-seed';
 import { BENCH_STREAMS, PAPER_EHR_PERIOD, STREAM_TASK_FILES, streamPeriod } from '../core/bench/config';
 import { SIMULATION_LABEL } from '../core/bench/sim/parameters';
 import { AgentMemoryError } from '../core/errors';
@@ -120,7 +120,7 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,
   ];
-  footer.push(formatProfile(results.map((r) => r.result.profile), seconds, o.jobs));
+  footer.push(formatProfile(results.map((r) => r.result.profile), seconds, o.jobs), formatCpu(results.map((r) => r.result), seconds, o.jobs));
   const checks = paperChecks(json);
   const comparison = paperComparison(json, o.agent === 'simulated' ? CALIBRATION_TARGETS : []);
   fs.mkdirSync(o.out, { recursive: true });
@@ -140,6 +140,16 @@ export function formatProfile(profiles: readonly CellProfile[], seconds: number,
   const totals = keys.map((k) => profiles.reduce((s, p) => s + p[k], 0));
   const all = totals.reduce((s, t) => s + t, 0) || 1;
   return `Profile (summed over ${jobs} worker(s); wall ${seconds.toFixed(0)} s): ${keys.map((k, i) => `${names[k]} ${(totals[i] / 1000).toFixed(1)} s (${((100 * totals[i]) / all).toFixed(0)} %)`).join(', ')}.`;
+}
+
+/**
+ * The CPU the cells took in the workers, and what that makes on `jobs` free cores: the
+ * load-independent figure behind the wall time (the sandbox's child processes are not counted).
+ */
+export function formatCpu(results: readonly Pick<CellSeedResult, 'cpuMs' | 'tasks'>[], seconds: number, jobs: number): string {
+  const cpu = results.reduce((s, r) => s + r.cpuMs, 0) / 1000;
+  const tasks = results.reduce((s, r) => s + r.tasks, 0);
+  return `CPU in the workers: ${cpu.toFixed(0)} s for ${tasks} task runs (${tasks ? ((1000 * cpu) / tasks).toFixed(1) : '0'} ms per task), i.e. ${(cpu / jobs).toFixed(0)} s on ${jobs} free core(s); wall ${seconds.toFixed(0)} s.`;
 }
 
 /** The grid as a plain-text table. */

@@ -27,6 +27,8 @@ import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';
 import { GoldEvaluator } from '../agent/task-evaluators';
 import { MemoryRetriever } from '../agent/retriever';
 import { RunCache } from './run-cache';
+import { ActiveTemplates } from './active-templates';
+import type { CodeSimilarityFn } from '../policy/metrics';
 import type { BenchTask } from './task-file';
 import type { TaskPlan } from './task-plan';
 
@@ -107,6 +109,8 @@ export interface BenchDeps {
    * the file must not exist yet (every run starts from a fresh store).
    */
   storePath?: string;
+  /** Code similarity for the policies (default: src/core/similarity/code); the paper grid passes a memoised one (grid-memo.ts). */
+  codeSimilarity?: CodeSimilarityFn;
 }
 
 function seedRecord(task: BenchTask, language: 'python' | 'javascript'): NewRecordInput {
@@ -169,6 +173,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const cacheBefore = cache ? { ...cache.stats } : null;
   const retriever = MemoryRetriever.open(store, { file: null });
   let policies: BenchPolicies | null = null;
+  let templates: ActiveTemplates | null = null;
   try {
     if (seedRecords.length > 0) {
       store.add(seedRecords, { trigger: 'import', reason: 'benchmark initial memory', embeddings: seedRecords.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
@@ -183,7 +188,8 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       minActiveRecords: config.minActiveRecords,
       switches: { periodicBounds: config.periodicBounds, historyThreshold: config.historyThreshold, historyPerTask: config.historyPerTask, capacityRule: config.capacityRule },
     };
-    policies = new BenchPolicies(store, settings, { codeSimilarity });
+    policies = new BenchPolicies(store, settings, { codeSimilarity: deps.codeSimilarity ?? codeSimilarity });
+    templates = new ActiveTemplates(store);
     // An LLM run keeps coder/debugger role memories for the run (SPEC §7); the reuse model has none.
     const roles = deps.judge && deps.generator.isLLM ? await RoleMemories.load(new InMemoryRoleMemoryStore(), logger) : undefined;
     const pipelineDeps: Omit<TaskPipelineDeps, 'evaluator'> = {
@@ -200,7 +206,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     const rows: BenchTaskRow[] = [];
     for (const [i, task] of stream.entries()) {
       if (deps.signal?.aborted) throw new AgentMemoryError('CANCELLED', 'The benchmark was cancelled.');
-      const sameTemplateAvailable = task.template ? store.queries.activeWithTemplate(task.template) > 0 : null;
+      const sameTemplateAvailable = task.template ? templates.has(task.template) : null;
       const r = await runTaskPipeline({ ...pipelineDeps, evaluator: new GoldEvaluator(task.answer, config.addition, deps.judge, config.answerMatch) }, task.question, {
         databasePath: deps.databasePath,
         language,
@@ -267,6 +273,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       durationMs: performance.now() - started,
     };
   } finally {
+    templates?.dispose();
     policies?.dispose();
     retriever.close();
     store.close();

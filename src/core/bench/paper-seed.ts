@@ -13,6 +13,16 @@ import { SimulationParameters, SIMULATION_PARAMETERS } from './sim/parameters';
 import { withSimulatedAgent } from './sim/simulated-agent';
 import { planPaperStream } from './stream-setup';
 import type { BenchTask } from './task-file';
+import { memoCodeSimilarity } from './grid-memo';
+import { codeSimilarity } from '../similarity/code';
+
+/** One code-similarity memo per process: every cell and seed a worker runs shares it. */
+const sharedCodeSimilarity = memoCodeSimilarity(codeSimilarity);
+
+/** Hits and misses of this process's grid memos (the worker's profile line, tests). */
+export function gridMemoStats(): { codeSimilarity: { hits: number; misses: number } } {
+  return { codeSimilarity: { hits: sharedCodeSimilarity.memo.hits, misses: sharedCodeSimilarity.memo.misses } };
+}
 
 export const AGENTS = ['reuse', 'simulated', 'llm'] as const;
 export type AgentKind = (typeof AGENTS)[number];
@@ -33,6 +43,8 @@ export interface CellSeedResult {
   scatter: [number | null, number | null][];
   groupStarts: number[];
   durationMs: number;
+  /** CPU time of the worker process (all its threads, not the sandbox children) during the cell: unlike wall time, barely moved by other jobs on a shared machine. */
+  cpuMs: number;
   /** Where the cell's time went (ms, summed over tasks); `other` = the rest of the wall time (store setup, pipeline, evaluation). */
   profile: CellProfile;
   cacheHits: number;
@@ -59,9 +71,15 @@ export interface SeedJob {
   switches?: FidelitySwitches;
 }
 
+/** How a seed runs: `memo` (default on) shares the process-wide memos (grid-memo.ts, the simulated agent's verdicts); off = every computation afresh, same results. */
+export interface SeedRunOptions {
+  memo?: boolean;
+}
+
 /** The deps of one seed's agent over a session (the simulated agent is seeded). */
-export function agentDeps(job: Pick<SeedJob, 'agent' | 'seed' | 'params'>, session: BenchSession, tasks: readonly BenchTask[]): BenchDeps {
-  return job.agent === 'simulated' ? withSimulatedAgent(session.deps, session.db, tasks, job.seed, job.params ?? SIMULATION_PARAMETERS) : session.deps;
+export function agentDeps(job: Pick<SeedJob, 'agent' | 'seed' | 'params'>, session: BenchSession, tasks: readonly BenchTask[], options: SeedRunOptions = {}): BenchDeps {
+  const deps = job.agent === 'simulated' ? withSimulatedAgent(session.deps, session.db, tasks, job.seed, job.params ?? SIMULATION_PARAMETERS, options) : session.deps;
+  return options.memo === false ? deps : { ...deps, codeSimilarity: sharedCodeSimilarity };
 }
 
 /** Sums a run's per-task timings into the profile split. */
@@ -75,15 +93,17 @@ export function cellProfile(rows: readonly Pick<BenchTaskRow, 'runMs' | 'retriev
  * @example
  * for await (const r of runSeed(job, session, tasks)) send(r);
  */
-export async function* runSeed(job: SeedJob, session: BenchSession, tasks: readonly BenchTask[]): AsyncGenerator<CellSeedResult> {
+export async function* runSeed(job: SeedJob, session: BenchSession, tasks: readonly BenchTask[], options: SeedRunOptions = {}): AsyncGenerator<CellSeedResult> {
   const plan = planPaperStream(tasks, { initialMemory: 100, seed: job.seed, limit: job.limit });
-  const deps = agentDeps(job, session, tasks);
+  const deps = agentDeps(job, session, tasks, options);
   const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
   for (const cell of job.cells) {
+    const cpu = process.cpuUsage();
     const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), deps);
     let correct = 0;
     const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
     const memoryCurve = run.rows.map((r) => r.memorySize);
+    const used = process.cpuUsage(cpu);
     yield {
       key: cellKey(cell),
       seed: job.seed,
@@ -96,6 +116,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
       scatter: run.rows.map((r) => [r.inputSimilarity, r.outputSimilarity]),
       groupStarts: run.groupStarts,
       durationMs: run.durationMs,
+      cpuMs: (used.user + used.system) / 1000,
       profile: cellProfile(run.rows, run.durationMs),
       cacheHits: run.runCache?.hits ?? 0,
       cacheMisses: run.runCache?.misses ?? 0,

@@ -64,7 +64,7 @@ describe('bench: many-seed paper grid', () => {
     assert.ok(['error-free', 'shift', 'capacity'].every((v) => cells.some((c) => c.variant === v)));
     assert.ok(cells.some((c) => c.attribution === 'followed'));
     const results: CellSeedResult[] = cells.flatMap((cell, k) =>
-      [1, 2, 3].map((seed) => ({ key: cellKey(cell), seed, tasks: 4, accuracy: 20 + seed + k, memoryFinal: 100 + seed, memoryMin: 90 - seed, accuracyCurve: [0, 50, 33.3, 25], memoryCurve: [100, 101, 99, 100 + seed], scatter: [[0.9, 0.8], [null, null], [0.2, 0.3], [0.5, 0.5]], groupStarts: [], durationMs: 1, profile: { sandboxRunMs: 0, retrieveMs: 0, generateMs: 0, bookkeepingMs: 0, otherMs: 1 }, cacheHits: 0, cacheMisses: 0 })),
+      [1, 2, 3].map((seed) => ({ key: cellKey(cell), seed, tasks: 4, accuracy: 20 + seed + k, memoryFinal: 100 + seed, memoryMin: 90 - seed, accuracyCurve: [0, 50, 33.3, 25], memoryCurve: [100, 101, 99, 100 + seed], scatter: [[0.9, 0.8], [null, null], [0.2, 0.3], [0.5, 0.5]], groupStarts: [], durationMs: 1, cpuMs: 1, profile: { sandboxRunMs: 0, retrieveMs: 0, generateMs: 0, bookkeepingMs: 0, otherMs: 1 }, cacheHits: 0, cacheMisses: 0 })),
     );
     const json = aggregateGrid('simulated', 3, 1, cells, results, 'simulation');
     assert.deepEqual(Object.keys(json), ['agent', 'label', 'seeds', 'seed_base', 'tasks', 'cells']);

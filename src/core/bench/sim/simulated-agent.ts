@@ -15,6 +15,8 @@ import { SimulatedJudge } from './simulated-judge';
 /** Largest result (rows) the per-process memo keeps. */
 const MEMO_MAX_ROWS = 1000;
 const memos = new WeakMap<BetterSqlite3.Database, Map<string, unknown[] | Error>>();
+/** Per database handle: whether a mutated query's answer differs from its task's (any result size; see SimulatedCodeGenerator). */
+const verdictMemos = new WeakMap<BetterSqlite3.Database, Map<string, boolean>>();
 
 /** The memo of one database handle's query results (the simulated agent's mutation checks). */
 function resultsOf(db: BetterSqlite3.Database): Map<string, unknown[] | Error> {
@@ -28,7 +30,7 @@ function resultsOf(db: BetterSqlite3.Database): Map<string, unknown[] | Error> {
  * const deps = withSimulatedAgent(session.deps, session.db, tasks, seed);
  * await runBench(plan, { addition: 'coarse', maxDebugRounds: SIMULATION_PARAMETERS.maxDebugRounds }, deps);
  */
-export function withSimulatedAgent(deps: BenchDeps, db: BetterSqlite3.Database, tasks: readonly BenchTask[], seed: number, params: SimulationParameters = SIMULATION_PARAMETERS): BenchDeps {
+export function withSimulatedAgent(deps: BenchDeps, db: BetterSqlite3.Database, tasks: readonly BenchTask[], seed: number, params: SimulationParameters = SIMULATION_PARAMETERS, options: { memo?: boolean } = {}): BenchDeps {
   const results = resultsOf(db);
   const query = (sql: string): unknown => {
     let r = results.get(sql);
@@ -44,6 +46,8 @@ export function withSimulatedAgent(deps: BenchDeps, db: BetterSqlite3.Database, 
     if (r instanceof Error) throw r;
     return r;
   };
-  const generator = new SimulatedCodeGenerator(tasks, params, seed, readSchema(db), new DatabaseValueLookup(db), query);
+  let verdicts = verdictMemos.get(db);
+  if (!verdicts) verdictMemos.set(db, (verdicts = new Map()));
+  const generator = new SimulatedCodeGenerator(tasks, params, seed, readSchema(db), new DatabaseValueLookup(db), query, options.memo === false ? undefined : verdicts);
   return { ...deps, generator, judge: new SimulatedJudge(tasks, params, seed) };
 }

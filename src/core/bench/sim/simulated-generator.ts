@@ -109,6 +109,11 @@ export class SimulatedCodeGenerator implements CodeGenerator {
     private readonly lookup?: ValueLookup,
     /** Answers a query on the database (the EHR dialect), to pick mutations that really change the answer. */
     private readonly query?: (sql: string) => unknown,
+    /**
+     * Memo of the verdicts "this mutated query's answer differs from the task's", keyed by
+     * task id, gold query and mutated query; shared by the generators of one database (grid speed).
+     */
+    private readonly verdicts?: Map<string, boolean>,
   ) {
     for (const t of tasks) if (!this.byQuestion.has(t.question)) this.byQuestion.set(t.question, t);
   }
@@ -173,13 +178,21 @@ export class SimulatedCodeGenerator implements CodeGenerator {
     if (kinds) return kinds;
     const applicable = applicableMutations(task.goldSql, this.schema);
     const query = this.query;
+    const differs = (sql: string): boolean => {
+      try {
+        return !answersMatch(task.answer, query!(sql));
+      } catch {
+        return true;
+      }
+    };
     const wrong = query
       ? applicable.filter((k) => {
-          try {
-            return !answersMatch(task.answer, query(mutate(task.goldSql, k, this.schema, Math.floor(draw(this.seed, task.question, 'pick') * 1000))!));
-          } catch {
-            return true;
-          }
+          const sql = mutate(task.goldSql, k, this.schema, Math.floor(draw(this.seed, task.question, 'pick') * 1000))!;
+          if (!this.verdicts) return differs(sql);
+          const key = `${task.id}\u0000${task.goldSql}\u0000${sql}`;
+          let verdict = this.verdicts.get(key);
+          if (verdict === undefined) this.verdicts.set(key, (verdict = differs(sql)));
+          return verdict;
         })
       : applicable;
     kinds = wrong.length > 0 ? wrong : applicable;
