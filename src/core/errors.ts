@@ -27,7 +27,9 @@ export type ErrorCode =
   | 'CANCELLED'
   /** The team memory server cannot be reached (or dropped the connection); nothing was written. */
   | 'UNREACHABLE'
-  | 'CONFIG';
+  | 'CONFIG'
+  /** No usable native SQLite binary for this platform (the message names it and what to do). */
+  | 'NATIVE_MODULE';
 
 export class AgentMemoryError extends Error {
   readonly code: ErrorCode;
