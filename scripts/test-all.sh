@@ -41,7 +41,10 @@ run_suite() {
 }
 
 banner bootstrap
-if ! bash scripts/bootstrap.sh; then
+# Every step below runs with the project's Node runtime (Node 24; installed from npm if needed).
+# shellcheck source=scripts/node-runtime.sh
+source scripts/node-runtime.sh
+if ! use_project_node || ! bash scripts/bootstrap.sh; then
   printf '\n*** bootstrap FAILED: nothing could run ***\n0 passed, 1 failed\n'
   exit 1
 fi

@@ -1,5 +1,5 @@
 /**
- * Start and stop a real code-server (VS Code 1.100 workbench + Node extension host)
+ * Start and stop a real code-server (VS Code 1.139 workbench + Node 24 extension host)
  * installed by scripts/bootstrap.sh into `.cache/code-server/`. Every run gets its own
  * temp dirs (user data, extensions, XDG config/data) so nothing touches $HOME.
  *
@@ -18,7 +18,7 @@ import * as path from 'node:path';
 
 /** Repository root (this file is test/support/code-server.ts, or out/test/support/code-server.js). */
 export const REPO_ROOT = findRepoRoot(__dirname);
-export const CODE_SERVER_VERSION = '4.100.3';
+export const CODE_SERVER_VERSION = '4.139.1';
 const HEALTH_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
 
@@ -32,10 +32,10 @@ function findRepoRoot(start: string): string {
   }
 }
 
-/** Path of the code-server launcher installed by bootstrap; throws a clear error when absent. */
+/** Path of the code-server launcher installed by bootstrap (it names its Node 24 runtime); throws a clear error when absent. */
 export function codeServerBinary(): string {
   const cache = process.env.AGENT_MEMORY_CACHE ?? path.join(REPO_ROOT, '.cache');
-  const bin = path.join(cache, 'code-server', CODE_SERVER_VERSION, 'node_modules', '.bin', 'code-server');
+  const bin = path.join(cache, 'code-server', CODE_SERVER_VERSION, 'bin', 'code-server');
   if (!fs.existsSync(bin)) throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed (${bin} missing): run 'bash scripts/bootstrap.sh'`);
   return bin;
 }
