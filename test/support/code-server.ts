@@ -121,6 +121,15 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Also copy code-server's output to this stream (e.g. process.stderr for the demo). */
   echo?: NodeJS.WritableStream;
+  /**
+   * Load a development extension (and run extension tests) from the workbench URL payload
+   * (see workbenchUrl). A built VS Code ≥ 1.10x web workbench reads `extensionDevelopmentPath`
+   * and `extensionTestsPath` from the payload only when its smoke-test driver is enabled
+   * (`!isBuilt || enableSmokeTestDriver`); without it the payload is ignored silently and
+   * no development extension and no test runner ever start. This passes VS Code's
+   * `--enable-smoke-test-driver` through code-server's `--vscode-option`.
+   */
+  extensionDevelopment?: boolean;
 }
 
 export interface CodeServer {
@@ -166,6 +175,7 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     '--disable-getting-started-override',
     '--user-data-dir', dirs.userDataDir,
     '--extensions-dir', dirs.extensionsDir,
+    ...(options.extensionDevelopment ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspaceFolder,
   ];
   const child = spawn(bin, args, { env: envFor(dirs, options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -231,7 +241,8 @@ export interface WorkbenchUrlOptions {
 
 /**
  * Workbench URL. code-server has no --extensionDevelopmentPath flag, but the browser
- * workbench reads the same options from the `payload` query parameter.
+ * workbench reads the same options from the `payload` query parameter, provided the
+ * server was started with `extensionDevelopment: true` (see StartOptions).
  */
 export function workbenchUrl(server: Pick<CodeServer, 'url' | 'host' | 'port'>, options: WorkbenchUrlOptions): string {
   const remote = (p: string): string => `vscode-remote://${server.host}:${server.port}${p}`;
