@@ -60,8 +60,13 @@ if [[ $BUNDLE == 1 ]]; then node scripts/bundle.mjs --minify --quiet || die "bun
 for t in "${SQLITE_PREBUILDS[@]}"; do
   [[ -f "node_modules/better-sqlite3/prebuilds/$t.node" ]] || die "better-sqlite3 has no prebuild for $t (node_modules/better-sqlite3/prebuilds/$t.node): run npm ci"
 done
-# A local node-gyp build would shadow the prebuilds (lib/binding.js prefers build/): never ship one.
-[[ ! -d node_modules/better-sqlite3/build ]] || die "node_modules/better-sqlite3/build exists (a local rebuild): remove it so the prebuilds are used"
+# A locally compiled binary would shadow the prebuilds in this checkout (lib/binding.js prefers
+# build/{Debug,Release}/better_sqlite3.node), so what the tests load would not be what ships.
+# (`npm ci` runs better-sqlite3's `node-gyp rebuild`, which leaves an empty build/ when a
+# prebuild fits: that is fine, and .vscodeignore keeps build/ out of the VSIX anyway.)
+for b in node_modules/better-sqlite3/build/{Debug,Release}/better_sqlite3.node; do
+  [[ ! -f "$b" ]] || die "$b exists (a local rebuild): remove node_modules/better-sqlite3/build so the prebuilds are used"
+done
 fetch_sqlite_vec
 
 rm -f "$OUT"
