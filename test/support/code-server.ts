@@ -175,6 +175,10 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     '--disable-getting-started-override',
     '--user-data-dir', dirs.userDataDir,
     '--extensions-dir', dirs.extensionsDir,
+    // The extension host gets exactly this process's environment: VS Code would otherwise run
+    // the login shell (`$SHELL -ilc`) first, which on a loaded machine hits its 10 s timeout
+    // before every extension-host start ("Unable to resolve your shell environment").
+    '--vscode-option', 'force-disable-user-env',
     ...(options.extensionDevelopment ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspaceFolder,
   ];
