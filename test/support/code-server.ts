@@ -82,6 +82,8 @@ export function makeDirs(base: string): CodeServerDirs {
       'update.mode': 'none',
       'security.workspace.trust.enabled': false,
       'chat.disableAIFeatures': true,
+      // VS Code ≥ 1.10x opens an (empty, with AI features off) secondary side bar by default.
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
     };
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   }
