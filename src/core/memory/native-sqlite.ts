@@ -126,8 +126,28 @@ export function loadVectorExtension(db: BetterSqlite3.Database, logger: Logger):
   return status;
 }
 
+/** better-sqlite3 13's prebuilds are Node-API 10 (Node ≥ 22.14, Electron of VS Code ≥ 1.101). */
+export const REQUIRED_NODE_API = 10;
+
+/**
+ * Throws a NATIVE_MODULE error when this runtime's Node-API is older than the prebuilds need.
+ * Checked before the binary is first used: on Node 20 (Node-API 9) loading it crashes the
+ * process with a segmentation fault instead of throwing.
+ */
+export function assertNodeApi(runtime: { napi?: string; node: string } = process.versions): void {
+  const { napi, node } = runtime;
+  const version = Number(napi ?? 0);
+  if (version >= REQUIRED_NODE_API) return;
+  throw new AgentMemoryError(
+    'NATIVE_MODULE',
+    `Agent Memory needs Node ≥ 22.14 (Node-API ${REQUIRED_NODE_API}) for its SQLite binary; this is Node ${node} (Node-API ${napi ?? 'unknown'}). Install Node 22.14 or newer (or VS Code ≥ 1.101) and run it again.`,
+    { node, napi: napi ?? null },
+  );
+}
+
 /** Opens a better-sqlite3 connection; a missing or unloadable native binary becomes a typed error that names the platform. */
 export function openConnection(file: string, options: BetterSqlite3.Options): BetterSqlite3.Database {
+  assertNodeApi();
   try {
     return new BetterSqlite3(file, options);
   } catch (error) {

@@ -6,6 +6,7 @@ import { isAgentMemoryError } from '../../../src/core/errors';
 import type { Logger } from '../../../src/core/logger';
 import { HybridSearch } from '../../../src/core/memory/hybrid-search';
 import {
+  assertNodeApi,
   nativeModuleError,
   nativeTarget,
   resetVectorExtensionWarning,
@@ -141,6 +142,16 @@ describe('sqlite-vec by explicit path, and the in-process fallback without it', 
     const missing = nativeModuleError(new Error('boom'), 'win32-arm64');
     assert.match(missing.message, /prebuilds\/win32-arm64\.node/);
     assert.equal(missing.details?.supported, true);
+  });
+
+  it('refuses a runtime older than Node-API 10 with a typed error before the binary can crash it', () => {
+    assert.throws(
+      () => assertNodeApi({ napi: '9', node: '20.20.2' }),
+      (e: unknown) => isAgentMemoryError(e, 'NATIVE_MODULE') && /needs Node ≥ 22\.14 \(Node-API 10\).*this is Node 20\.20\.2 \(Node-API 9\)/.test(e.message),
+    );
+    assert.throws(() => assertNodeApi({ node: '18.0.0' }), /Node-API unknown/);
+    assert.doesNotThrow(() => assertNodeApi({ napi: '10', node: '22.14.0' }));
+    assert.doesNotThrow(() => assertNodeApi(), 'this runtime (Node 22 or 24) is new enough');
   });
 
   it('maps platforms to the published binaries (none for musl or win32-arm64)', () => {
