@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'CANCELLED'
   /** The team memory server cannot be reached (or dropped the connection); nothing was written. */
   | 'UNREACHABLE'
+  /** The operation is not available on this backend (e.g. a SQLite-only command given a postgres:// URL). */
+  | 'UNSUPPORTED'
   | 'CONFIG'
   /** No usable native SQLite binary for this platform (the message names it and what to do). */
   | 'NATIVE_MODULE';

@@ -66,15 +66,25 @@ function redactArg(arg: unknown): unknown {
   return arg;
 }
 
-/** A copy of `error` whose message and stack are redacted (same name and prototype). */
-export function redactError(error: Error): Error {
+/**
+ * A copy of `error` whose message and stack are redacted (same name and prototype), and
+ * so is every error in its `cause` chain (and an AggregateError's `errors`): a driver
+ * error wrapped as the cause of a typed error can quote a connection string.
+ */
+export function redactError(error: Error, depth = 0): Error {
   const message = redactText(error.message);
   const stack = error.stack === undefined ? undefined : redactText(error.stack);
-  if (message === error.message && stack === error.stack) return error;
+  const cause: unknown = (error as { cause?: unknown }).cause;
+  const cleanCause = depth >= 8 ? undefined : cause instanceof Error ? redactError(cause, depth + 1) : typeof cause === 'string' ? redactText(cause) : cause;
+  const errors = error instanceof AggregateError ? error.errors.map((e: unknown) => (e instanceof Error && depth < 8 ? redactError(e, depth + 1) : e)) : undefined;
+  const errorsChanged = errors !== undefined && errors.some((e, i) => e !== (error as AggregateError).errors[i]);
+  if (message === error.message && stack === error.stack && cleanCause === cause && !errorsChanged) return error;
   const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
   Object.assign(copy, error);
   Object.defineProperty(copy, 'message', { value: message, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(copy, 'stack', { value: stack, enumerable: false, writable: true, configurable: true });
+  if (cause !== undefined) Object.defineProperty(copy, 'cause', { value: cleanCause, enumerable: false, writable: true, configurable: true });
+  if (errorsChanged) Object.defineProperty(copy, 'errors', { value: errors, enumerable: false, writable: true, configurable: true });
   return copy;
 }
 

@@ -13,7 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isAgentMemoryError } from '../core/errors';
 import type { Logger } from '../core/logger';
-import type { MemoryTools, ToolClient } from '../core/tools/memory-tools';
+import type { MemoryToolApi, ToolClient } from '../core/tools/memory-tools';
 import { TOOL_DEFINITIONS, ToolName } from '../core/tools/tool-schemas';
 import { renderToolResult } from '../core/tools/render';
 
@@ -25,7 +25,7 @@ const INSTRUCTIONS =
   'After the task, call memory_record with the final code and whether it worked (pass the retrievalId), ' +
   'or memory_feedback when you only want to report the outcome. Records wait for the user\'s approval under the strict policy.';
 
-export function createMemoryMcpServer(tools: MemoryTools, options: { version: string; logger?: Logger }): McpServer {
+export function createMemoryMcpServer(tools: MemoryToolApi, options: { version: string; logger?: Logger }): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: options.version }, { instructions: INSTRUCTIONS });
   const client = (): ToolClient => {
     const info = server.server.getClientVersion();
@@ -33,7 +33,7 @@ export function createMemoryMcpServer(tools: MemoryTools, options: { version: st
   };
   const call = async (name: ToolName, args: unknown): Promise<CallToolResult> => {
     try {
-      const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client()) : tools.feedback(args, client());
+      const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client()) : await tools.feedback(args, client());
       return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result };
     } catch (error) {
       const message = isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`;

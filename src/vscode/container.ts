@@ -31,6 +31,7 @@ import { Prompts } from './prompts';
 import { watchAgentData } from './data-watcher';
 import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
+import { isPostgresUrl } from '../core/memory/postgres/connection';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
 const DEFAULT_DATABASE_FILE = 'memory.sqlite';
@@ -187,7 +188,7 @@ export class Container implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const defaultDir = (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
     const file = configured
-      ? path.isAbsolute(configured) || configured === ':memory:'
+      ? path.isAbsolute(configured) || configured === ':memory:' || isPostgresUrl(configured)
         ? configured
         : path.resolve(folder ?? defaultDir, configured)
       : path.join(defaultDir, DEFAULT_DATABASE_FILE);

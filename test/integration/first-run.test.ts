@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
-import type { MemoryNode, RecordNode } from '../../src/vscode/tree/tree-items';
+import { recordPickItems, taskPickItems } from '../../src/vscode/commands/record-commands';
+import { recordDescription, type MemoryNode, type RecordNode } from '../../src/vscode/tree/tree-items';
 import { closeAllEditors, freshMemory, run, setSetting, waitFor } from './helpers';
 
 interface DemoTask {
@@ -87,6 +88,31 @@ describe('issue 22: a first run that tells the truth', function () {
     }
   });
 
+  it('pickers, rows and tooltips speak in words: "wrong (gold answer)" never "success", "merged 3", "task N"', async () => {
+    const tasks = app.tasks().filter((t) => t.code);
+    const taskItems = taskPickItems(app, tasks);
+    assert.ok(taskItems.length >= 3, 'the Diff picker lists the tasks');
+    for (const [i, t] of tasks.entries()) {
+      const d = String(taskItems[i].description);
+      assert.doesNotMatch(d, /success/, d);
+      if (typeof t.log.correct === 'number') assert.match(d, t.log.correct === 1 ? /correct \(gold answer\)/ : /wrong \(gold answer\)/, d);
+    }
+    const recordItems = recordPickItems(app, app.list({ limit: 500 }).items);
+    assert.ok(recordItems.every((r) => !/success/.test(String(r.description))), 'the Open Record picker never says "success"');
+    assert.ok(recordItems.some((r) => /(correct|wrong) \(gold answer\)/.test(String(r.description))), 'and shows the gold verdict where known');
+
+    const [seed] = (await group('active')).filter((n) => n.record.stats.retrievalCount > 0);
+    assert.ok(seed, 'a retrieved record');
+    assert.match(recordDescription({ ...seed.record, mergedCount: 3 }), / · merged 3$/);
+    assert.doesNotMatch(recordDescription({ ...seed.record, mergedCount: 3 }), /⧉/, 'no glyph that renders as an empty box');
+    const item = api.container.tree.getTreeItem(seed);
+    const tooltip = (api.container.tree.resolveTreeItem(item, seed).tooltip as vscode.MarkdownString).value;
+    assert.match(tooltip, /\| task \d+ \| \d+ \|/, `retrieval rows name the task: ${tooltip}`);
+
+    const welcome = (vscode.extensions.getExtension('agent-memory.agent-memory')?.packageJSON as { contributes: { viewsWelcome: { contents: string }[] } }).contributes.viewsWelcome;
+    for (const w of welcome) assert.doesNotMatch(w.contents.replace(/\[[^\]]*\]\([^)]*\)/g, ''), /\$\(/, 'icons only inside link labels, where they render');
+  });
+
   it('the dashboard: only tasks whose record is still pending await approval', async () => {
     const pendingTasks = new Set(app.list({ status: 'pending', limit: 500 }).items.map((r) => r.id));
     const d = app.dashboard();
@@ -110,6 +136,29 @@ describe('issue 22: a first run that tells the truth', function () {
     assert.ok(!tab?.label.includes(node.record.id), `tab label ${tab?.label}`);
     assert.ok(tab?.label.startsWith(node.record.question.slice(0, 10)), `tab label ${tab?.label} starts with the question`);
     assert.match(await docText(uri), new RegExp(`Record ${node.record.id}`));
+  });
+
+  it('an import with bad lines names every bad line in words; the log shows no stack trace for this user mistake', async () => {
+    const counts = app.counts();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'am-badimport-')), 'bad.jsonl');
+    fs.writeFileSync(file, ['not json at all', JSON.stringify({ id: 'x' }), '', JSON.stringify({ question: 42 })].join('\n'));
+    const logger = api.container.logger;
+    const original = logger.error;
+    const logged: string[] = [];
+    logger.error = (m: string, ...a: unknown[]) => {
+      logged.push(m);
+      original.call(logger, m, ...a);
+    };
+    try {
+      assert.equal(await vscode.commands.executeCommand('agentMemory.importJsonl', file), undefined, 'the import fails');
+    } finally {
+      logger.error = original;
+    }
+    const line = logged.find((m) => m.includes('importJsonl')) ?? '';
+    for (const n of [1, 2, 4]) assert.match(line, new RegExp(`Line ${n}:`), line);
+    assert.match(line, /fix the 3 bad lines and import again/);
+    assert.doesNotMatch(line, /\n\s+at /, 'no stack trace for a user mistake');
+    assert.deepEqual(app.counts(), counts, 'nothing imported');
   });
 
   it('a bad databasePath (under a file, in a missing folder) is refused: the memory and its records stay where they were', async () => {

@@ -84,3 +84,38 @@ describe('proposed deletions (deletion.review = propose under strict)', function
     assert.ok(app.audit(ids[0]).some((e) => e.operation === 'delete' && e.evidence.policy === 'periodic'), 'deleted with the rule evidence');
   });
 });
+
+describe('automatic deletion under review = immediate: a sweep of more than 25 % is proposed, never deleted on its own', function () {
+  this.timeout(180_000);
+  let api: AgentMemoryExtensionApi;
+  let app: AgentMemoryApp;
+
+  before(async () => {
+    ({ api, app } = await freshMemory('review-immediate'));
+    await setSetting(api, 'addition.policy', 'all');
+    await setSetting(api, 'deletion.review', 'immediate');
+    await setSetting(api, 'deletion.period', 2);
+    await setSetting(api, 'deletion.automatic', 'periodic');
+    await run('agentMemory.seedDemoMemory', 20);
+  });
+  after(async () => {
+    await setSetting(api, 'deletion.automatic', 'none');
+    await setSetting(api, 'deletion.period', 200);
+    await setSetting(api, 'deletion.review', 'auto');
+  });
+
+  it('the seeds (none retrieved in the window) would all go: the task result says proposed (large), nothing is deleted', async () => {
+    const active = app.counts().active;
+    const results: { deletions: { rule: string; recordIds: string[]; proposed?: string[]; large?: boolean }[] }[] = [];
+    for (const q of ['What is the intake method of aspirin?', 'How many patients were admitted in 2104?', 'What is the intake method of heparin?']) {
+      results.push(await run('agentMemory.runAgent', q));
+    }
+    const large = results.flatMap((r) => r.deletions).filter((d) => d.large === true);
+    assert.ok(large.length > 0, `a large sweep was proposed instead: ${JSON.stringify(results.map((r) => r.deletions))}`);
+    assert.ok(large.every((d) => d.recordIds.length === 0), 'a large sweep deletes none');
+    assert.ok((large[0].proposed?.length ?? 0) * 4 > active, `the first large sweep proposed more than 25 % of ${active}: ${large[0].proposed?.length}`);
+    assert.equal(app.counts().deleted, 0, 'nothing deleted on its own');
+    assert.ok(app.proposedDeletions().length * 4 > active, 'the candidates wait under Proposed deletions');
+    assert.equal((await api.container.tree.getChildren())[0].kind, 'proposals');
+  });
+});

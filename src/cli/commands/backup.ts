@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { backupDatabase } from '../../core/memory/backup';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 'copy a memory database consistently, even while it is in use: backup --db FILE --out FILE';
 const USAGE = `Usage: agent-memory backup --db FILE --out FILE
@@ -19,6 +20,8 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, out: { type: 'string' } } });
   if (args === HELP_SHOWN) return 0;
   const parsed = { data: parseValues(ArgsSchema, args.values, USAGE) };
+  requireFileDatabase(parsed.data.db, 'backup', 'back up the PostgreSQL server with pg_dump (or copy the space to a file with agent-memory migrate)');
+  requireFileDatabase(parsed.data.out, 'backup', 'back up the PostgreSQL server with pg_dump (or copy the space to a file with agent-memory migrate)');
   const result = await backupDatabase(parsed.data.db, parsed.data.out);
   process.stdout.write(`backed up ${result.records} record(s) to ${result.file} (${result.bytes} bytes)\n`);
   return 0;

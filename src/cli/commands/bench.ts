@@ -19,6 +19,7 @@ import { nullLogger, stderrLogger } from '../../core/logger';
 import { AdditionPolicyNameSchema } from '../../core/policy/addition';
 import { BenchDeletionSchema } from '../../core/bench/policy-adapter';
 import { HELP_SHOWN, ParsedCommandArgs, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 'run the agent over a task stream with an addition × deletion policy; writes metrics.json and report.html';
 
@@ -103,6 +104,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === null) return 0;
   const args = parseValues(BenchArgsSchema, parsed.values, USAGE);
   const config = BenchConfigSchema.parse(configFromArgs(args));
+  requireFileDatabase(args.db, 'bench', 'the policy bench runs on a SQLite file it creates (npm run bench:team measures the team memory)');
   const tasks = readTaskFile(args.tasks);
   const plan = planTasks(tasks, { initialMemory: config.initialMemory, seed: config.seed, limit: config.limit, streamStatus: config.streamStatus });
   const logger = args.quiet ? nullLogger : stderrLogger('warn');

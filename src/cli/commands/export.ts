@@ -6,6 +6,7 @@ import { exportJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
 import { StatusSchema } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = `export records as JSONL to stdout: export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]`;
 const USAGE = `Usage: agent-memory export --db DB [--status ${StatusSchema.options.join(',')}] [--no-embeddings]
@@ -31,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, status: { type: 'string' }, 'no-embeddings': { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  requireFileDatabase(args.db, 'export');
   if (!fs.existsSync(args.db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${args.db}.`);
   const store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
   let buffer = '';

@@ -5,6 +5,7 @@ import { stderrLogger } from '../../core/logger';
 import { importRecords, parseJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 'import records from a JSONL file: import FILE --db DB [--reason TEXT]';
 const USAGE = `Usage: agent-memory import FILE --db DB [--reason TEXT]
@@ -29,6 +30,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === HELP_SHOWN) return 0;
   if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
+  requireFileDatabase(args.db, 'import', "import into a new file, then copy it to the team memory with 'agent-memory migrate --from FILE --to postgres://…'");
   if (!fs.existsSync(args.file)) throw new AgentMemoryError('NOT_FOUND', `No such file: ${args.file}.`);
   const records = parseJsonl(fs.readFileSync(args.file));
   const existed = fs.existsSync(args.db);

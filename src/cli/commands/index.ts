@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, CliCommand> = {
   revalidate: lazy("re-run every record's program against the data: unchanged, answer changed, or now failing (marked stale)", () => require('./revalidate')),
   mcp: lazy('serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)', () => require('./mcp')),
   migrate: lazy('copy a whole memory between backends (SQLite file ↔ PostgreSQL team memory)', () => require('./migrate')),
+  review: lazy('list pending records and approve, reject or restore them (SQLite file or postgres:// team memory)', () => require('./review')),
   'team-setup': lazy('create or upgrade the team memory schema on PostgreSQL (as the owner role)', () => require('./team-setup')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };

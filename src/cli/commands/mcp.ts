@@ -1,43 +1,71 @@
 /**
- * `agent-memory mcp --db FILE [--addition fixed|all|coarse|strict]`: serves the
- * memory to MCP clients (Claude Code, Cursor, VS Code, …) on stdio until the
- * client closes the connection. stdout carries the protocol only; logs go to stderr.
+ * `agent-memory mcp --db FILE|postgres://… [--addition fixed|all|coarse|strict] [--space NAME]`:
+ * serves the memory (a SQLite file, or a space of the team memory on PostgreSQL) to MCP
+ * clients (Claude Code, Cursor, VS Code, …) on stdio until the client closes the
+ * connection. stdout carries the protocol only; logs go to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import { isAgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { AdditionPolicyNameSchema } from '../../core/policy/addition';
 import { createMemoryMcpServer } from '../../mcp/server';
 import { openToolMemory } from '../../mcp/tool-memory';
+import { openTeamToolMemory } from '../../mcp/team-tool-memory';
+import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
+import type { MemoryToolApi } from '../../core/tools/memory-tools';
 import { EMBEDDING_API_KEY_ENV } from '../../core/similarity/endpoint-embedder';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { packageVersion } from './version';
 
 export const summary = 'serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)';
 
 export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--verbose]
+       agent-memory mcp --db postgres://user@host/db?sslmode=verify-full [--space NAME] [--verbose]
 
-Serves the memory database FILE over the Model Context Protocol on stdio.
-  --db FILE       memory database (created if missing; shared with the editor and other servers)
+Serves the memory database FILE, or a space of a team memory on PostgreSQL, over the Model
+Context Protocol on stdio.
+  --db FILE|URL   memory database (created if missing; shared with the editor and other servers),
+                  or a postgres:// URL of a team memory (password from ${PASSWORD_ENV} or PGPASSWORD)
+  --space NAME    the team memory's space, one per repository or project (default "default")
   --addition P    addition policy for memory_record (default strict: records wait as pending
-                  until approved in the Agent Memory sidebar)
+                  until approved in the Agent Memory sidebar); a team memory uses its space's
+                  policy, set on the server
   --verbose       log more to stderr
+On a team memory, memory_search searches the shared records by keywords; when the server is
+unreachable every tool answers UNREACHABLE (nothing returned, nothing stored) and the next call
+connects again.
 A memory embedded through an embedding endpoint (agent-memory re-embed --model …) is queried
 through the same endpoint; its API key comes from the environment variable
 ${EMBEDDING_API_KEY_ENV}. When the endpoint fails, memory_search answers by keywords.`;
 
 const ArgsSchema = z.object({
   db: z.string({ message: '--db FILE is required' }).min(1, '--db FILE is required'),
-  addition: AdditionPolicyNameSchema.default('strict'),
+  addition: AdditionPolicyNameSchema.optional(),
+  space: z.string().optional(),
   verbose: z.boolean().default(false),
 });
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, verbose: { type: 'boolean' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, space: { type: 'string' }, verbose: { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger(args.verbose ? 'info' : 'warn');
-  const memory = openToolMemory({ databasePath: args.db, addition: args.addition, logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined });
+  const team = isPostgresUrl(args.db);
+  if (team && args.addition) throw usageError("--addition does not apply to a team memory: the space's addition policy is set on the server (default strict).", USAGE);
+  if (!team && args.space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
+  let memory: { tools: MemoryToolApi; close(): Promise<void> };
+  if (team) {
+    const shared = openTeamToolMemory({ url: args.db, space: args.space, logger });
+    // Connect now to report a problem early; an unreachable server does not stop the server (each call connects again).
+    await shared.connect().catch((error: unknown) => {
+      if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error; // wrong password, old schema, bad sslmode: say so now
+      logger.warn(`[mcp] ${error.message}`);
+    });
+    memory = shared;
+  } else {
+    memory = openToolMemory({ databasePath: args.db, addition: args.addition ?? 'strict', logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined });
+  }
   const server = createMemoryMcpServer(memory.tools, { version: packageVersion(), logger });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -51,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   try {
     await server.connect(transport);
-    logger.info(`[mcp] serving ${args.db} (addition ${args.addition}) on stdio`);
+    logger.info(`[mcp] serving ${team ? describeConnection(args.db) : args.db} (${team ? `space ${args.space ?? 'default'}` : `addition ${args.addition ?? 'strict'}`}) on stdio`);
     await closed;
   } finally {
     process.removeListener('SIGINT', stop);

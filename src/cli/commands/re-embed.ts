@@ -6,6 +6,7 @@ import { stderrLogger } from '../../core/logger';
 import { MemoryStore } from '../../core/memory/store';
 import { EMBEDDING_API_KEY_ENV, EndpointEmbedder } from '../../core/similarity/endpoint-embedder';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 're-embed every record: the built-in embedder (re-fitted), or an OpenAI-compatible embedding endpoint (--model, --base-url)';
 
@@ -39,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger('warn');
+  requireFileDatabase(args.db, 're-embed', 're-embedding a team memory is not supported yet (its records are searched by keywords)');
   const store = MemoryStore.open(path.resolve(args.db), { logger });
   try {
     if (!args.model || !args['base-url']) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { restoreDatabase } from '../../core/memory/backup';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 'replace a memory database by a backup (checked first; the old one is kept as .bak): restore --from FILE --db FILE';
 const USAGE = `Usage: agent-memory restore --from BACKUP --db FILE
@@ -20,6 +21,8 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, { usage: USAGE, options: { from: { type: 'string' }, db: { type: 'string' } } });
   if (args === HELP_SHOWN) return 0;
   const parsed = { data: parseValues(ArgsSchema, args.values, USAGE) };
+  requireFileDatabase(parsed.data.db, 'restore', "restore into a file, then copy it to a new space with 'agent-memory migrate --from FILE --to postgres://… --space NAME'");
+  requireFileDatabase(parsed.data.from, 'restore');
   const result = await restoreDatabase(parsed.data.from, parsed.data.db);
   process.stdout.write(`restored ${result.records} record(s) into ${parsed.data.db}${result.previous ? `; the previous database is kept as ${result.previous}` : ''}\n`);
   return 0;

@@ -7,6 +7,7 @@ import { stderrLogger } from '../../core/logger';
 import { MemoryStore } from '../../core/memory/store';
 import { DEFAULT_REVALIDATION_CONCURRENCY, revalidate } from '../../core/revalidation/revalidate';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = "re-run every record's program against the data: unchanged, answer changed, or now failing (marked stale)";
 
@@ -56,6 +57,8 @@ export async function run(argv: string[]): Promise<number> {
     { db: v.db ?? '', data: v.data ?? '', json: v.json, changedOnly: v['changed-only'], concurrency: v.concurrency, timeoutMs: v['timeout-ms'], isolation: v.isolation },
     USAGE,
   );
+  requireFileDatabase(args.db, 'revalidate');
+  requireFileDatabase(args.data, 'revalidate', 'give the SQLite data file the programs query with --data');
   if (!fs.existsSync(args.db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${args.db}; give an existing file with --db.`);
   const logger = stderrLogger('warn');
   const store = MemoryStore.open(path.resolve(args.db), { logger });

@@ -4,6 +4,7 @@ import { createRunner, DEFAULT_RUN_LIMITS, RUNNER_ISOLATIONS, type RunResult } f
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = "run one program in the agent's sandbox (outcome, answer, stdout, error)";
 
@@ -58,6 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   const code = fs.readFileSync(args.codeFile, 'utf8');
   const runner = createRunner(args.language, { logger: stderrLogger('warn'), isolation: args.isolation });
   try {
+    requireFileDatabase(args.db, 'run', 'give the SQLite data file the program queries with --db');
     const result = await runner.run({ language: args.language, databasePath: args.db, code, limits: { timeoutMs: args.timeoutMs, memoryMb: args.memoryMb } });
     process.stdout.write(args.json ? JSON.stringify(result) + '\n' : describe(result));
     return result.outcome === 'success' ? 0 : 1;

@@ -8,6 +8,7 @@ import { seedSynthetic } from '../../core/bench/seed-synthetic';
 import { stderrLogger } from '../../core/logger';
 import { SettingsSchema } from '../../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { requireFileDatabase } from '../db-target';
 
 export const summary = 'seed a memory database with the EHR demo records (gold programs), or --synthetic N large test records';
 
@@ -34,6 +35,7 @@ export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, count: { type: 'string' }, language: { type: 'string' }, data: { type: 'string' }, synthetic: { type: 'string' } } });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  requireFileDatabase(args.db, 'seed', "seed a new file, then copy it to the team memory with 'agent-memory migrate --from FILE --to postgres://…'");
   // Bundled (dist/cli.js) or from source (src/cli/commands/seed.ts): find the shipped data/ehr.
   const demoDataDir = args.data ?? [path.resolve(__dirname, '..', 'data', 'ehr'), path.resolve(__dirname, '..', '..', '..', 'data', 'ehr')].find((d) => fs.existsSync(d)) ?? 'data/ehr';
   if (args.synthetic !== undefined) {

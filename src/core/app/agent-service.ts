@@ -154,7 +154,7 @@ export class AgentService extends Disposable {
       demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
       utility: after.utility,
       addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
-      deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),
+      deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds, ...(d.proposed?.length ? { proposed: d.proposed } : {}), ...(d.largeProposed ? { large: true } : {}) })),
       inputSimilarity: after.similarity.inputSimilarity,
       outputSimilarity: after.similarity.outputSimilarity,
       ...(run.gaveUp ? { error: run.gaveUp } : {}),

@@ -30,6 +30,7 @@ function createManager(store: MemoryStore, settings: Settings, logger: Logger): 
     mergeIdentical: true,
     deletion: settings.capacity > 0 && d.automatic === 'none' ? 'capacity' : d.automatic,
     review: resolveDeletionReview(d.review, settings.addition.policy),
+    proposeLargeDeletions: true,
     deletionParams: {
       period: d.period,
       alpha: d.alpha,

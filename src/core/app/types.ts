@@ -80,7 +80,8 @@ export interface AgentTaskResult extends AgentRunFields {
   demonstrations: DemonstrationUse[];
   utility: number | null;
   addition: { added: boolean; recordId: string | null; status: RecordStatus | null; reason: string };
-  deletions: { rule: string; recordIds: string[] }[];
+  /** Per rule that fired: records deleted, and records proposed instead (review `propose`, or a sweep of more than 25 % of the memory: `large`). */
+  deletions: { rule: string; recordIds: string[]; proposed?: string[]; large?: boolean }[];
   inputSimilarity: number | null;
   outputSimilarity: number | null;
   error?: string;

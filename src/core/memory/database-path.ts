@@ -5,11 +5,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { describeConnection, isPostgresUrl } from './postgres/connection';
 
 export type DatabasePathProblem =
   | { kind: 'under-a-file'; file: string; message: string }
   | { kind: 'missing-folder'; folder: string; message: string }
-  | { kind: 'is-a-folder'; message: string };
+  | { kind: 'is-a-folder'; message: string }
+  /** A postgres:// team memory URL: the editor opens SQLite files only so far. */
+  | { kind: 'team-url'; message: string };
 
 /**
  * The reason `file` cannot hold the memory database, or undefined when it can (its folder
@@ -20,6 +23,16 @@ export type DatabasePathProblem =
  */
 export function databasePathProblem(file: string): DatabasePathProblem | undefined {
   if (file === ':memory:') return undefined;
+  if (isPostgresUrl(file)) {
+    const withPassword = /^[^/]*\/\/[^/@]*:[^/@]*@/.test(file) || /[?&]password=/i.test(file);
+    return {
+      kind: 'team-url',
+      message:
+        `agentMemory.databasePath names a team memory (${describeConnection(file)}), but the editor opens SQLite memory files only so far. ` +
+        "Serve the team memory to your agents with 'agent-memory mcp --db <url>' and keep a file here." +
+        (withPassword ? ' Remove the password from the setting: it belongs in AGENT_MEMORY_PG_PASSWORD, never in a settings file.' : ''),
+    };
+  }
   const stat = statOf(file);
   if (stat?.isDirectory()) return { kind: 'is-a-folder', message: `${file} is a folder: agentMemory.databasePath must name a file, e.g. ${path.join(file, 'memory.sqlite')}.` };
   const folder = path.dirname(file);

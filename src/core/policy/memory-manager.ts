@@ -12,7 +12,7 @@ import { AdditionDecision, approvePending, decideAddition, rejectPending } from 
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionReview, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
-import { confirmProposals, ConfirmedDeletion, keepProposals, proposePlan, withoutExempt } from './deletion-review';
+import { confirmProposals, ConfirmedDeletion, isLargeDeletion, keepProposals, LARGE_DELETION_SHARE, proposePlan, withoutExempt } from './deletion-review';
 import { DEFAULT_PERIOD } from './deletion/types';
 import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
 import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecInput, RuleSpecSchema, UtilityUpdate } from './rules';
@@ -30,6 +30,11 @@ export interface MemoryManagerOptions {
   deletion?: DeletionSetting;
   /** `immediate` (default; the bench): rules soft-delete at once. `propose`: rules only propose; the user confirms or keeps. */
   review?: DeletionReview;
+  /**
+   * Under `immediate`: an automatic rule that would delete more than 25 % of the active memory
+   * proposes instead (the user is asked with the count). The app sets it; the bench does not.
+   */
+  proposeLargeDeletions?: boolean;
   /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode, minActiveRecords). */
   deletionParams?: DeletionParams;
   /** When the periodic rule runs (default `sliding`: after every task). */
@@ -80,6 +85,8 @@ export interface DeletionRun {
   floorKept: string[];
   /** Review `propose`: records newly proposed for deletion (none deleted). */
   proposed?: string[];
+  /** Review `immediate` in the editor: the rule would have deleted more than 25 % of the active memory, so it proposed instead. */
+  largeProposed?: boolean;
 }
 
 /** A deletion the user asked for, after the memory floor. */
@@ -364,21 +371,26 @@ export class MemoryManager implements Disposable {
     const policy: DeletionPolicyName = policyOf(firing.operation);
     const params: DeletionParams = { ...this.options.deletionParams, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
     const onePerTask = params.historyPerTask === 'worst';
-    if (this.options.review === 'propose') {
+    const historyOffNow = () => (onePerTask && historyDeleted.count > 0 && policy === 'combined' ? { minRetrievals: Number.MAX_SAFE_INTEGER } : {});
+    if (onePerTask && historyDeleted.count > 0 && policy === 'history') return this.noDeletion(firing, policy, taskIndex);
+    const firstPlan = withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, { ...params, ...historyOffNow() }));
+    // In the app an automatic rule never deletes more than 25 % of the active memory on its own:
+    // such a sweep is proposed instead, so the user is asked (with the count) before anything goes.
+    const large = this.options.proposeLargeDeletions === true && firing.trigger !== 'user' && isLargeDeletion(firstPlan.candidates.length, this.countActive());
+    if (this.options.review === 'propose' || large) {
       // Nothing is deleted: the candidates wait under "Proposed deletions" for the user.
-      const plan = withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, params));
-      const proposed = proposePlan(this.store, plan, firing.trigger);
+      const proposed = proposePlan(this.store, firstPlan, firing.trigger);
       this.lastRunByRule[firing.ruleId] = taskIndex;
-      if (proposed.length > 0) this.logger.info(`${firing.trigger} (${firing.reason}): ${policy} deletion proposed ${proposed.length} record(s) at task ${taskIndex}; they await your review`);
-      return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: [], skipped: [], floorKept: plan.floor?.kept.map((c) => c.recordId) ?? [], proposed };
+      const why = large && this.options.review !== 'propose' ? ` (more than ${Math.round(LARGE_DELETION_SHARE * 100)} % of ${this.countActive()} active records: proposed instead of deleted)` : '';
+      if (proposed.length > 0) this.logger.info(`${firing.trigger} (${firing.reason}): ${policy} deletion proposed ${proposed.length} record(s) at task ${taskIndex}${why}; they await your review`);
+      return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: [], skipped: [], floorKept: firstPlan.floor?.kept.map((c) => c.recordId) ?? [], proposed, ...(why ? { largeProposed: true } : {}) };
     }
     const deleted: string[] = [];
     const skipped: string[] = [];
     const floorKept: string[] = [];
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       if (onePerTask && historyDeleted.count > 0 && policy === 'history') break;
-      const historyOff = onePerTask && historyDeleted.count > 0 && policy === 'combined' ? { minRetrievals: Number.MAX_SAFE_INTEGER } : {};
-      const plan = withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, { ...params, ...historyOff }));
+      const plan = batch === 0 ? firstPlan : withoutExempt(this.store, planDeletion(this.store, policy, taskIndex, { ...params, ...historyOffNow() }));
       const result = this.mutate(() => applyDeletionPlan(this.store, plan, firing.trigger, { minActiveRecords: this.minActiveRecords }));
       deleted.push(...result.deleted);
       skipped.push(...result.skipped);
@@ -392,6 +404,12 @@ export class MemoryManager implements Disposable {
     if (deleted.length > 0) this.logger.info(`${firing.trigger} (${firing.reason}): ${policy} deletion removed ${deleted.length} record(s) at task ${taskIndex}`);
     if (floorKept.length > 0) this.logger.info(`${firing.trigger}: the memory floor (minActiveRecords = ${this.minActiveRecords}) kept ${floorKept.length} record(s) at task ${taskIndex}`);
     return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: deleted, skipped, floorKept };
+  }
+
+  /** A firing that deletes nothing (history already deleted this task's one record under `historyPerTask: worst`). */
+  private noDeletion(firing: RuleFiring, policy: DeletionPolicyName, taskIndex: number): DeletionRun {
+    this.lastRunByRule[firing.ruleId] = taskIndex;
+    return { ruleId: firing.ruleId, operation: firing.operation, trigger: firing.trigger, policy, recordIds: [], skipped: [], floorKept: [] };
   }
 
   private countActive(): number {

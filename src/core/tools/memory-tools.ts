@@ -17,6 +17,7 @@ import { AgentMemoryError } from '../errors';
 import { embedQuestion, type QuestionEmbedder } from '../similarity/embedder';
 import type { RetrievedDemonstration } from '../memory/demonstration';
 import type { MemoryStore } from '../memory/store';
+import type { MemoryRecord } from '../memory/types';
 import type { TaskLog, TaskRow } from '../memory/task-log';
 import type { AdditionPolicyName } from '../policy/addition';
 import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
@@ -55,10 +56,21 @@ export interface MemoryToolsDeps {
   citationRoot?(): string;
 }
 
-/** Marks a task begun by memory_search (feedback and records accept only those). */
-const TOOL_ORIGIN = 'tool';
+/**
+ * The memory tools as every front end (MCP server, VS Code chat) calls them, whichever
+ * backend holds the memory: MemoryTools on a SQLite file, TeamMemoryTools on PostgreSQL.
+ */
+export interface MemoryToolApi {
+  search(input: unknown, client: ToolClient): Promise<SearchOutput>;
+  record(input: unknown, client: ToolClient): Promise<RecordOutput>;
+  feedback(input: unknown, client: ToolClient): FeedbackOutput | Promise<FeedbackOutput>;
+}
 
-const ToolTaskLogSchema = z.object({
+/** Marks a task begun by memory_search (feedback and records accept only those). */
+export const TOOL_ORIGIN = 'tool';
+
+/** The log a memory_search task carries (its demonstrations; whether a memory_record used it). */
+export const ToolTaskLogSchema = z.object({
   origin: z.literal(TOOL_ORIGIN),
   demonstrations: z.array(z.object({ recordId: z.string(), inputSimilarity: z.number().nullable() })),
   recorded: z.boolean().optional(),
@@ -76,7 +88,17 @@ export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, t
   throw new AgentMemoryError('INVALID_INPUT', `Invalid arguments for ${tool} (${problems}). Nothing was written.`);
 }
 
-export class MemoryTools {
+/** One memory_search result: the record as shown, with the files it cites re-hashed now (just in time). */
+export function searchResultItem(r: MemoryRecord, similarity: number | null, identical?: number): SearchOutput['results'][number] {
+  const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity, ...(identical ? { identical } : {}) };
+  const cited = citationsOf(r.metadata);
+  if (cited.length === 0) return item;
+  const citations = checkCitations(cited);
+  const warning = citationWarning(citations);
+  return { ...item, citations, ...(warning ? { warning } : {}) };
+}
+
+export class MemoryTools implements MemoryToolApi {
   constructor(private readonly deps: MemoryToolsDeps) {}
 
   /** memory_search: the K best active records; the retrieval is logged as a task. */
@@ -97,14 +119,7 @@ export class MemoryTools {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
-        if (!r) return [];
-        const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity: d.inputSimilarity, ...(d.identical ? { identical: d.identical } : {}) };
-        // Just in time: the files the record cites, re-hashed now.
-        const cited = citationsOf(r.metadata);
-        if (cited.length === 0) return [item];
-        const citations = checkCitations(cited);
-        const warning = citationWarning(citations);
-        return [{ ...item, citations, ...(warning ? { warning } : {}) }];
+        return r ? [searchResultItem(r, d.inputSimilarity, d.identical)] : [];
       }),
     };
   }

@@ -58,6 +58,7 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
         (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token), ...(gold ? { groundTruth: gold.answer, humanReview: true } : {}) })),
       );
       await showResult(c, result, given?.quiet ?? false);
+      warnLargeProposals(c, [result]);
       return result;
     }),
 
@@ -106,9 +107,27 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
         (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
         () => undefined,
       );
+      warnLargeProposals(c, results);
       return results;
     }),
   ];
+}
+
+/**
+ * An automatic rule that would have deleted more than 25 % of the active memory proposed instead
+ * (src/core/policy/memory-manager.ts): say so once, with the count, and where to review them.
+ */
+function warnLargeProposals(c: Container, results: readonly AgentTaskResult[]): void {
+  const large = results.flatMap((r) => r.deletions.filter((d) => d.large === true));
+  if (large.length === 0) return;
+  const count = new Set(large.flatMap((d) => d.proposed ?? [])).size;
+  const rules = [...new Set(large.map((d) => d.rule))].join(', ');
+  const text = `the automatic deletion (${rules}) would have removed ${count} record(s), more than 25 % of the active memory: nothing was deleted; they are proposed for your review instead.`;
+  c.logger.warn(`[deletion] ${text}`);
+  void vscode.window.showWarningMessage(`Agent Memory: ${text}`, 'Review Proposed Deletions').then(
+    (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+    () => undefined,
+  );
 }
 
 /** The gold answer of a question typed into Run Agent when the demo task file has it (exact question), else undefined. */

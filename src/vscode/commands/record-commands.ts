@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError } from '../../core/errors';
 import { FLOOR_SETTING } from '../../core/policy/deletion/floor';
-import { RecordStatus, StatusSchema } from '../../core/memory/types';
+import { MemoryRecord, RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import type { TaskRow } from '../../core/memory/task-log';
 import { readableUri, recordUri } from '../documents';
@@ -176,21 +176,25 @@ function followedDemonstration(c: Container, app: AgentMemoryApp, taskIndex: num
 
 async function pickAnyRecord(app: AgentMemoryApp): Promise<string[]> {
   const { items } = app.list({ sort: 'recency', limit: 500 });
-  const chosen = await vscode.window.showQuickPick(
-    items.map((r) => ({ label: truncate(r.question, MAX_ROW_QUESTION), description: [r.status, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '), id: r.id })),
-    { title: 'Open which record?', matchOnDescription: true },
-  );
+  const chosen = await vscode.window.showQuickPick(recordPickItems(app, items), { title: 'Open which record?', matchOnDescription: true });
   return chosen ? [chosen.id] : cancelled();
 }
 
 async function pickTask(app: AgentMemoryApp): Promise<number> {
   const tasks = app.tasks().filter((t) => t.code).slice(-500).reverse();
   if (tasks.length === 0) throw new AgentMemoryError('NOT_FOUND', 'No task has run yet. Run "Agent Memory: Run Agent on a Question" first.');
-  const chosen = await vscode.window.showQuickPick(
-    tasks.map((t) => ({ label: `Task ${t.taskIndex}`, description: taskPickDescription(app, t), detail: truncate(t.question, MAX_ROW_QUESTION), taskIndex: t.taskIndex })),
-    { title: 'Diff which task against its demonstration?', matchOnDetail: true },
-  );
+  const chosen = await vscode.window.showQuickPick(taskPickItems(app, tasks), { title: 'Diff which task against its demonstration?', matchOnDetail: true });
   return chosen ? chosen.taskIndex : cancelled();
+}
+
+/** The Open Record picker's items: question, status, what ran and the verdict (never the raw "success"). */
+export function recordPickItems(app: AgentMemoryApp, items: readonly MemoryRecord[]): (vscode.QuickPickItem & { id: string })[] {
+  return items.map((r) => ({ label: truncate(r.question, MAX_ROW_QUESTION), description: [r.status, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '), id: r.id }));
+}
+
+/** The Diff picker's items: one per task, with what ran and whether it was right. */
+export function taskPickItems(app: AgentMemoryApp, tasks: readonly TaskRow[]): (vscode.QuickPickItem & { taskIndex: number })[] {
+  return tasks.map((t) => ({ label: `Task ${t.taskIndex}`, description: taskPickDescription(app, t), detail: truncate(t.question, MAX_ROW_QUESTION), taskIndex: t.taskIndex }));
 }
 
 /** `ran · wrong (gold answer) · approved by you`: what happened and whether it was right (never the raw "success"). */

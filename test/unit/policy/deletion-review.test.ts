@@ -93,4 +93,29 @@ describe('deletions the user reviews (deletion.review = propose)', () => {
     assert.equal(isLargeDeletion(0, 0), false);
     assert.match(largeDeletionMessage(89, 101), /Delete 89 of 101 active record\(s\) \(88 % of the memory\)/);
   });
+
+  it('under immediate review in the app, an automatic rule that would delete more than 25 % proposes instead; a small one deletes', () => {
+    const h = new History();
+    for (const id of ['a', 'b', 'c', 'd']) h.record(id, 0);
+    const manager = new MemoryManager(h.store, { addition: 'all', mode: 'editor', deletion: 'periodic', deletionParams: { period: 2 }, review: 'immediate', proposeLargeDeletions: true });
+    const runTask = () => manager.afterTask({ taskIndex: manager.tasks.begin('a question'), retrieved: [], evaluation: null, candidate: null });
+    let large = false;
+    for (let i = 0; i < 4; i++) large = runTask().deletions.some((d) => d.largeProposed === true) || large;
+    assert.ok(large, 'the sweep says it proposed because the deletion was large');
+    assert.equal(h.store.counts().active, 4, 'nothing deleted: 3 of 4 is more than 25 %');
+    assert.equal(reviewQueries(h.store).proposals().length, 3, 'the candidates wait for the user');
+    manager.dispose();
+    h.close();
+
+    // 1 candidate of 10 active records is not large: deleted at once, as immediate review says.
+    const small = new History();
+    for (let i = 0; i < 9; i++) small.record(`fresh${i}`, 5);
+    small.record('old', 0);
+    const m2 = new MemoryManager(small.store, { addition: 'all', mode: 'editor', deletion: 'periodic', deletionParams: { period: 2, protectSeeds: false }, review: 'immediate', proposeLargeDeletions: true });
+    const deleted: string[] = [];
+    for (let i = 0; i < 6; i++) deleted.push(...m2.afterTask({ taskIndex: m2.tasks.begin('q'), retrieved: [], evaluation: null, candidate: null }).deletions.flatMap((d) => d.recordIds));
+    assert.ok(deleted.length > 0 && 4 * deleted.length <= 10, `small sweeps delete: ${JSON.stringify(deleted)}`);
+    m2.dispose();
+    small.close();
+  });
 });

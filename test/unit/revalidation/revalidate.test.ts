@@ -87,4 +87,29 @@ describe('revalidation (real JavaScript sandbox, real SQLite files)', function (
     assert.equal(r.cancelled, true);
     assert.equal(r.checked, 0);
   });
+
+  it('SQL-only programs are answered by the SQL service (no sandbox spawn) with the same verdicts as the sandbox', async () => {
+    const shortcutStore = MemoryStore.open(path.join(dir, 'shortcut.sqlite'));
+    try {
+      shortcutStore.add(
+        [
+          sampleRecord({ id: 'rows', code: 'answer = sql("select count(*) from t");', question: 'how many rows are there?' }),
+          sampleRecord({ id: 'sum', code: 'answer = sql("select sum(y) from t");', question: 'what is the total of y?' }),
+          sampleRecord({ id: 'gone', code: 'answer = sql("select sum(w) from t");', question: 'what is the total of w?' }),
+        ].map((r) => ({ ...r, execution: { ...r.execution, language: 'javascript' as const, answer: [[0]] } })),
+        { trigger: 'user' },
+      );
+      const spawned: string[] = [];
+      const counting = { ...options(), runner: () => ({ run: (req: Parameters<typeof runner.run>[0], sig?: AbortSignal) => (spawned.push(req.code), runner.run(req, sig)) }) as unknown as typeof runner };
+      const fast = await revalidate(shortcutStore, counting);
+      assert.deepEqual(spawned, ['answer = sql("select sum(w) from t");'], 'only the failing query ran in the sandbox (its error is the sandbox\'s own)');
+      const slow = await revalidate(shortcutStore, { ...options(), sqlShortcut: false });
+      const states = (r: typeof fast) => [r.checked, r.unchanged + r.changed, r.failing, r.failing_ids];
+      assert.deepEqual(states(fast), [3, 2, 1, ['gone']]);
+      assert.deepEqual(states(slow), states(fast), 'the sandbox gives the same verdicts');
+      assert.equal(slow.unchanged, 2, 'and the same answers: unchanged after the shortcut pass');
+    } finally {
+      shortcutStore.close();
+    }
+  });
 });

@@ -11,6 +11,8 @@ import { redactText } from '../../security/redact';
 
 /** Environment variable the CLI and the MCP server read the team password from. */
 export const PASSWORD_ENV = 'AGENT_MEMORY_PG_PASSWORD';
+/** libpq's own variable, read when PASSWORD_ENV is not set. */
+export const LIBPQ_PASSWORD_ENV = 'PGPASSWORD';
 
 export const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
 export type SslMode = (typeof SSL_MODES)[number];
@@ -47,6 +49,8 @@ export const TeamConnectionSchema = z.object({
   client: z.string().min(1).max(200),
   /** Pool size (editor: small; bench: per process). */
   maxConnections: z.number().int().min(1).max(50).default(4),
+  /** How long one operation keeps retrying an unreachable server (backoff 0.25 s doubling to 4 s) before it fails UNREACHABLE. */
+  retryMs: z.number().int().min(0).max(600_000).default(15_000),
 });
 export type TeamConnectionInput = z.input<typeof TeamConnectionSchema>;
 export type TeamConnection = z.infer<typeof TeamConnectionSchema>;
@@ -89,7 +93,7 @@ export function poolConfig(input: TeamConnectionInput, env: NodeJS.ProcessEnv = 
     throw new AgentMemoryError('CONFIG', `sslmode=${requested} is not supported for the team memory: use one of ${SSL_MODES.join(', ')} (prefer/allow could fall back to an unencrypted connection).`);
   }
   const sslMode = requested as SslMode;
-  const password = connection.password ?? env[PASSWORD_ENV] ?? (u.password ? decodeURIComponent(u.password) : undefined) ?? u.searchParams.get('password') ?? undefined;
+  const password = connection.password ?? (env[PASSWORD_ENV] || undefined) ?? (env[LIBPQ_PASSWORD_ENV] || undefined) ?? (u.password ? decodeURIComponent(u.password) : undefined) ?? u.searchParams.get('password') ?? undefined;
   const config: PoolConfig = {
     host,
     port: u.port ? Number(u.port) : 5432,

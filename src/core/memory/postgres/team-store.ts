@@ -109,7 +109,7 @@ export class TeamMemoryStore {
    * otherwise a failure after a statement was sent is reported, never retried.
    */
   async withClient<T>(fn: (client: PoolClient) => Promise<T>, what: string, options: { retryMs?: number; retryBroken?: boolean | (() => boolean) } = {}): Promise<T> {
-    const deadline = Date.now() + (options.retryMs ?? 15_000);
+    const deadline = Date.now() + (options.retryMs ?? this.connection.retryMs);
     let wait = 250;
     for (;;) {
       let client: PoolClient | undefined;
@@ -269,6 +269,16 @@ export class TeamMemoryStore {
     const r = await this.withClient((c) => c.query<RecordRow>(`SELECT ${TEAM_RECORD_COLUMNS} FROM records WHERE space = $1 AND id = ANY($2::text[])`, [this.space, ids]), 'read records', { retryBroken: true });
     const byId = new Map(r.rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => (byId.has(id) ? [rowToRecord(byId.get(id)!)] : []));
+  }
+
+  /** Records with `status`, newest first (a reviewer's queue). */
+  async listByStatus(status: RecordStatus, limit = 50): Promise<MemoryRecord[]> {
+    const r = await this.withClient(
+      (c) => c.query<RecordRow>(`SELECT ${TEAM_RECORD_COLUMNS} FROM records WHERE space = $1 AND status = $2 ORDER BY rid DESC LIMIT $3`, [this.space, status, Math.min(Math.max(1, limit), 10_000)]),
+      'list records',
+      { retryBroken: true },
+    );
+    return r.rows.map(rowToRecord);
   }
 
   async counts(): Promise<Record<RecordStatus, number>> {

@@ -3,6 +3,8 @@
 // (dist/dashboard.js): no CDN, no network, a nonce CSP. Messages mirror ../dashboard-protocol.ts.
 import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip } from 'chart.js';
 
+import { options, round, scatterDataset, scatterOptions } from './chart-options.js';
+
 Chart.register(BarController, BarElement, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip);
 
 /**
@@ -37,54 +39,6 @@ function theme() {
     red: v('--vscode-charts-red', '#f14c4c'),
     purple: v('--vscode-charts-purple', '#b180d7'),
   };
-}
-
-/** Rounded for display: 2 decimals, integers as they are. */
-export function round(/** @type {number} */ v, digits = 2) {
-  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
-}
-
-/** Common options: responsive, axis titles, hover values, theme colours. */
-function options(/** @type {ReturnType<typeof theme>} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMax?: number, percent?: boolean, xCategory?: boolean, xFraction?: boolean }} */ o = {}) {
-  const tick = { color: t.fg };
-  const title = (/** @type {string} */ text) => ({ display: true, text, color: t.fg });
-  return {
-    responsive: true,
-    maintainAspectRatio: false,
-    animation: /** @type {false} */ (false),
-    interaction: { mode: /** @type {'nearest'} */ ('nearest'), intersect: false },
-    plugins: {
-      legend: { labels: { color: t.fg } },
-      tooltip: {
-        callbacks: {
-          // The x value of a task chart is a task number: "task 3", not "3".
-          title: (/** @type {any[]} */ items) => (items.length === 0 ? '' : o.xCategory || xTitle !== 'task' ? String(items[0].label) : `task ${items[0].parsed.x}`),
-          label: (/** @type {any} */ ctx) => {
-            const y = ctx.parsed.y;
-            const value = o.percent ? `${round(y * 100, 1)} %` : round(y);
-            return `${ctx.dataset.label ?? ''}: ${value}`;
-          },
-        },
-      },
-    },
-    scales: {
-      // Task numbers and record counts are whole numbers: no 1.5 ticks.
-      x: { type: o.xCategory ? 'category' : 'linear', title: title(xTitle), ticks: o.xFraction ? tick : { ...tick, precision: 0 }, grid: { color: t.grid } },
-      y: {
-        type: 'linear',
-        beginAtZero: true,
-        ...(o.yMax !== undefined ? { max: o.yMax } : {}),
-        title: title(yTitle),
-        ticks: { ...tick, ...(o.yMax === 1 ? {} : { precision: 0 }), callback: (/** @type {number|string} */ v) => (o.percent ? `${Math.round(Number(v) * 100)} %` : round(Number(v))) },
-        grid: { color: t.grid },
-      },
-    },
-  };
-}
-
-/** Both similarity axes from 0 to 1, with room around the plot so a point at 1.0 is drawn whole. */
-function scatterOptions(/** @type {any} */ base) {
-  return { ...base, layout: { padding: { top: 8, right: 12 } }, scales: { ...base.scales, x: { ...base.scales.x, min: 0, max: 1 }, y: { ...base.scales.y, min: 0, max: 1 } } };
 }
 
 function draw(/** @type {DashboardData} */ data) {
@@ -130,8 +84,7 @@ function draw(/** @type {DashboardData} */ data) {
   charts.push(
     new Chart(ctx('scatter'), {
       type: 'scatter',
-      // clip: false and the padding keep points at 1.0 whole; short axis titles fit the chart's height.
-      data: { datasets: [{ label: 'task', data: data.similarityScatter.map((p) => ({ x: p.input, y: p.output, task: p.taskIndex })), backgroundColor: t.purple, pointRadius: 3, clip: false }] },
+      data: { datasets: [scatterDataset(data.similarityScatter, t.purple)] },
       options: /** @type {any} */ ({
         ...scatterOptions(options(t, 'input similarity (question)', 'output similarity (code)', { yMax: 1, xFraction: true })),
         plugins: {

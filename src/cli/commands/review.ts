@@ -1,0 +1,100 @@
+/**
+ * `agent-memory review --db FILE|postgres://… [--space NAME] [--approve ID]… [--reject ID]… [--restore ID]…`:
+ * a reviewer's step from the command line, on a SQLite memory or a team memory. Without an
+ * action it prints the counts by status and the pending records (the queue). Each action is
+ * one transaction: an id that is missing or in the wrong state changes nothing.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { z } from 'zod';
+import { AgentMemoryError } from '../../core/errors';
+import { stderrLogger } from '../../core/logger';
+import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
+import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import { MemoryStore } from '../../core/memory/store';
+import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
+import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
+
+export const summary = 'list pending records and approve, reject or restore them (SQLite file or team memory)';
+const USAGE = `Usage: agent-memory review --db FILE|postgres://… [--space NAME] [--approve ID]… [--reject ID]… [--restore ID]… [--reason TEXT] [--json]
+
+Without an action: prints the number of records by status and the pending ones (newest first).
+  --approve ID   pending → active (retrievable)       (repeatable)
+  --reject ID    pending → deleted (restorable)        (repeatable)
+  --restore ID   deleted → the status it had before    (repeatable)
+  --space NAME   the team memory's space (default "default")
+The team memory's password comes from ${PASSWORD_ENV} or PGPASSWORD, never from a file.`;
+
+const Ids = z.array(z.string().min(1)).default([]);
+const ArgsSchema = z.object({
+  db: z.string({ message: 'give the memory with --db FILE|URL' }).min(1, 'give the memory with --db FILE|URL'),
+  space: z.string().optional(),
+  approve: Ids,
+  reject: Ids,
+  restore: Ids,
+  reason: z.string().max(500).optional(),
+  json: z.boolean().default(false),
+});
+
+type Operation = 'approve' | 'reject' | 'restore';
+
+/** The two backends, as far as a reviewer needs them. */
+interface ReviewBackend {
+  counts(): Promise<Record<RecordStatus, number>>;
+  pending(limit: number): Promise<MemoryRecord[]>;
+  transition(ids: string[], operation: Operation, reason: string): Promise<MemoryRecord[]>;
+  close(): Promise<void>;
+}
+
+async function openBackend(db: string, space: string | undefined): Promise<ReviewBackend> {
+  if (isPostgresUrl(db)) {
+    const team = await TeamMemoryStore.connect({ url: db, space, user: os.userInfo().username || 'unknown', client: `cli@${os.hostname()}`, maxConnections: 1, retryMs: 5000 });
+    return {
+      counts: () => team.counts(),
+      pending: (limit) => team.listByStatus('pending', limit),
+      transition: (ids, op, reason) => team.transition(ids, op, { trigger: 'user', reason }),
+      close: () => team.close(),
+    };
+  }
+  if (space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
+  if (!fs.existsSync(db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${db}; give an existing file or a postgres:// URL with --db.`);
+  const store = MemoryStore.open(db, { logger: stderrLogger('warn') });
+  return {
+    counts: () => Promise.resolve(store.counts()),
+    pending: (limit) => Promise.resolve(store.list({ status: 'pending', limit }).items),
+    transition: (ids, op, reason) => Promise.resolve(store.transition(ids, op, { trigger: 'user', reason })),
+    close: () => Promise.resolve(store.close()),
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const multiple = { type: 'string', multiple: true } as const;
+  const parsed = parseCommandArgs(argv, {
+    usage: USAGE,
+    options: { db: { type: 'string' }, space: { type: 'string' }, approve: multiple, reject: multiple, restore: multiple, reason: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (parsed === HELP_SHOWN) return 0;
+  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const backend = await openBackend(args.db, args.space);
+  const where = isPostgresUrl(args.db) ? describeConnection(args.db) : args.db;
+  try {
+    const actions: [Operation, string[]][] = (['approve', 'reject', 'restore'] as const).map((op) => [op, args[op]]);
+    const changed: { operation: Operation; id: string; status: RecordStatus }[] = [];
+    for (const [op, ids] of actions) {
+      if (ids.length === 0) continue;
+      for (const r of await backend.transition(ids, op, args.reason ?? `agent-memory review --${op}`)) changed.push({ operation: op, id: r.id, status: r.status });
+    }
+    const counts = await backend.counts();
+    const pending = changed.length > 0 ? [] : await backend.pending(50);
+    if (args.json) {
+      process.stdout.write(JSON.stringify({ counts, changed, pending: pending.map((r) => ({ id: r.id, question: r.question, language: r.execution.language, createdAt: r.createdAt, metadata: r.metadata })) }) + '\n');
+      return 0;
+    }
+    for (const c of changed) process.stdout.write(`${c.operation} ${c.id}: now ${c.status}\n`);
+    process.stdout.write(`${where}: ${counts.active} active, ${counts.pending} pending, ${counts.deleted} deleted\n`);
+    for (const r of pending) process.stdout.write(`  pending ${r.id}  ${r.question.slice(0, 100)}\n`);
+    return 0;
+  } finally {
+    await backend.close();
+  }
+}

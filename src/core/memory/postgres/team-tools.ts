@@ -1,0 +1,161 @@
+/**
+ * memory_search, memory_record and memory_feedback on the team memory (PostgreSQL), the
+ * same contract as MemoryTools on a SQLite file (MemoryToolApi): a search is a task of the
+ * team's task log whose retrievals are logged (atomic counter increments); a record goes
+ * through the space's addition policy on the server (strict: pending until a reviewer
+ * approves); feedback writes Φ onto the records the search returned.
+ *
+ * Retrieval here is the server's keyword side (tsvector): the team memory keeps no fitted
+ * query embedder, so questions are not embedded and records are added without vectors.
+ *
+ * Offline: when the server cannot be reached, every tool fails with UNREACHABLE and says
+ * so (memory_search: no shared records returned; writes: nothing stored). The connection
+ * is retried on the next call, with backoff inside each call (TeamMemoryStore.withClient).
+ */
+import { AgentMemoryError, isAgentMemoryError } from '../../errors';
+import type { Logger } from '../../logger';
+import { redactText } from '../../security/redact';
+import { clientLabel, evaluationOf, MemoryToolApi, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
+import { resolveCitations } from '../../tools/citations';
+import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
+import type { TeamMemoryStore } from './team-store';
+import { searchTeam } from './team-search';
+import { beginTeamTask, logTeamRetrievals, setTeamUtility } from './team-utility';
+
+/** Connected or not, as the last call found it (for a status bar or a health line). */
+export type TeamStatus = 'connected' | 'offline';
+
+export interface TeamToolsDeps {
+  /** The store, connecting on first use (a rejection: the server is unreachable now). */
+  team(): Promise<TeamMemoryStore>;
+  logger: Logger;
+  /** Folder relative citation paths resolve against (default: the process's working directory). */
+  citationRoot?(): string;
+}
+
+interface ToolTask {
+  taskIndex: number;
+  log: Record<string, unknown> & ReturnType<typeof ToolTaskLogSchema.parse>;
+}
+
+export class TeamMemoryTools implements MemoryToolApi {
+  private state: TeamStatus = 'connected';
+
+  constructor(private readonly deps: TeamToolsDeps) {}
+
+  get status(): TeamStatus {
+    return this.state;
+  }
+
+  /** memory_search: the K best active shared records; the retrieval is logged as a team task. */
+  async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
+    const args = parseToolInput(SearchInput, input, 'memory_search');
+    return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
+      const hits = await searchTeam(team, args.query, null, args.k ?? DEFAULT_TOOL_K);
+      const taskIndex = await beginTeamTask(team, args.query);
+      await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
+      const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
+      await this.finishTask(team, taskIndex, { log });
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null)) };
+    });
+  }
+
+  /** memory_record: a finished task of another agent, added under the space's addition policy. */
+  async record(input: unknown, client: ToolClient): Promise<RecordOutput> {
+    const args = parseToolInput(RecordInput, input, 'memory_record');
+    const source = args.source ?? 'self';
+    const evaluation = evaluationOf(args.outcome, source, client);
+    const label = clientLabel(client);
+    return this.online('memory_record', 'nothing was stored; record the task again when the team memory is back', async (team) => {
+      const existing = args.retrievalId === undefined ? undefined : await this.toolTask(team, args.retrievalId);
+      if (existing?.log.recorded) {
+        throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
+      }
+      const taskIndex = existing?.taskIndex ?? (await beginTeamTask(team, args.question));
+      if (existing && existing.log.demonstrations.length > 0) await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
+      const outcome = args.outcome === 'success' ? 'success' : 'error';
+      let output: RecordOutput;
+      if (outcome !== 'success') {
+        output = { id: null, status: 'not-added', reason: 'a failed task is not added to the team memory (its outcome was credited)', retrievalId: String(taskIndex) };
+      } else {
+        const [rec] = await team.add(
+          [{
+            question: args.question,
+            execution: { code: args.code, language: args.language, answer: args.answer ?? null, outcome, demonstrationIds: existing?.log.demonstrations.map((d) => d.recordId) ?? [] },
+            provenance: 'agent',
+            metadata: {
+              taskIndex, via: client.via, client: label, outcomeSource: source,
+              ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
+            },
+          }],
+          { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {} },
+        );
+        const pending = rec.status === 'pending';
+        output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex) };
+      }
+      await this.finishTask(team, taskIndex, {
+        language: args.language, code: args.code, answer: JSON.stringify(args.answer ?? null), outcome, recordId: output.id,
+        log: { ...(existing?.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
+      });
+      return output;
+    });
+  }
+
+  /** memory_feedback: Φ of a retrieval's task onto the records it returned. */
+  async feedback(input: unknown, client: ToolClient): Promise<FeedbackOutput> {
+    const args = parseToolInput(FeedbackInput, input, 'memory_feedback');
+    const evaluation = evaluationOf(args.outcome, args.source ?? 'self', client);
+    return this.online('memory_feedback', 'the outcome was not recorded; send it again when the team memory is back', async (team) => {
+      const task = await this.toolTask(team, args.retrievalId);
+      const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
+      await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
+      return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
+    });
+  }
+
+  /** Runs `fn` on the team store; an unreachable server becomes one UNREACHABLE error that says what it means for this tool. */
+  private async online<T>(tool: string, consequence: string, fn: (team: TeamMemoryStore) => Promise<T>): Promise<T> {
+    try {
+      const out = await fn(await this.deps.team());
+      this.state = 'connected';
+      return out;
+    } catch (error) {
+      if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error;
+      if (this.state !== 'offline') this.deps.logger.warn(`[team] ${error.message}`);
+      this.state = 'offline';
+      throw new AgentMemoryError('UNREACHABLE', `Team memory unreachable: ${consequence}. (${error.message})`, error.details, { cause: error });
+    }
+  }
+
+  private async toolTask(team: TeamMemoryStore, retrievalId: string): Promise<ToolTask> {
+    const r = await team.withClient((c) => c.query<{ log: string }>('SELECT log FROM tasks WHERE space = $1 AND task_index = $2', [team.space, Number(retrievalId)]), 'read a task', { retryBroken: true });
+    let parsed: unknown;
+    try {
+      parsed = r.rows[0] ? JSON.parse(r.rows[0].log) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const log = ToolTaskLogSchema.passthrough().safeParse(parsed);
+    if (!log.success) {
+      throw new AgentMemoryError('NOT_FOUND', `No memory_search with retrievalId ${retrievalId} in space '${team.space}': pass the retrievalId a memory_search call returned. Nothing was written.`);
+    }
+    return { taskIndex: Number(retrievalId), log: log.data };
+  }
+
+  /** Finishes a task: its log and, for a record, what the agent ran (one statement). */
+  private async finishTask(
+    team: TeamMemoryStore,
+    taskIndex: number,
+    done: { log: Record<string, unknown>; language?: string; code?: string; answer?: string; outcome?: string; recordId?: string | null },
+  ): Promise<void> {
+    await team.withClient(
+      (c) =>
+        c.query(
+          `UPDATE tasks SET log = $3, finished_at = $4, language = COALESCE($5, language), code = COALESCE($6, code), answer = COALESCE($7, answer),
+             outcome = COALESCE($8, outcome), record_id = COALESCE($9, record_id) WHERE space = $1 AND task_index = $2`,
+          [team.space, taskIndex, redactText(JSON.stringify(done.log)), new Date().toISOString(), done.language ?? null, done.code === undefined ? null : redactText(done.code), done.answer === undefined ? null : redactText(done.answer), done.outcome ?? null, done.recordId ?? null],
+        ),
+      'finish a task',
+    );
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The memory a standalone tool server works on when `--db` is a `postgres://` URL: the
+ * team memory (docs/team-memory.md). The connection is made on the first tool call and
+ * made again after the server was unreachable, so an MCP server started while the team
+ * server is down still starts and answers (with UNREACHABLE) until it is back.
+ *
+ * @example
+ * const memory = openTeamToolMemory({ url: 'postgres://app@db/mem', space: 'my-repo', logger });
+ * await memory.tools.search({ query: 'parse a CSV' }, { via: 'mcp', name: 'claude-code' });
+ * await memory.close();
+ */
+import * as os from 'node:os';
+import type { Logger } from '../core/logger';
+import { TeamMemoryStore } from '../core/memory/postgres/team-store';
+import { TeamMemoryTools } from '../core/memory/postgres/team-tools';
+import type { MemoryToolApi } from '../core/tools/memory-tools';
+
+export interface TeamToolMemoryOptions {
+  url: string;
+  space?: string;
+  logger: Logger;
+  /** How long one tool call retries an unreachable server before it answers UNREACHABLE. */
+  retryMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface TeamToolMemory {
+  readonly tools: MemoryToolApi & { readonly status: TeamMemoryTools['status'] };
+  /** Connects now (a rejection says why; tool calls connect again later). */
+  connect(): Promise<TeamMemoryStore>;
+  close(): Promise<void>;
+}
+
+/** Who acts, for the team's audit: the OS account and this machine. */
+export function mcpActor(): { user: string; client: string } {
+  return { user: os.userInfo().username || 'unknown', client: `mcp@${os.hostname()}` };
+}
+
+export function openTeamToolMemory(options: TeamToolMemoryOptions): TeamToolMemory {
+  let connecting: Promise<TeamMemoryStore> | undefined;
+  let closed = false;
+  const connect = (): Promise<TeamMemoryStore> => {
+    if (closed) return Promise.reject(new Error('the team memory was closed'));
+    connecting ??= TeamMemoryStore.connect(
+      { url: options.url, space: options.space, ...mcpActor(), maxConnections: 4, retryMs: options.retryMs ?? 3000 },
+      { logger: options.logger, env: options.env },
+    ).catch((error: unknown) => {
+      connecting = undefined; // try again on the next call
+      throw error;
+    });
+    return connecting;
+  };
+  const tools = new TeamMemoryTools({ team: connect, logger: options.logger });
+  return {
+    tools,
+    connect,
+    close: async () => {
+      closed = true;
+      const team = await connecting?.catch(() => undefined);
+      await team?.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { sampleRecord } from '../../support/records';
+import { runCli } from '../../support/team-processes';
+
+describe('agent-memory review on a SQLite file (real child processes)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let db: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-review-'));
+    db = path.join(dir, 'memory.sqlite');
+    const store = MemoryStore.open(db);
+    try {
+      store.add([sampleRecord({ id: 'p1', status: 'pending' }), sampleRecord({ id: 'p2', status: 'pending', question: 'average stay' }), sampleRecord({ id: 'a1' })], { trigger: 'user' });
+    } finally {
+      store.close();
+    }
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('lists the pending queue, approves and rejects (audited as the user), and refuses a transition the state does not allow, changing nothing', async () => {
+    const queue = await runCli(['review', '--db', db, '--json']);
+    assert.equal(queue.code, 0, queue.stderr);
+    const listed = JSON.parse(queue.stdout) as { counts: Record<string, number>; pending: { id: string }[] };
+    assert.deepEqual(listed.counts, { pending: 2, active: 1, deleted: 0 });
+    assert.deepEqual(listed.pending.map((p) => p.id).sort(), ['p1', 'p2']);
+
+    const done = await runCli(['review', '--db', db, '--approve', 'p1', '--reject', 'p2', '--reason', 'checked by hand']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /approve p1: now active\nreject p2: now deleted\n/);
+    assert.match(done.stdout, /2 active, 0 pending, 1 deleted/);
+
+    const again = await runCli(['review', '--db', db, '--approve', 'p1', '--restore', 'p2']);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /INVALID_STATE: Cannot approve 'p1': it is active/);
+    const store = MemoryStore.open(db);
+    try {
+      assert.deepEqual(store.counts(), { pending: 0, active: 2, deleted: 1 }, 'the restore after the refused approve did not run');
+      const audit = store.audit({ recordId: 'p1' });
+      assert.equal(audit[0].operation, 'approve');
+      assert.equal(audit[0].reason, 'checked by hand');
+      assert.equal(audit[0].trigger, 'user');
+    } finally {
+      store.close();
+    }
+    const missing = await runCli(['review', '--db', path.join(dir, 'nope.sqlite')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /NOT_FOUND: No memory database at/);
+    assert.ok(!fs.existsSync(path.join(dir, 'nope.sqlite')));
+  });
+});

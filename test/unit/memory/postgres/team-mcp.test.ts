@@ -1,0 +1,169 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
+import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
+import { usePostgres } from '../../../support/postgres';
+import { connectTeamServer, runCli, splitPassword, startProxy, transcript, type CuttableProxy } from '../../../support/team-processes';
+import { call, text } from '../../mcp/mcp-support';
+
+interface SearchOut {
+  retrievalId: string;
+  results: { id: string; question: string; retrievals: number }[];
+}
+interface RecordOut {
+  id: string | null;
+  status: string;
+  retrievalId: string;
+}
+
+const RECORD = { question: 'how many patients were admitted to the icu in 2104', code: "answer = sql('select count(*) from icustays where year = 2104')", language: 'python', outcome: 'success' };
+
+describe('team memory through real processes: `agent-memory mcp --db postgres://…` and the CLI', function () {
+  this.timeout(120_000);
+  const pg = usePostgres();
+  let bare: string;
+  let password: string;
+  let dir: string;
+  const clients: Client[] = [];
+
+  before(async () => {
+    await setupTeamMemory(pg().ownerUrl, { dimensions: [16] });
+    ({ bare, password } = splitPassword(pg().appUrl));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-team-mcp-'));
+  });
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+    // Every log line, error and output the processes wrote during this suite: no password of the cluster in any of them.
+    const all = transcript.join('\n');
+    assert.ok(all.length > 0);
+    for (const p of pg().passwords) assert.ok(!all.includes(p), 'a password reached a log, an error or an output');
+  });
+
+  it('memory_record stores pending (strict), a reviewer approves with `review`, memory_search then finds it in every client, feedback credits it', async () => {
+    const alice = await connectTeamServer(bare, password, ['--space', 'proj'], 'alice-agent');
+    const bob = await connectTeamServer(bare, password, ['--space', 'proj'], 'bob-agent');
+    clients.push(alice, bob);
+
+    const recorded = (await call(alice, 'memory_record', RECORD)).structuredContent as unknown as RecordOut;
+    assert.equal(recorded.status, 'pending');
+    assert.ok(recorded.id);
+    const before = (await call(bob, 'memory_search', { query: 'patients admitted icu 2104' })).structuredContent as unknown as SearchOut;
+    assert.deepEqual(before.results, [], 'a pending record is not retrievable');
+
+    const queue = await runCli(['review', '--db', bare, '--space', 'proj', '--json'], password);
+    assert.equal(queue.code, 0, queue.stderr);
+    assert.deepEqual((JSON.parse(queue.stdout) as { pending: { id: string }[] }).pending.map((p) => p.id), [recorded.id]);
+    const approved = await runCli(['review', '--db', bare, '--space', 'proj', '--approve', recorded.id], password);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, new RegExp(`approve ${recorded.id}: now active`));
+    assert.match(approved.stdout, /1 active, 0 pending, 0 deleted/);
+
+    const found = (await call(bob, 'memory_search', { query: 'patients admitted icu 2104' })).structuredContent as unknown as SearchOut;
+    assert.deepEqual(found.results.map((r) => r.id), [recorded.id]);
+    const feedback = await call(bob, 'memory_feedback', { retrievalId: found.retrievalId, outcome: 'success' });
+    assert.ok(!feedback.isError, text(feedback));
+    assert.match(text(feedback), /credited to 1 record/);
+    // A second record on the same search is refused; a record for it is credited once.
+    const second = (await call(bob, 'memory_record', { ...RECORD, question: 'icu admissions in 2104, by count', retrievalId: found.retrievalId })).structuredContent as unknown as RecordOut;
+    assert.equal(second.status, 'pending');
+    const again = await call(bob, 'memory_record', { ...RECORD, retrievalId: found.retrievalId });
+    assert.ok(again.isError);
+    assert.match(text(again), /INVALID_STATE: retrievalId .* already has a memory_record/);
+
+    const team = await TeamMemoryStore.connect({ url: pg().appUrl, space: 'proj', user: 'test', client: 'test' });
+    try {
+      const rec = await team.get(recorded.id);
+      assert.equal(rec?.stats.retrievalCount, 1);
+      assert.equal(rec?.stats.meanUtility, 1);
+      const audit = await team.audit({ recordId: recorded.id });
+      assert.deepEqual(audit.map((a) => a.operation).sort(), ['add', 'approve']);
+      assert.ok(audit.every((a) => a.user === os.userInfo().username && /^(mcp|cli)@/.test(a.client)), JSON.stringify(audit));
+      assert.deepEqual(await team.counts(), { pending: 1, active: 1, deleted: 0 });
+      // Another space of the same server sees none of it.
+      const other = await TeamMemoryStore.connect({ url: pg().appUrl, space: 'other', user: 'test', client: 'test' });
+      assert.deepEqual(await other.counts(), { pending: 0, active: 0, deleted: 0 });
+      await other.close();
+    } finally {
+      await team.close();
+    }
+  });
+
+  it("takes the password from PGPASSWORD when AGENT_MEMORY_PG_PASSWORD is not set (and AGENT_MEMORY_PG_PASSWORD first when both are)", async () => {
+    const viaLibpq = await TeamMemoryStore.connect({ url: bare, space: 'env', user: 'u', client: 'c' }, { env: { PGPASSWORD: password } });
+    await viaLibpq.close();
+    await assert.rejects(
+      TeamMemoryStore.connect({ url: bare, space: 'env', user: 'u', client: 'c', retryMs: 0 }, { env: { PGPASSWORD: password, AGENT_MEMORY_PG_PASSWORD: 'wrong-one' } }),
+      /password authentication failed/,
+    );
+  });
+
+  it('commands that work on a SQLite file only refuse a postgres:// URL (UNSUPPORTED, what to do instead) and create no file', async () => {
+    const cwdBefore = fs.readdirSync(process.cwd()).sort();
+    const jsonl = path.join(dir, 'in.jsonl');
+    fs.writeFileSync(jsonl, '');
+    const cases = [
+      ['export', '--db', pg().appUrl],
+      ['import', jsonl, '--db', pg().appUrl],
+      ['seed', '--db', pg().appUrl],
+      ['backup', '--db', pg().appUrl, '--out', path.join(dir, 'b.sqlite')],
+      ['re-embed', '--db', pg().appUrl],
+    ];
+    for (const argv of cases) {
+      const r = await runCli(argv);
+      assert.equal(r.code, 1, `${argv[0]}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite memory file only`));
+      assert.match(r.stderr, argv[0] === 're-embed' ? /re-embedding a team memory is not supported yet/ : /agent-memory migrate/);
+      assert.match(r.stderr, /Nothing was done/);
+    }
+    assert.deepEqual(fs.readdirSync(process.cwd()).sort(), cwdBefore);
+    const mixed = await runCli(['mcp', '--db', bare, '--addition', 'all']);
+    assert.equal(mixed.code, 2);
+    assert.match(mixed.stderr, /--addition does not apply to a team memory/);
+  });
+
+  it('offline: memory_search and writes answer UNREACHABLE (nothing returned, nothing stored); the next call after the server is back works', async () => {
+    let proxy: CuttableProxy | undefined = await startProxy(pg().port);
+    try {
+      const via = bare.replace(`:${pg().port}/`, `:${proxy.port}/`);
+      await proxy.cut();
+      // Started while the server is unreachable: the MCP server still starts.
+      const agent = await connectTeamServer(via, password, ['--space', 'offline'], 'offline-agent');
+      clients.push(agent);
+      const search = await call(agent, 'memory_search', { query: 'icu admissions' });
+      assert.ok(search.isError);
+      assert.match(text(search), /^UNREACHABLE: Team memory unreachable: memory_search returned no shared records; continue the task without them/);
+      const write = await call(agent, 'memory_record', RECORD);
+      assert.ok(write.isError);
+      assert.match(text(write), /UNREACHABLE: Team memory unreachable: nothing was stored/);
+      const cli = await runCli(['review', '--db', via, '--space', 'offline'], password);
+      assert.equal(cli.code, 1);
+      assert.match(cli.stderr, /UNREACHABLE: The team memory at postgres:\/\/agent_memory_app@127\.0\.0\.1:\d+\/agent_memory\?sslmode=disable is unreachable .* check the server and the network/);
+
+      await proxy.restore();
+      const ok = (await call(agent, 'memory_record', RECORD)).structuredContent as unknown as RecordOut;
+      assert.equal(ok.status, 'pending');
+      // Cut while connections are open (idle in the pool): reported as failed, then served again once back.
+      await proxy.cut();
+      const failed = await call(agent, 'memory_record', { ...RECORD, question: 'written while the server is unreachable' });
+      assert.ok(failed.isError);
+      assert.match(text(failed), /UNREACHABLE/);
+      await proxy.restore();
+      const back = (await call(agent, 'memory_search', { query: 'icu admissions' })).structuredContent as unknown as SearchOut;
+      assert.ok(back.retrievalId);
+      const team = await TeamMemoryStore.connect({ url: pg().appUrl, space: 'offline', user: 'test', client: 'test' });
+      try {
+        const stored = await team.listByStatus('pending', 10);
+        assert.deepEqual(stored.map((r) => r.question), [RECORD.question], 'only the acknowledged write is stored');
+      } finally {
+        await team.close();
+      }
+    } finally {
+      await proxy?.close();
+      proxy = undefined;
+    }
+  });
+});
