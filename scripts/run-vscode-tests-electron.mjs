@@ -4,13 +4,12 @@
 // .vscode-test/); on the offline build machines use scripts/run-vscode-tests.mjs
 // (code-server + Chromium) instead: this one fails at once with ENOTFOUND there.
 //
-// Usage: npm run build && node scripts/run-vscode-tests-electron.mjs [--vscode-version 1.100.3] [--grep PATTERN]
+// Usage: npm run build && node scripts/run-vscode-tests-electron.mjs [--vscode-version stable|1.101.0] [--grep PATTERN]
 //
-// Native modules: desktop VS Code runs extensions in Electron, whose ABI differs from
-// Node 20's. Before running suites that open the database, rebuild better-sqlite3 for
-// the Electron of that VS Code, e.g.
-//   npx --yes @electron/rebuild -v <electron version from VS Code's Help > About> -w better-sqlite3
-// and run `npm rebuild better-sqlite3` afterwards to get back the Node build.
+// Native modules: none to rebuild. better-sqlite3 13 is Node-API, so its prebuild for this
+// platform (node_modules/better-sqlite3/prebuilds/) loads in Electron as it does in Node; the
+// sqlite-vec loadable is a plain SQLite extension. Used by .github/workflows/ci.yml on Linux,
+// macOS and Windows (xvfb-run on Linux).
 import { runTests } from '@vscode/test-electron';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +36,7 @@ async function main() {
   let code = 1;
   try {
     code = await runTests({
-      version: opt('--vscode-version') ?? '1.100.3',
+      version: opt('--vscode-version') ?? 'stable',
       extensionDevelopmentPath: root,
       extensionTestsPath: testsIndex,
       // ... and, since desktop VS Code honours it, the environment too.

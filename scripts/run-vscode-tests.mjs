@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Runs the mocha integration suite (out/test/integration/index.js) inside the extension
-// host of a real VS Code: code-server 4.100.3 (from scripts/bootstrap.sh) driven by the
+// host of a real VS Code: code-server 4.139.1 (from scripts/bootstrap.sh) driven by the
 // system Chromium. The repo is loaded as the development extension through the
-// workbench URL `payload` (extensionDevelopmentPath + extensionTestsPath); the workbench
-// calls window.codeAutomationExit(code) when run() settles.
+// workbench URL `payload` (extensionDevelopmentPath + extensionTestsPath), which the built
+// workbench honours only with VS Code's smoke-test driver enabled (startCodeServer's
+// extensionDevelopment); the workbench calls window.codeAutomationExit(code) when run() settles.
 //
 // Usage: node scripts/run-vscode-tests.mjs [--no-build] [--grep PATTERN]
 //                                          [--counts-file FILE] [--keep] [--timeout SECONDS]
@@ -68,7 +69,9 @@ async function main() {
   let browser;
   const workbenchLines = [];
   try {
-    server = await startCodeServer({ workspaceFolder: workspace, baseDir: join(tmp, 'code-server') });
+    // extensionDevelopment: without VS Code's smoke-test driver the built workbench ignores
+    // the payload below, so neither the extension nor the tests would ever load.
+    server = await startCodeServer({ workspaceFolder: workspace, baseDir: join(tmp, 'code-server'), extensionDevelopment: true });
     log(`code-server up at ${server.url} after ${Date.now() - t0} ms`);
     browser = await launchBrowser();
     const page = await (await browser.newContext()).newPage();

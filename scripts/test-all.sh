@@ -3,6 +3,7 @@
 #   lint         type-aware eslint (eslint.config.mjs), zero warnings
 #   unit         mocha in plain Node (test/unit, via tsx)
 #   integration  mocha inside a real VS Code extension host (code-server + Chromium)
+#   platform     the VSIX's linux-x64 binaries load and answer a hybrid query under Node 22 and 24
 #   e2e          UI tests in Chromium against code-server with the packaged VSIX
 # A build step, packaging check or suite that cannot start counts as failed (never skipped).
 # Exit status: 0 only when nothing failed.
@@ -41,7 +42,10 @@ run_suite() {
 }
 
 banner bootstrap
-if ! bash scripts/bootstrap.sh; then
+# Every step below runs with the project's Node runtime (Node 24; installed from npm if needed).
+# shellcheck source=scripts/node-runtime.sh
+source scripts/node-runtime.sh
+if ! use_project_node || ! bash scripts/bootstrap.sh; then
   printf '\n*** bootstrap FAILED: nothing could run ***\n0 passed, 1 failed\n'
   exit 1
 fi
@@ -73,6 +77,11 @@ else
   fail_step package "VSIX packaging or its checks failed"
   unset AGENT_MEMORY_E2E_VSIX # the UI tests still run, against the development extension
 fi
+
+# The packaged linux-x64 binaries under Node 22 and Node 24 (packages its own VSIX if the step above failed).
+MOCHA_COUNTS_FILE="$WORK/platform.json"
+run_suite platform "$WORK/platform.json" \
+  node node_modules/mocha/bin/mocha.js --config test/platform/.mocharc.json --reporter ./scripts/mocha-counts-reporter.cjs
 
 MOCHA_COUNTS_FILE="$WORK/e2e.json"
 run_suite e2e "$WORK/e2e.json" \

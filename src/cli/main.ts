@@ -6,6 +6,7 @@
  * answers `--help`.
  */
 import { errorMessage, isAgentMemoryError } from '../core/errors';
+import { assertNodeApi } from '../core/memory/native-sqlite';
 import { redactText } from '../core/security/redact';
 import { EXIT, isUsageError } from './args';
 import { COMMANDS } from './commands';
@@ -33,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`agent-memory: unknown command '${name}'. Run 'agent-memory --help' for the list.\n`);
     return EXIT.usage;
   }
+  assertNodeApi(); // before any command touches SQLite: on too old a Node the binary segfaults
   return command.run(rest);
 }
 

@@ -29,7 +29,9 @@ export type ErrorCode =
   | 'UNREACHABLE'
   /** The operation is not available on this backend (e.g. a SQLite-only command given a postgres:// URL). */
   | 'UNSUPPORTED'
-  | 'CONFIG';
+  | 'CONFIG'
+  /** No usable native SQLite binary for this platform (the message names it and what to do). */
+  | 'NATIVE_MODULE';
 
 export class AgentMemoryError extends Error {
   readonly code: ErrorCode;

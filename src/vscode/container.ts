@@ -24,6 +24,7 @@ import type { Settings } from './settings-schema';
 import { ModelStatus } from './model-status';
 import { MemoryStatusBar } from './status-bar';
 import { IsolationWarning } from './isolation-warning';
+import { VectorFallbackStatus } from './vector-fallback-status';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
 import { Prompts } from './prompts';
@@ -106,6 +107,7 @@ export class Container implements vscode.Disposable {
     this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
     this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
     this.register(new IsolationWarning(this.settings));
+    this.register(new VectorFallbackStatus(this.host));
 
     this.register(this.settings.onDidChange((settings) => this.applySettings(settings)));
     // A new API key needs a new model client: re-create the app (waits if a task is running).

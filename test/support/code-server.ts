@@ -1,5 +1,5 @@
 /**
- * Start and stop a real code-server (VS Code 1.100 workbench + Node extension host)
+ * Start and stop a real code-server (VS Code 1.139 workbench + Node 24 extension host)
  * installed by scripts/bootstrap.sh into `.cache/code-server/`. Every run gets its own
  * temp dirs (user data, extensions, XDG config/data) so nothing touches $HOME.
  *
@@ -18,7 +18,7 @@ import * as path from 'node:path';
 
 /** Repository root (this file is test/support/code-server.ts, or out/test/support/code-server.js). */
 export const REPO_ROOT = findRepoRoot(__dirname);
-export const CODE_SERVER_VERSION = '4.100.3';
+export const CODE_SERVER_VERSION = '4.139.1';
 const HEALTH_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
 
@@ -32,10 +32,10 @@ function findRepoRoot(start: string): string {
   }
 }
 
-/** Path of the code-server launcher installed by bootstrap; throws a clear error when absent. */
+/** Path of the code-server launcher installed by bootstrap (it names its Node 24 runtime); throws a clear error when absent. */
 export function codeServerBinary(): string {
   const cache = process.env.AGENT_MEMORY_CACHE ?? path.join(REPO_ROOT, '.cache');
-  const bin = path.join(cache, 'code-server', CODE_SERVER_VERSION, 'node_modules', '.bin', 'code-server');
+  const bin = path.join(cache, 'code-server', CODE_SERVER_VERSION, 'bin', 'code-server');
   if (!fs.existsSync(bin)) throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed (${bin} missing): run 'bash scripts/bootstrap.sh'`);
   return bin;
 }
@@ -82,6 +82,8 @@ export function makeDirs(base: string): CodeServerDirs {
       'update.mode': 'none',
       'security.workspace.trust.enabled': false,
       'chat.disableAIFeatures': true,
+      // VS Code ≥ 1.10x opens an (empty, with AI features off) secondary side bar by default.
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
     };
     fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   }
@@ -121,6 +123,15 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Also copy code-server's output to this stream (e.g. process.stderr for the demo). */
   echo?: NodeJS.WritableStream;
+  /**
+   * Load a development extension (and run extension tests) from the workbench URL payload
+   * (see workbenchUrl). A built VS Code ≥ 1.10x web workbench reads `extensionDevelopmentPath`
+   * and `extensionTestsPath` from the payload only when its smoke-test driver is enabled
+   * (`!isBuilt || enableSmokeTestDriver`); without it the payload is ignored silently and
+   * no development extension and no test runner ever start. This passes VS Code's
+   * `--enable-smoke-test-driver` through code-server's `--vscode-option`.
+   */
+  extensionDevelopment?: boolean;
 }
 
 export interface CodeServer {
@@ -166,6 +177,11 @@ export async function startCodeServer(options: StartOptions): Promise<CodeServer
     '--disable-getting-started-override',
     '--user-data-dir', dirs.userDataDir,
     '--extensions-dir', dirs.extensionsDir,
+    // The extension host gets exactly this process's environment: VS Code would otherwise run
+    // the login shell (`$SHELL -ilc`) first, which on a loaded machine hits its 10 s timeout
+    // before every extension-host start ("Unable to resolve your shell environment").
+    '--vscode-option', 'force-disable-user-env',
+    ...(options.extensionDevelopment ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspaceFolder,
   ];
   const child = spawn(bin, args, { env: envFor(dirs, options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -231,7 +247,8 @@ export interface WorkbenchUrlOptions {
 
 /**
  * Workbench URL. code-server has no --extensionDevelopmentPath flag, but the browser
- * workbench reads the same options from the `payload` query parameter.
+ * workbench reads the same options from the `payload` query parameter, provided the
+ * server was started with `extensionDevelopment: true` (see StartOptions).
  */
 export function workbenchUrl(server: Pick<CodeServer, 'url' | 'host' | 'port'>, options: WorkbenchUrlOptions): string {
   const remote = (p: string): string => `vscode-remote://${server.host}:${server.port}${p}`;

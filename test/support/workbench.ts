@@ -488,7 +488,11 @@ export async function startWorkbench(options: WorkbenchSessionOptions): Promise<
   if (options.mode === 'development' && !fs.existsSync(path.join(REPO_ROOT, 'dist', 'extension.js'))) {
     throw new Error("dist/extension.js missing: run 'npm run build' first");
   }
-  const server = await startCodeServer({ workspaceFolder, vsix: options.mode === 'vsix' ? options.vsix : undefined });
+  const server = await startCodeServer({
+    workspaceFolder,
+    vsix: options.mode === 'vsix' ? options.vsix : undefined,
+    extensionDevelopment: options.mode === 'development',
+  });
   const consoleLines: string[] = [];
   let browser: Browser | undefined;
   try {

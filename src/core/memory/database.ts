@@ -1,10 +1,10 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as sqliteVec from 'sqlite-vec';
 import { AgentMemoryError, errorMessage } from '../errors';
 import { Logger, nullLogger } from '../logger';
 import { databaseError, restoreAdvice } from './database-errors';
+import { loadVectorExtension, openConnection } from './native-sqlite';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export type Database = BetterSqlite3.Database;
@@ -21,7 +21,8 @@ export interface OpenDatabaseOptions {
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * Opens (or creates) a memory database: loads sqlite-vec, checks the file's
+ * Opens (or creates) a memory database: loads sqlite-vec (when this platform
+ * has it; see native-sqlite.ts), checks the file's
  * integrity (`PRAGMA quick_check`: a damaged file is refused before anything
  * is written to it), enables WAL and a busy timeout, and migrates the schema
  * in place. Before upgrading an existing database it is copied to
@@ -46,16 +47,12 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Database;
   try {
-    db = new BetterSqlite3(file, { readonly: options.readonly ?? false });
+    db = openConnection(file, { readonly: options.readonly ?? false });
   } catch (error) {
     throw databaseError(error, file, 'open');
   }
-  try {
-    sqliteVec.load(db);
-  } catch (error) {
-    db.close();
-    throw new AgentMemoryError('DATABASE', `Cannot load the sqlite-vec extension: ${errorMessage(error)}. Reinstall the extension for this platform.`, {}, { cause: error });
-  }
+  // Never fails: without sqlite-vec the dense side runs in-process (native-sqlite.ts).
+  loadVectorExtension(db, logger);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');

@@ -5,6 +5,7 @@ import type { Database } from './database';
 import { HalfVectorCache } from './half-vector-cache';
 import { RecordChangeLog } from './record-changes';
 import type { MemoryStore } from './store';
+import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 
 /** One dense neighbour. */
@@ -251,7 +252,10 @@ export class DenseIndex {
     const cache = dim === null ? null : new BinaryCodeCache(dim);
     let chunkIds: number[] = [];
     let chunkStmt: Statement | null = null;
-    if (cache) {
+    if (cache && !codesInSqliteVec(this.db)) {
+      // No sqlite-vec (or its table lags the records): the codes come from the float vectors.
+      readCodesFromVectors(this.db, cache);
+    } else if (cache) {
       try {
         chunkIds = this.db.prepare('SELECT chunk_id FROM vec_bits_chunks ORDER BY chunk_id').pluck().all() as number[];
         chunkStmt = this.db.prepare(

@@ -1,5 +1,13 @@
 import { AgentMemoryError } from '../errors';
 import type { Database } from './database';
+import { vectorExtensionOf } from './native-sqlite';
+
+/**
+ * `meta` key set while the memory is written without sqlite-vec: `vec_bits` then lags the
+ * records, and is rebuilt from `records.embedding` the next time a connection with the
+ * extension opens the store (the float vectors are the source of truth).
+ */
+export const VEC_BITS_STALE_KEY = 'vec_bits_stale';
 
 export interface VectorHit {
   rid: number;
@@ -13,6 +21,9 @@ export interface VectorHit {
  * - exact cosine rescoring of the over-fetched candidates from `records.embedding`.
  * Pending and deleted records are not in the index, so retrieval never sees them.
  *
+ * Without sqlite-vec (a platform it has no binary for) the vec0 table cannot be touched: writes
+ * only mark it stale (VEC_BITS_STALE_KEY) and DenseIndex reads the codes from the float vectors.
+ *
  * @example
  * const index = new VectorIndex(db); index.ensure(384);
  * index.upsert(rid, vector); index.search(query, 4);
@@ -25,10 +36,44 @@ export class VectorIndex {
     knn: import('better-sqlite3').Statement;
   } | null = null;
 
+  /** Whether sqlite-vec is loaded into this connection (false: the in-process fallback). */
+  readonly native: boolean;
+
   constructor(private readonly db: Database) {
+    this.native = vectorExtensionOf(db).loaded;
     const row = db.prepare("SELECT value FROM meta WHERE key = 'vector_dim'").get() as { value: string } | undefined;
     if (row) this.prepare(Number(row.value));
+    if (this.native && !db.readonly && this.isStale()) this.rebuild();
   }
+
+  /** True while `vec_bits` lags the records (written without sqlite-vec). */
+  isStale(): boolean {
+    return this.db.prepare('SELECT 1 FROM meta WHERE key = ?').get(VEC_BITS_STALE_KEY) !== undefined;
+  }
+
+  /** Re-creates `vec_bits` from the active records' float vectors, in one transaction. */
+  private rebuild(): void {
+    const dim = this.dim;
+    this.db.transaction(() => {
+      this.db.exec('DROP TABLE IF EXISTS vec_bits');
+      this.dim = null;
+      this.stmts = null;
+      if (dim !== null) {
+        this.ensure(dim);
+        const page = this.db.prepare("SELECT rid, embedding FROM records WHERE rid > ? AND status = 'active' AND embedding IS NOT NULL AND length(embedding) = ? ORDER BY rid LIMIT 1024").raw(true);
+        for (let rows = page.all(0, dim * 4) as [number, Buffer][]; rows.length > 0; rows = page.all(rows[rows.length - 1][0], dim * 4) as [number, Buffer][]) {
+          for (const [rid, embedding] of rows) this.stmts!.insert.run(BigInt(rid), embedding);
+        }
+      }
+      this.db.prepare('DELETE FROM meta WHERE key = ?').run(VEC_BITS_STALE_KEY);
+    }).immediate();
+  }
+
+  /** Without sqlite-vec: records, in the caller's transaction, that `vec_bits` no longer matches the records. */
+  private markStale(): void {
+    (this.staleStmt ??= this.db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')")).run(VEC_BITS_STALE_KEY);
+  }
+  private staleStmt: import('better-sqlite3').Statement | null = null;
 
   get dimension(): number | null {
     return this.dim;
@@ -43,13 +88,15 @@ export class VectorIndex {
     if (this.dim !== null) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `The vector index holds ${this.dim}-dimensional vectors but ${dim} were given. Run "Agent Memory: Re-embed" to rebuild it with the current embedder.`, { stored: this.dim, given: dim });
     }
-    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS vec_bits USING vec0(embedding bit[${dim}])`);
+    if (this.native) this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS vec_bits USING vec0(embedding bit[${dim}])`);
+    else this.markStale();
     this.db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dim', ?)").run(String(dim));
     this.prepare(dim);
   }
 
   private prepare(dim: number): void {
     this.dim = dim;
+    if (!this.native) return;
     this.stmts = {
       insert: this.db.prepare('INSERT OR REPLACE INTO vec_bits(rowid, embedding) VALUES (?, vec_quantize_binary(?))'),
       remove: this.db.prepare('DELETE FROM vec_bits WHERE rowid = ?'),
@@ -59,16 +106,19 @@ export class VectorIndex {
 
   upsert(rid: number, vector: Float32Array): void {
     this.ensure(vector.length);
-    this.stmts!.insert.run(BigInt(rid), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    if (!this.stmts) return this.markStale();
+    this.stmts.insert.run(BigInt(rid), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
   }
 
   remove(rid: number): void {
-    this.stmts?.remove.run(BigInt(rid));
+    if (this.stmts) this.stmts.remove.run(BigInt(rid));
+    else if (this.dim !== null) this.markStale();
   }
 
   /** Drops and re-creates the index (e.g. after re-embedding with another dimension). */
   reset(): void {
-    this.db.exec('DROP TABLE IF EXISTS vec_bits');
+    if (this.native) this.db.exec('DROP TABLE IF EXISTS vec_bits');
+    else this.markStale();
     this.db.prepare("DELETE FROM meta WHERE key = 'vector_dim'").run();
     this.dim = null;
     this.stmts = null;
@@ -80,6 +130,7 @@ export class VectorIndex {
    * measures both side by side); this stays as the reference that reads the durable index directly.
    */
   candidates(query: Float32Array, count: number): number[] {
+    if (!this.native) throw new AgentMemoryError('INVALID_STATE', 'sqlite-vec is not loaded on this platform, so its bit KNN cannot run; retrieval uses the in-process kernel (DenseIndex) instead.');
     if (!this.stmts) return [];
     if (query.length !== this.dim) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `Query vector has ${query.length} dimensions, the index ${this.dim}. Re-embed the memory or switch back to the embedder it was built with.`);

@@ -1,8 +1,8 @@
 /**
  * Registers the Agent Memory MCP server with VS Code (so every chat agent
  * there can discover it), where the running VS Code has the API
- * (`vscode.lm.registerMcpServerDefinitionProvider`, 1.101+; @types/vscode 1.100
- * lacks it, so the few types used are declared here and feature-detected).
+ * (`vscode.lm.registerMcpServerDefinitionProvider`, 1.101+; the few types used are
+ * declared here and the API is feature-detected, since a host may still lack or refuse it).
  * The server runs this extension's bundled CLI with the editor's own Node
  * (`process.execPath`, as Electron's Node) on the editor's memory database.
  */

@@ -5,7 +5,7 @@
  * Needs the bundle (dist/cli.js: `npm run build`, which `npm test` runs first).
  */
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -47,7 +47,11 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
   });
 
   it('seeds the demo memory from the packed EHR data and runs a program in the sandbox', () => {
-    assert.equal(cli('seed', '--db', 'memory.sqlite').trim(), '100');
+    const seeded = spawnSync(bin, ['seed', '--db', 'memory.sqlite'], { cwd: cwd(), encoding: 'utf8' });
+    assert.equal(seeded.status, 0, seeded.stderr);
+    assert.equal(seeded.stdout.trim(), '100');
+    // sqlite-vec is loaded by explicit path: the installed package's own sqlite-vec-<platform>.
+    assert.doesNotMatch(seeded.stderr, /sqlite-vec is not available/, 'the installed CLI finds its sqlite-vec loadable');
     const data = path.join(path.dirname(path.dirname(bin)), 'lib', 'node_modules', 'agent-memory', 'data', 'ehr', 'mimic3-demo.sqlite');
     fs.writeFileSync(path.join(cwd(), 'count.py'), "answer = sql('select count(*) from admissions')\n");
     const run = JSON.parse(cli('run', '--language', 'python', '--db', data, '--code-file', 'count.py', '--json')) as { outcome: string; answer: unknown };

@@ -84,7 +84,11 @@ function runOne(QJS, job) {
     const now = keep(ctx.newString(job.now));
     ctx.setProp(ctx.global, '__now', now);
     const prelude = ctx.evalCode(PRELUDE, 'toolbox.js');
-    if (prelude.error) { const e = ctx.dump(prelude.error); prelude.error.dispose(); throw new Error('toolbox failed: ' + JSON.stringify(e)); }
+    if (prelude.error) {
+      // Under heavy load the time limit can pass while the toolbox itself loads: that is a timeout.
+      if (timedOut) { prelude.error.dispose(); return limitResult(true); }
+      const e = ctx.dump(prelude.error); prelude.error.dispose(); throw new Error('toolbox failed: ' + JSON.stringify(e));
+    }
     prelude.value.dispose();
     const fn = ctx.evalCode(job.code, 'user-code.js');
     if (fn.error) return finishError(ctx, fn.error, timedOut, outputExceeded);

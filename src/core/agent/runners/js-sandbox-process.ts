@@ -58,7 +58,7 @@ export class QuickJsProcess {
     const core = packageDir('quickjs-emscripten-core');
     const dirs = [core, packageDir('@jitl/quickjs-wasmfile-release-sync'), packageDir('@jitl/quickjs-ffi-types', core)];
     const args = [
-      '--experimental-permission',
+      '--permission', // Node ≥ 22.13 (Node 24 dropped --experimental-permission)
       ...dirs.map((dir) => `--allow-fs-read=${dir}`),
       `--max-old-space-size=${Math.max(64, memoryMb)}`,
       '--disable-warning=ExperimentalWarning',
