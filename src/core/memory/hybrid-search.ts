@@ -8,6 +8,7 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from './keyword-service
 import type { MemoryStore } from './store';
 import { dotBlob } from './dense-index';
 import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
+import { QuestionShapes, RERANK_DEPTH, RerankParts } from './rerank';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -47,6 +48,11 @@ export interface SearchOptions {
   collapse?: boolean;
   /** MMR-style diversity λ in [0, 1] among the collapsed groups (default 0: relevance only). */
   diversity?: number;
+  /**
+   * Re-rank the best collapsed groups by question shape and program links
+   * (see rerank.ts); needs collapse. Without it, the fused order stands.
+   */
+  rerank?: { shapes: QuestionShapes; parts?: RerankParts };
 }
 
 export interface SearchHit {
@@ -106,6 +112,7 @@ interface CandidateRow {
 
 interface ProgramRow {
   rid: number;
+  question: string;
   code: string;
   language: string;
   utility_sum: number;
@@ -155,7 +162,7 @@ export class HybridSearch {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
       .connectionForQueries()
-      .prepare("SELECT rid, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
+      .prepare("SELECT rid, question, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
@@ -214,7 +221,12 @@ export class HybridSearch {
         if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
       }
       if (recency) candidates.sort((a, b) => b.score - a.score);
-      const groups = collapseByProgram(candidates, k, { diversity });
+      const rerank = options.rerank;
+      let groups = collapseByProgram(candidates, rerank ? Math.max(k, RERANK_DEPTH) : k, { diversity });
+      if (rerank) {
+        const questionOf = (rid: number): string => programs?.get(String(rid))?.question ?? '';
+        groups = rerank.shapes.rerank(query.text, groups.map((g) => ({ g, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), rerank.parts).map((c) => c.g).slice(0, k);
+      }
       // Fewer distinct programs than asked while the rankings may hold more: look deeper.
       if (ranked.short && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
