@@ -1,7 +1,7 @@
 /**
  * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
  *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]
- *   [--explain] [--mask] [--unfitted] [--no-collapse]`
+ *   [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts slots,links]]`
  *
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
  * MiniSearch, the product's retrieval; `--backend in-process` swaps in the
@@ -12,16 +12,20 @@
  * words the value masking masks in both questions. Ablations of the store
  * backend: `--mask` indexes and queries the value-masked questions,
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
- * `--no-collapse` keeps identical programs apart.
+ * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
+ * stage over the collapsed top 10 (rerank.ts); `--rerank-parts` picks its parts
+ * (`slots`, `links`; default both) for the ablation table.
  */
 import { z } from 'zod';
+import { RERANK_PART_NAMES } from '../../core/memory/rerank';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank] [--rerank-parts ${RERANK_PART_NAMES.join(',')}]\n`;
+
 
 const ArgsSchema = z.object({
   memory: z.string({ message: '--memory FILE is required' }).min(1),
@@ -34,6 +38,12 @@ const ArgsSchema = z.object({
   mask: z.boolean().default(false),
   unfitted: z.boolean().default(false),
   'no-collapse': z.boolean().default(false),
+  rerank: z.boolean().default(false),
+  'rerank-parts': z
+    .string()
+    .default(RERANK_PART_NAMES.join(','))
+    .transform((v) => v.split(',').map((p) => p.trim()).filter((p) => p !== ''))
+    .pipe(z.array(z.enum(RERANK_PART_NAMES, { message: `--rerank-parts takes a comma-separated list of ${RERANK_PART_NAMES.join(', ')}` }))),
 });
 
 export async function run(argv: string[]): Promise<number> {
@@ -45,6 +55,8 @@ export async function run(argv: string[]): Promise<number> {
       mask: { type: 'boolean' },
       unfitted: { type: 'boolean' },
       'no-collapse': { type: 'boolean' },
+      rerank: { type: 'boolean' },
+      'rerank-parts': { type: 'string' },
     },
   });
   if (parsed === HELP_SHOWN) return 0;
@@ -52,7 +64,9 @@ export async function run(argv: string[]): Promise<number> {
   const memory = loadEvalFile(args.memory);
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
-  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined });
+  if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
+  const rerank = args.rerank ? { slots: args['rerank-parts'].includes('slots'), links: args['rerank-parts'].includes('links') } : undefined;
+  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank });
   const explain = args.explain
     ? (e: ExplainedHit): void => {
         const list = (words: string[]): string => (words.length ? words.map((w) => `'${w}'`).join(', ') : 'none');
@@ -64,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       }
     : undefined;
   const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
-  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse: !args['no-collapse'] };
+  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse: !args['no-collapse'], rerank: rerank ?? false };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

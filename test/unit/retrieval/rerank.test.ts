@@ -1,0 +1,86 @@
+import { strict as assert } from 'node:assert';
+import { HybridSearch } from '../../../src/core/memory/hybrid-search';
+import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/rerank';
+import { MemoryStore } from '../../../src/core/memory/store';
+import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
+import { sampleRecord } from '../../support/records';
+
+const COST_PROCEDURE = { question: 'What is the cost of a procedure named knee replacement?', code: `answer = sql("select cost from cost where event_type = 'procedures_icd' and title = 'knee replacement'")` };
+const COST_PATIENT = { question: 'What is the cost of the hospital stay of patient 42?', code: `answer = sql("select sum(cost) from cost where subject_id = 42")` };
+const WARD = { question: 'What was the first ward of patient 7 this year?', code: 'answer = sql("select wardid from transfers where subject_id = 7")' };
+const CAREUNIT = { question: 'What was the first care unit of patient 7 this year?', code: 'answer = sql("select careunit from transfers where subject_id = 7")' };
+
+function shapesOf(...records: { question: string; code: string }[]): QuestionShapes {
+  const shapes = new QuestionShapes();
+  for (const r of records) shapes.add(r.question, r.code);
+  return shapes;
+}
+
+describe('QuestionShapes (re-ranking)', () => {
+  it('masks vocabulary values and words no stored question uses as value slots, merging adjacent ones', () => {
+    const shapes = shapesOf(COST_PROCEDURE, COST_PATIENT);
+    assert.deepEqual(shapes.maskQuery('What is the cost of a procedure named hip replacement?'), ['what', 'is', 'the', 'cost', 'of', 'a', 'procedure', 'named', '<value>']);
+    assert.deepEqual(shapes.maskQuery('What is the cost of knee replacement?'), ['what', 'is', 'the', 'cost', 'of', '<value>']);
+  });
+
+  it('follows records as they go: a removed record no longer makes its words known', () => {
+    const shapes = shapesOf(COST_PROCEDURE, WARD);
+    assert.deepEqual(shapes.maskQuery('the ward'), ['the', 'ward']);
+    shapes.remove(WARD.question, WARD.code);
+    assert.deepEqual(shapes.maskQuery('the ward'), ['the', '<value>']);
+  });
+
+  it('prefers the candidate with as many value slots as the query over a better-scored one with more', () => {
+    const shapes = shapesOf(COST_PROCEDURE, COST_PATIENT);
+    const candidates = [
+      { id: 'patient', score: 1, ...COST_PATIENT },
+      { id: 'procedure', score: 0.9, ...COST_PROCEDURE },
+    ];
+    // "hip replacement" is a value slot; the patient id is a number shape, not a value slot.
+    assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates).map((c) => c.id), ['procedure', 'patient']);
+    assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates, { slots: false, links: false }).map((c) => c.id), ['patient', 'procedure']);
+  });
+
+  it('prefers the candidate whose program the query names the way its own question did (links)', () => {
+    const shapes = shapesOf(WARD, CAREUNIT);
+    const candidates = [
+      { id: 'careunit', score: 1, ...CAREUNIT },
+      { id: 'ward', score: 0.95, ...WARD },
+    ];
+    assert.deepEqual(shapes.rerank('Which ward did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['ward', 'careunit']);
+    assert.deepEqual(shapes.rerank('Which care unit did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+  });
+
+  it('reads identifiers of any language, leaving literals out', () => {
+    assert.deepEqual(identifierWords(`const wardId = rows.filter((r) => r.careUnit === 'MICU ward')`).sort(), ['care', 'const', 'filter', 'rows', 'unit', 'ward'].sort());
+  });
+
+  it('re-orders only the best RERANK_DEPTH candidates', () => {
+    const shapes = shapesOf(COST_PROCEDURE, COST_PATIENT);
+    const filler = Array.from({ length: RERANK_DEPTH }, (_, i) => ({ id: `f${i}`, score: 1 - i / 100, ...COST_PATIENT }));
+    const out = shapes.rerank('What is the cost of a procedure named hip replacement?', [...filler, { id: 'procedure', score: 0.1, ...COST_PROCEDURE }]);
+    assert.equal(out[out.length - 1].id, 'procedure');
+  });
+});
+
+describe('HybridSearch with the re-ranking stage', () => {
+  it('re-orders the collapsed top and still returns k distinct programs', () => {
+    const embedder = new HashingEmbedder();
+    const store = MemoryStore.open(':memory:');
+    const records = [WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
+    store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    const search = HybridSearch.open(store, { file: null });
+    try {
+      const shapes = shapesOf(WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT);
+      const q = 'Which ward was patient 12 in first this year?';
+      const query = { text: q, vector: embedder.embedSync(q) };
+      const hits = search.search(query, 3, { rerank: { shapes } });
+      assert.equal(hits.length, 3);
+      assert.equal(new Set(hits.map((h) => h.recordId)).size, 3);
+      assert.equal(hits[0].recordId, 'r0');
+    } finally {
+      search.close();
+      store.close();
+    }
+  });
+});
