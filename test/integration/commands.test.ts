@@ -217,6 +217,8 @@ describe('commands', function () {
   });
 
   it('review commands with nothing proposed change nothing; revalidate re-runs every program on the unchanged data', async () => {
+    // The endpoint changes of the tests above re-create the app lazily: open it before reading it.
+    await api.getApp();
     // With nothing proposed the four answer "nothing to do" (the proposed-deletions suite drives them with proposals).
     const before = app.counts();
     for (const id of ['agentMemory.confirmDeletion', 'agentMemory.keepRecord', 'agentMemory.confirmAllDeletions', 'agentMemory.keepAllDeletions']) {

@@ -102,7 +102,13 @@ export class DashboardController implements vscode.Disposable {
       this.logger.error(`could not compute the dashboard: ${errorMessage(error)}`);
       message = { type: 'error', message: errorMessage(error) };
     }
-    await panel.webview.postMessage(message);
+    // The panel may have been closed while the data was computed: nothing to draw then.
+    if (this.panel !== panel) return;
+    try {
+      await panel.webview.postMessage(message);
+    } catch (error) {
+      if (this.panel === panel) this.logger.warn(`could not update the dashboard: ${errorMessage(error)}`);
+    }
   }
 
   private html(webview: vscode.Webview, media: vscode.Uri, dist: vscode.Uri): string {
