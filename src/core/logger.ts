@@ -91,11 +91,13 @@ export function redactError(error: Error, depth = 0): Error {
 /** Prefixes every message with a `[component]` tag. */
 export function tagged(logger: Logger, component: string): Logger {
   const p = `[${component}] `;
+  // A message that already carries the tag (e.g. relayed from a worker that tags its own lines) keeps one.
+  const tag = (m: string): string => (m.startsWith(p) ? m : p + m);
   return redactingLogger({
-    trace: (m, ...a) => logger.trace(p + m, ...a),
-    debug: (m, ...a) => logger.debug(p + m, ...a),
-    info: (m, ...a) => logger.info(p + m, ...a),
-    warn: (m, ...a) => logger.warn(p + m, ...a),
-    error: (m, ...a) => logger.error(m instanceof Error ? m : p + m, ...a),
+    trace: (m, ...a) => logger.trace(tag(m), ...a),
+    debug: (m, ...a) => logger.debug(tag(m), ...a),
+    info: (m, ...a) => logger.info(tag(m), ...a),
+    warn: (m, ...a) => logger.warn(tag(m), ...a),
+    error: (m, ...a) => logger.error(m instanceof Error ? m : tag(m), ...a),
   });
 }

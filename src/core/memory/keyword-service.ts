@@ -179,7 +179,8 @@ export class WorkerKeywords implements KeywordSource {
         }
         // A worker still winding down after close() may still report: its owner (and its log) may be gone.
         if (this.closed) return;
-        if (e.type === 'log') this.logger[e.level](`[keywords] ${e.message}`);
+        // The worker tags its own lines: one [keywords] tag, not two.
+        if (e.type === 'log') this.logger[e.level](e.message.startsWith('[keywords] ') ? e.message : `[keywords] ${e.message}`);
         else if (e.type === 'ready') this.logger.debug(`[keywords] worker ready in ${e.ms} ms (${e.origin})`);
         else if (e.type === 'warmed') this.logger.debug(`[keywords] term cache warmed: ${e.terms} terms, ${e.postings} postings in ${e.ms} ms`);
         else this.logger.warn(`[keywords] the keyword index could not load: ${e.message}; searching with vectors only`);
