@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { SqlService } from '../core/agent/runners/sql-service';
 import { FidelitySwitchesSchema } from '../core/bench/config';
-import { withSqlShortcut } from '../core/bench/sql-shortcut';
+import { withSqlShortcut } from '../core/agent/runners/sql-shortcut';
 import { cacheDirFor, PersistentRunCache } from '../core/bench/run-cache';
 import { createBenchSession } from '../core/bench/session';
 import { PaperCellSchema } from '../core/bench/paper-cells';
@@ -36,7 +36,7 @@ export const WorkerInputSchema = z.object({
   db: z.string(),
   cacheRoot: z.string(),
   endpoint: z.object({ baseURL: z.string(), model: z.string() }).optional(),
-  /** Answer SQL-only programs through the SQL service instead of a sandbox spawn (src/core/bench/sql-shortcut.ts). */
+  /** Answer SQL-only programs through the SQL service instead of a sandbox spawn (src/core/agent/runners/sql-shortcut.ts). */
   sqlShortcut: z.boolean().default(true),
 });
 export type WorkerInput = z.input<typeof WorkerInputSchema>;

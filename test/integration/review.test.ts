@@ -8,7 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AgentMemoryApp } from '../../src/core/app/types';
+import type { AgentMemoryApp, AgentTaskResult } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import { freshMemory, run, setSetting } from './helpers';
 
@@ -106,7 +106,7 @@ describe('automatic deletion under review = immediate: a sweep of more than 25 %
 
   it('the seeds (none retrieved in the window) would all go: the task result says proposed (large), nothing is deleted', async () => {
     const active = app.counts().active;
-    const results: { deletions: { rule: string; recordIds: string[]; proposed?: string[]; large?: boolean }[] }[] = [];
+    const results: AgentTaskResult[] = [];
     for (const q of ['What is the intake method of aspirin?', 'How many patients were admitted in 2104?', 'What is the intake method of heparin?']) {
       results.push(await run('agentMemory.runAgent', q));
     }

@@ -16,7 +16,7 @@ import { AgentMemoryError } from '../errors';
 import type { CodeRunner, RunLanguage, RunLimits } from '../agent/runners';
 import { SqlService } from '../agent/runners/sql-service';
 import type { RunRequest, RunResult } from '../agent/runners/types';
-import { withSqlShortcut } from '../bench/sql-shortcut';
+import { withSqlShortcut } from '../agent/runners/sql-shortcut';
 import { nullLogger } from '../logger';
 import { reviewQueries, type CheckState, type CheckWrite, type RunnableRow } from '../memory/queries/review';
 import type { MemoryStore } from '../memory/store';
@@ -44,7 +44,7 @@ export interface RevalidateOptions {
   /**
    * Programs that are one `sql()` call on a string literal (the demo's gold programs) are answered
    * by the sandbox's own read-only SQL service, without a sandbox spawn; a query that fails runs in
-   * the sandbox, so a failure is always the sandbox's own (see src/core/bench/sql-shortcut.ts).
+   * the sandbox, so a failure is always the sandbox's own (see src/core/agent/runners/sql-shortcut.ts).
    * Default true; false runs every program in the sandbox.
    */
   sqlShortcut?: boolean;

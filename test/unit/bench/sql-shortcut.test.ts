@@ -5,7 +5,7 @@ import { createRunner, type CodeRunner } from '../../../src/core/agent/runners';
 import { SqlService } from '../../../src/core/agent/runners/sql-service';
 import type { RunRequest, RunResult } from '../../../src/core/agent/runners/types';
 import { goldProgram } from '../../../src/core/data/gold-program';
-import { sqlOnlyQuery, withSqlShortcut } from '../../../src/core/bench/sql-shortcut';
+import { sqlOnlyQuery, withSqlShortcut } from '../../../src/core/agent/runners/sql-shortcut';
 import { parseTaskJsonl } from '../../../src/core/bench/task-file';
 import { nullLogger } from '../../../src/core/logger';
 

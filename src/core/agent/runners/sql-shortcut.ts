@@ -1,5 +1,5 @@
 /**
- * The bench's SQL-only shortcut (issue 19, speed): a program that is nothing
+ * The SQL-only shortcut (the bench, issue 19, and revalidation, issue 22): a program that is nothing
  * but one `sql()` call on a string literal — a gold program
  * (`answer = sql("…")`) or its two-line form (`query = "…"` then
  * `answer = sql(query)`), what the simulated agent and the reuse model write —
@@ -11,9 +11,9 @@
  * sandbox's own. test/unit/bench/sql-shortcut.test.ts checks the two agree.
  */
 import * as path from 'node:path';
-import { toEhrSqlDialect } from '../agent/runners/sql-dialect';
-import type { SqlReply } from '../agent/runners/sql-service';
-import { resolveRunRequest, type RunRequest, type RunResult } from '../agent/runners/types';
+import { toEhrSqlDialect } from './sql-dialect';
+import type { SqlReply } from './sql-service';
+import { resolveRunRequest, type RunRequest, type RunResult } from './types';
 
 /** The query of a program made of one `sql()` call on a string literal, else null. */
 export function sqlOnlyQuery(code: string, language: 'python' | 'javascript'): string | null {
