@@ -12,6 +12,9 @@ import { MAX_ROW_QUESTION } from '../tree/tree-items';
 import { cancelled, registerSafeCommand } from '../commands/command-support';
 import type { Logger } from '../../core/logger';
 import type { ApiKeyStore } from '../secrets';
+import { TEAM_URL_SETTING } from '../../core/team/team-config';
+import type { TeamSession } from '../../core/team/team-session';
+import type { TeamSnapshot } from '../../core/team/team-snapshot';
 import type { TeamMode, TeamTransition } from './team-mode';
 import type { TeamNode, TeamTreeProvider } from './team-tree';
 
@@ -52,6 +55,16 @@ async function pickTeamRecords(team: TeamMode, status: RecordStatus, title: stri
   return chosen.map((c) => c.id);
 }
 
+/** The open session and its snapshot; a typed CONFIG error when team mode is off or misconfigured. */
+function configured(team: TeamMode): { session: TeamSession; snapshot: TeamSnapshot } {
+  const session = team.session;
+  const snapshot = team.snapshot;
+  if (!session || !snapshot) {
+    throw new AgentMemoryError('CONFIG', team.config.kind === 'invalid' ? team.config.message : `No team memory is configured: set ${TEAM_URL_SETTING}.`);
+  }
+  return { session, snapshot };
+}
+
 export function registerTeamCommands(d: TeamCommandDeps): vscode.Disposable[] {
   const transition = (op: TeamTransition) =>
     registerSafeCommand(d.logger, COMMAND[op], async (...args) => {
@@ -89,16 +102,15 @@ export function registerTeamCommands(d: TeamCommandDeps): vscode.Disposable[] {
       return true;
     }),
     registerSafeCommand(d.logger, 'agentMemory.refreshTeam', async () => {
-      const session = d.team.session;
-      if (!session) throw new AgentMemoryError('CONFIG', 'No team memory is configured: set agentMemory.team.url.');
+      const { session, snapshot } = configured(d.team);
       await session.store();
-      await d.team.snapshot?.reload();
+      await snapshot.reload();
       d.tree.refresh();
       return true;
     }),
     registerSafeCommand(d.logger, 'agentMemory.loadMoreTeam', async (arg?: unknown) => {
       const status = StatusSchema.parse(arg);
-      await d.team.snapshot?.loadMore(status);
+      await configured(d.team).snapshot.loadMore(status);
       return true;
     }),
   ];

@@ -4,6 +4,7 @@
  * another client's changes arriving through the change feed, and the audit naming the client.
  */
 import * as assert from 'node:assert/strict';
+import * as os from 'node:os';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { TeamSession, TeamState } from '../../../../src/core/team/team-session';
@@ -111,6 +112,7 @@ describe('team session for the editor (real server)', function () {
     await bob.transition([added[0].id], 'approve', { trigger: 'user' });
     await until(() => snapshot.current!.records.active.some((r) => r.id === added[0].id), 'the approval in the snapshot', 5000);
     const visibleMs = Date.now() - started;
+    console.log(`      another client's approval reached the snapshot after ${visibleMs} ms (load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     assert.ok(visibleMs <= 1000, `another client's approval took ${visibleMs} ms to reach the snapshot`);
     assert.equal(snapshot.current!.counts.pending, 2);
   });
