@@ -17,6 +17,9 @@ import { TeamMemoryStore } from '../../src/core/memory/postgres/team-store';
 import type { MemoryRecord, NewRecordInput, RecordStatus } from '../../src/core/memory/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { TeamNode } from '../../src/vscode/team/team-tree';
+import { TEAM_MCP_LABEL, type McpStdioServerDefinition } from '../../src/vscode/lm-tools/mcp-provider';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { extensionApi, run, setSetting, waitFor } from './helpers';
 
 const SPACE = 'it-team-space';
@@ -155,6 +158,40 @@ describe('team memory (PostgreSQL) in the editor', function () {
     const out = JSON.parse(recParts[recParts.length - 1].value) as { id: string; status: string };
     assert.equal(out.status, 'pending');
     assert.equal((await bob.get(out.id))?.question, 'count the team admissions by type');
+  });
+
+  it('the MCP server the editor offers serves the team space: --db <url> --space <space>, the password only in its environment', async () => {
+    const provider = api.container.mcpServerProvider.provider;
+    assert.ok(provider, `the host took no MCP provider (${api.container.mcpServerProvider.state})`);
+    const token = new vscode.CancellationTokenSource().token;
+    const [definition] = provider.provideMcpServerDefinitions(token) as McpStdioServerDefinition[];
+    assert.equal(definition.label, TEAM_MCP_LABEL);
+    assert.deepEqual(definition.args.slice(1), ['mcp', '--db', urlWithoutPassword, '--space', SPACE]);
+    assert.ok(!JSON.stringify(definition).includes(password), 'the provided (cacheable) definition carries the password');
+    const resolved = await provider.resolveMcpServerDefinition!(definition, token);
+    assert.deepEqual(resolved.args, definition.args);
+    assert.ok(!resolved.args.join(' ').includes(password), 'the password is in argv');
+    assert.equal(resolved.env.AGENT_MEMORY_PG_PASSWORD, password);
+
+    // Start it as the editor would, and talk MCP to it over stdio.
+    const env = Object.fromEntries(Object.entries({ ...process.env, ...resolved.env }).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const client = new Client({ name: 'team-it', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: resolved.command, args: resolved.args, env, stderr: 'ignore' }));
+    try {
+      const search = (await client.callTool({ name: 'memory_search', arguments: { query: 'transfers ward', k: 3 } })) as { structuredContent?: { results: { question: string }[] } };
+      assert.ok(search.structuredContent?.results.some((r) => /transfers/.test(r.question)), JSON.stringify(search));
+      const recorded = (await client.callTool({
+        name: 'memory_record',
+        arguments: { question: 'count the team discharges by ward', code: 'SELECT ward, count(*) FROM transfers GROUP BY 1', language: 'sql', outcome: 'success' },
+      })) as { structuredContent?: { id: string; status: string } };
+      const id = recorded.structuredContent!.id;
+      assert.equal(recorded.structuredContent!.status, 'pending');
+      const [added] = await bob.audit({ recordId: id, limit: 1 });
+      assert.equal(added.client, `mcp@${os.hostname()}`);
+      await waitFor(() => treeRecords('pending').some((r) => r.id === id), 'the MCP server\'s record in the Team Memory view', 10_000);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the status bar says unreachable while the cluster is stopped and connected after it restarts', async () => {

@@ -14,7 +14,7 @@ import { toolsEnabled } from './lm-tools';
 
 export const MCP_PROVIDER_ID = 'agentMemory.mcpServer';
 
-interface McpStdioServerDefinition {
+export interface McpStdioServerDefinition {
   label: string;
   command: string;
   args: string[];
@@ -24,7 +24,7 @@ interface McpStdioServerDefinition {
 interface McpStdioServerDefinitionCtor {
   new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string): McpStdioServerDefinition;
 }
-interface McpServerDefinitionProvider {
+export interface McpServerDefinitionProvider {
   onDidChangeMcpServerDefinitions?: vscode.Event<void>;
   provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[];
   resolveMcpServerDefinition?(server: McpStdioServerDefinition, token: vscode.CancellationToken): Promise<McpStdioServerDefinition>;
@@ -59,6 +59,8 @@ export type McpProviderState = 'registered' | 'absent' | 'refused';
 
 export interface McpProviderRegistration extends vscode.Disposable {
   readonly state: McpProviderState;
+  /** The provider the host took (integration tests ask it for the definition the editor would start). */
+  readonly provider?: McpServerDefinitionProvider;
 }
 
 function noRegistration(state: McpProviderState): McpProviderRegistration {
@@ -81,8 +83,9 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
   const changed = new vscode.EventEmitter<void>();
   const listener = vscode.Disposable.from(options.onDidChange(() => changed.fire()), ...(options.team ? [options.team.onDidChange(() => changed.fire())] : []));
   let registration: vscode.Disposable;
+  let provider: McpServerDefinitionProvider;
   try {
-    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, (provider = {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
         if (!toolsEnabled()) return [];
@@ -100,7 +103,7 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
         const env = withTeamPassword(Object.fromEntries(Object.entries(server.env ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), await options.team.password());
         return new Definition(server.label, server.command, server.args, env, server.version);
       },
-    });
+    }));
   } catch (error) {
     // A host whose preview of this API wants a contribution point we do not declare throws:
     // the extension works without it (the MCP server can be configured by hand, see the README).
@@ -111,5 +114,5 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
   }
   options.logger.info('[mcp] registered the Agent Memory MCP server definition provider');
   const all = vscode.Disposable.from(registration, listener, changed);
-  return { state: 'registered', dispose: () => all.dispose() };
+  return { state: 'registered', provider, dispose: () => all.dispose() };
 }
