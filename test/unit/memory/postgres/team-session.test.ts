@@ -117,7 +117,7 @@ describe('team session for the editor (real server)', function () {
     assert.equal(snapshot.current!.counts.pending, 2);
   });
 
-  it('goes unreachable when the server stops and connected again after it restarts; the feed catches up on what changed meanwhile', async function () {
+  it('goes unreachable when the server stops and connected again after it restarts; changes made after the restart reach the snapshot', async function () {
     this.timeout(120_000);
     const s = session('repo-restart', split(pg().appUrl).password);
     const snapshot = new TeamSnapshot(s);
