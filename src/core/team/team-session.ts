@@ -99,11 +99,14 @@ export class TeamSession {
 
   /**
    * The connected store; connects now when not connected (without waiting for the backoff).
-   * Rejects with the typed error of the failed attempt (UNREACHABLE, or DATABASE for a refused password).
+   * Rejects with the typed error of the failed attempt (UNREACHABLE, DATABASE), or CONFIG at once
+   * while the server refuses the password this session holds.
    */
   store(): Promise<TeamMemoryStore> {
     if (this.closed) return Promise.reject(new AgentMemoryError('CONFIG', 'The team memory session was closed (the settings changed); try again.'));
     if (this.connected) return Promise.resolve(this.connected.store);
+    // The server refused this password: asking again with the same one cannot succeed (a new password opens a new session).
+    if (this.current.kind === 'password-needed') return Promise.reject(new AgentMemoryError('CONFIG', `The team memory needs a password: ${this.current.message}`));
     this.attempt ??= this.connect().finally(() => {
       this.attempt = undefined;
     });

@@ -17,7 +17,7 @@ import type { TeamMode } from './team-mode';
 export const TEAM_VIEW_ID = 'agentMemory.teamExplorer';
 
 export type TeamNode =
-  | { kind: 'teamMessage'; text: string; tooltip: string }
+  | { kind: 'teamMessage'; text: string; tooltip: string; command?: vscode.Command }
   | { kind: 'teamGroup'; status: RecordStatus }
   | { kind: 'teamRecord'; record: MemoryRecord }
   | { kind: 'teamMore'; status: RecordStatus; remaining: number };
@@ -67,7 +67,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<TeamNode>, vsco
     const state = this.team.state;
     if (!state || (state.kind === 'connected' && hasData)) return undefined;
     const words = teamStatusText(config.space, config.host, state);
-    return { kind: 'teamMessage', text: words.text + (hasData ? ' (showing the last records read)' : ''), tooltip: words.tooltip };
+    const command = state.kind === 'password-needed' ? { command: 'agentMemory.setTeamPassword', title: 'Set Team Memory Password' } : undefined;
+    return { kind: 'teamMessage', text: words.text + (hasData ? ' (showing the last records read)' : ''), tooltip: words.tooltip, command };
   }
 
   getTreeItem(node: TeamNode): vscode.TreeItem {
@@ -77,6 +78,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<TeamNode>, vsco
         item.iconPath = new vscode.ThemeIcon('info');
         item.tooltip = node.tooltip;
         item.contextValue = 'team:message';
+        item.command = node.command;
         return item;
       }
       case 'teamGroup': {

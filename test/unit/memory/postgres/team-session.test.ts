@@ -88,6 +88,9 @@ describe('team session for the editor (real server)', function () {
     await assert.rejects(none.store());
     assert.equal(none.state.kind, 'password-needed');
     assert.match(none.state.message, /no password is stored.*Set Team Memory Password/);
+    // Asked again (a tool call), it answers at once with what to do instead of logging in again.
+    await assert.rejects(none.store(), (e: Error & { code?: string }) => e.code === 'CONFIG' && /Set Team Memory Password/.test(e.message));
+    assert.equal(none.state.kind, 'password-needed');
     const wrong = session('repo-a', 'not-the-password');
     await assert.rejects(wrong.store());
     assert.equal(wrong.state.kind, 'password-needed');
