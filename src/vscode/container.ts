@@ -36,6 +36,7 @@ import { TeamMode } from './team/team-mode';
 import { TEAM_VIEW_ID, TeamTreeProvider, type TeamNode } from './team/team-tree';
 import { TeamStatusBar } from './team/team-status-bar';
 import { registerTeamCommands } from './team/team-commands';
+import { TEAM_SCHEME, TeamDocumentProvider } from './team/team-documents';
 import { TEAM_PASSWORD } from './secrets';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
@@ -139,6 +140,7 @@ export class Container implements vscode.Disposable {
     this.teamTree = this.register(new TeamTreeProvider(this.team));
     this.teamTreeView = this.register(vscode.window.createTreeView(TEAM_VIEW_ID, { treeDataProvider: this.teamTree, canSelectMany: true }));
     this.teamStatusBar = this.register(new TeamStatusBar(this.team));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(TEAM_SCHEME, new TeamDocumentProvider(this.team)));
     for (const d of registerTeamCommands({ team: this.team, tree: this.teamTree, password: this.teamPassword, logger: this.logger })) this.register(d);
 
     for (const d of registerCommands(this)) this.register(d);

@@ -238,7 +238,7 @@ describe('commands', function () {
     assert.equal(api.container.team.session, undefined, 'no team URL: nothing connects');
     assert.equal(await cmd<boolean>('agentMemory.clearTeamPassword'), true);
     assert.equal(await api.container.context.secrets.get('agentMemory.team.password'), undefined);
-    for (const id of ['agentMemory.approveTeamRecords', 'agentMemory.rejectTeamRecords', 'agentMemory.restoreTeamRecords', 'agentMemory.refreshTeam', 'agentMemory.loadMoreTeam']) {
+    for (const id of ['agentMemory.approveTeamRecords', 'agentMemory.rejectTeamRecords', 'agentMemory.restoreTeamRecords', 'agentMemory.refreshTeam', 'agentMemory.loadMoreTeam', 'agentMemory.openTeamRecord']) {
       exercised.add(id);
       assert.equal(await vscode.commands.executeCommand(id, id === 'agentMemory.loadMoreTeam' ? 'pending' : 'some-id'), undefined, `${id} without a team memory`);
     }

@@ -113,6 +113,15 @@ describe('team memory (PostgreSQL) in the editor', function () {
     assert.deepEqual(root.map((n) => (n.kind === 'teamGroup' ? n.status : n.kind)), ['pending', 'active', 'deleted']);
     const item = api.container.teamTree.getTreeItem({ kind: 'teamRecord', record: treeRecords('pending').find((r) => r.id === rec.id)! });
     assert.equal(item.contextValue, 'team:pending');
+    // A click opens the record read-only, read from the server.
+    assert.equal(item.command?.command, 'agentMemory.openTeamRecord');
+    const uri = await run<string>(item.command.command, ...(item.command.arguments ?? []));
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    assert.ok(doc, 'the record document is open');
+    assert.match(doc.getText(), /how many admissions were emergencies in the team space\?/);
+    assert.match(doc.getText(), /SELECT count\(\*\) FROM admissions/);
+    assert.match(doc.getText(), /pending · agent/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('approving through the command moves the record to Active; the audit names this editor as the client', async () => {

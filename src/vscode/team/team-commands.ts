@@ -17,6 +17,7 @@ import type { TeamSession } from '../../core/team/team-session';
 import type { TeamSnapshot } from '../../core/team/team-snapshot';
 import type { TeamMode, TeamTransition } from './team-mode';
 import type { TeamNode, TeamTreeProvider } from './team-tree';
+import { teamRecordUri } from './team-documents';
 
 const SOURCE: Record<TeamTransition, RecordStatus> = { approve: 'pending', reject: 'pending', restore: 'deleted' };
 const PAST: Record<TeamTransition, string> = { approve: 'approved', reject: 'rejected', restore: 'restored' };
@@ -100,6 +101,16 @@ export function registerTeamCommands(d: TeamCommandDeps): vscode.Disposable[] {
       await d.team.reapply();
       d.logger.info('[team] password removed from SecretStorage');
       return true;
+    }),
+    registerSafeCommand(d.logger, 'agentMemory.openTeamRecord', async (arg?: unknown) => {
+      const [id] = teamIds(arg, undefined);
+      if (!id) throw new AgentMemoryError('INVALID_INPUT', 'Open Team Record takes a record of the Team Memory view (or its id).');
+      const { session } = configured(d.team);
+      const record = await session.run((store) => store.get(id));
+      if (!record) throw new AgentMemoryError('NOT_FOUND', `Team record ${id} does not exist in space '${session.space}'.`);
+      const doc = await vscode.workspace.openTextDocument(teamRecordUri(record));
+      await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+      return doc.uri.toString();
     }),
     registerSafeCommand(d.logger, 'agentMemory.refreshTeam', async () => {
       const { session, snapshot } = configured(d.team);

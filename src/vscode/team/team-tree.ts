@@ -126,5 +126,6 @@ function teamRecordItem(record: MemoryRecord): vscode.TreeItem {
   md.appendText(`${record.question}\n\n${record.status} · ${record.provenance} · added ${record.createdAt}\n\n`);
   md.appendCodeblock(record.execution.code.split('\n').slice(0, 15).join('\n'), record.execution.language);
   item.tooltip = md;
+  item.command = { command: 'agentMemory.openTeamRecord', title: 'Open Team Record', arguments: [record.id] };
   return item;
 }
