@@ -143,12 +143,22 @@ export async function readTeam(team: TeamMemoryStore): Promise<MemoryContent> {
   );
 }
 
-export async function writeTeam(team: TeamMemoryStore, content: MemoryContent): Promise<void> {
+/**
+ * Writes `content` into the space in one transaction. The space must be empty, or with
+ * `replace` its records, retrieval log, task log, audit and embedder settings are deleted
+ * first, in the same transaction (all or nothing; the space's addition policy and role
+ * memories stay).
+ */
+export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, options: { replace?: boolean } = {}): Promise<void> {
   await team.transaction(async (c) => {
     // A whole memory (100k records, HNSW maintained per row) takes longer than the 5 s per-statement cap of interactive use.
     await c.query("SET LOCAL statement_timeout = '30min'");
+    if (options.replace) {
+      for (const table of ['retrievals', 'records', 'tasks', 'audit']) await c.query(`DELETE FROM ${table} WHERE space = $1`, [team.space]);
+      await c.query('DELETE FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS]);
+    }
     const used = await c.query<{ n: number }>('SELECT (SELECT count(*) FROM records WHERE space = $1) + (SELECT count(*) FROM tasks WHERE space = $1) AS n', [team.space]);
-    if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: migrate into a new space (--space NAME). Nothing was written.`);
+    if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: write into a new space (--space NAME), or replace its content where the command offers it (restore --replace). Nothing was written.`);
     const records = content.records.map((r) => ({ ...r, embedding: r.embedding ? vectorLiteral(Float32Array.from(r.embedding as number[])) : null }));
     await insertJson(c, 'records', [...RECORD_COLUMNS, 'embedding'], { ...RECORD_TYPES, embedding: 'text' }, team.space, records,
       `INSERT INTO records (space, ${cols(RECORD_COLUMNS)}, embedding) SELECT $1, ${cols(RECORD_COLUMNS, 'x.')}, x.embedding::vector
