@@ -99,7 +99,7 @@ export class TeamTaskLog {
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
     const [first] = this.failures;
     this.failures = [];
-    if (first !== undefined) throw first;
+    if (first !== undefined) throw first instanceof Error ? first : new AgentMemoryError('DATABASE', `A task log update was not stored: ${String(first)}`);
   }
 
   private track(write: Promise<void>): void {
