@@ -13,10 +13,10 @@ function lazy(summary: string, load: () => { run(argv: string[]): Promise<number
 
 export const COMMANDS: Record<string, CliCommand> = {
   version: lazy('print the Agent Memory version', () => require('./version')),
-  import: lazy('import records from a JSONL file (all or nothing)', () => require('./import')),
-  export: lazy('export records as JSONL to stdout', () => require('./export')),
-  backup: lazy('copy a memory database consistently, even while in use (SQLite online backup)', () => require('./backup')),
-  restore: lazy('replace a memory database by a checked backup (the old one is kept as .bak)', () => require('./restore')),
+  import: lazy('import records from a JSONL file into a SQLite file or a team space (all or nothing)', () => require('./import')),
+  export: lazy('export records (SQLite file or team space) as JSONL to stdout', () => require('./export')),
+  backup: lazy('copy a memory consistently, even while in use, to a checked SQLite file (SQLite file or team space)', () => require('./backup')),
+  restore: lazy('restore a checked backup into a SQLite file (the old one kept as .bak) or a team space (--replace)', () => require('./restore')),
   similarity: lazy('code similarity of a candidate file relative to a reference file', () => require('./similarity')),
   'eval-retrieval': lazy('measure retrieval quality (hit@1, precision@k) of a memory file against a query file', () => require('./eval-retrieval')),
   seed: lazy('seed a memory (SQLite file or team space) with the EHR demo records (gold programs)', () => require('./seed')),
