@@ -23,26 +23,32 @@ const PAGE = 1000;
 export async function exportTeamJsonl(team: TeamMemoryStore, write: (line: string) => void, options: ExportOptions = {}): Promise<number> {
   const statuses = z.array(StatusSchema).optional().parse(options.status);
   const withEmbeddings = options.embeddings ?? true;
-  let after = 0;
-  let count = 0;
-  for (;;) {
-    const page = await team.withClient(
-      (c) =>
-        c.query<RecordRow & { status_before_delete: RecordStatus | null; embedding: string | null }>(
-          `SELECT ${TEAM_RECORD_COLUMNS}, status_before_delete, ${withEmbeddings ? 'embedding::text' : 'NULL'} AS embedding FROM records
-           WHERE space = $1 AND rid > $2 ${statuses && statuses.length > 0 ? 'AND status = ANY($4::text[])' : ''} ORDER BY rid LIMIT $3`,
-          statuses && statuses.length > 0 ? [team.space, after, PAGE, statuses] : [team.space, after, PAGE],
-        ),
-      'export records',
-      { retryBroken: true },
-    );
-    for (const row of page.rows) {
-      write(JSON.stringify(jsonlLine(rowToRecord(row), row.status_before_delete, row.embedding ? parseVector(row.embedding) : null)) + '\n');
-      count++;
-    }
-    if (page.rows.length < PAGE) return count;
-    after = page.rows[page.rows.length - 1].rid;
-  }
+  // One snapshot for the whole export (pages read in one REPEATABLE READ transaction); not retried once lines were written.
+  return team.withClient(
+    async (c) => {
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        let after = 0;
+        let count = 0;
+        for (;;) {
+          const page = await c.query<RecordRow & { status_before_delete: RecordStatus | null; embedding: string | null }>(
+            `SELECT ${TEAM_RECORD_COLUMNS}, status_before_delete, ${withEmbeddings ? 'embedding::text' : 'NULL'} AS embedding FROM records
+             WHERE space = $1 AND rid > $2 ${statuses && statuses.length > 0 ? 'AND status = ANY($4::text[])' : ''} ORDER BY rid LIMIT $3`,
+            statuses && statuses.length > 0 ? [team.space, after, PAGE, statuses] : [team.space, after, PAGE],
+          );
+          for (const row of page.rows) {
+            write(JSON.stringify(jsonlLine(rowToRecord(row), row.status_before_delete, row.embedding ? parseVector(row.embedding) : null)) + '\n');
+            count++;
+          }
+          if (page.rows.length < PAGE) return count;
+          after = page.rows[page.rows.length - 1].rid;
+        }
+      } finally {
+        await c.query('COMMIT').catch(() => undefined);
+      }
+    },
+    'export records',
+  );
 }
 
 /**

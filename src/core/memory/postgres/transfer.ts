@@ -118,29 +118,39 @@ const RECORD_TYPES: Record<string, string> = {
 const TASK_TYPES: Record<string, string> = { task_index: INT, utility: FLOAT, input_similarity: FLOAT, output_similarity: FLOAT };
 const RETRIEVAL_TYPES: Record<string, string> = { task_index: INT, rank: 'integer', input_similarity: FLOAT, output_similarity: FLOAT, utility: FLOAT, shown: 'integer', followed: 'integer' };
 
+/** Everything the space holds, read in one snapshot (a REPEATABLE READ, read-only transaction). */
 export async function readTeam(team: TeamMemoryStore): Promise<MemoryContent> {
   return team.withClient(
     async (c) => {
-      const s = [team.space];
-      const records = (await c.query<Row>(`SELECT ${cols(RECORD_COLUMNS)}, embedding::text AS embedding FROM records WHERE space = $1 ORDER BY rid`, s)).rows.map((r) => ({
-        ...r,
-        embedding: r.embedding ? Array.from(parseVector(r.embedding as string)) : null,
-      }));
-      const tasks = (await c.query<Row>(`SELECT ${cols(TASK_COLUMNS)} FROM tasks WHERE space = $1 ORDER BY task_index`, s)).rows;
-      const retrievals = (
-        await c.query<Row>(
-          `SELECT ${cols(RETRIEVAL_COLUMNS.filter((x) => x !== 'record_id'), 't.')}, r.id AS record_id FROM retrievals t JOIN records r ON r.rid = t.rid WHERE t.space = $1 ORDER BY t.task_index, t.rank, r.id`,
-          s,
-        )
-      ).rows;
-      const audit = (await c.query<Row>(`SELECT ${cols(AUDIT_COLUMNS)} FROM audit WHERE space = $1 ORDER BY id`, s)).rows;
-      const meta: Record<string, string> = {};
-      for (const row of (await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS])).rows) meta[row.key] = row.value;
-      return { records, tasks, retrievals, audit, meta };
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        return await readTeamIn(c, team);
+      } finally {
+        await c.query('COMMIT').catch(() => undefined);
+      }
     },
     'read the memory for migration',
     { retryBroken: true },
   );
+}
+
+async function readTeamIn(c: PoolClient, team: TeamMemoryStore): Promise<MemoryContent> {
+  const s = [team.space];
+  const records = (await c.query<Row>(`SELECT ${cols(RECORD_COLUMNS)}, embedding::text AS embedding FROM records WHERE space = $1 ORDER BY rid`, s)).rows.map((r) => ({
+    ...r,
+    embedding: r.embedding ? Array.from(parseVector(r.embedding as string)) : null,
+  }));
+  const tasks = (await c.query<Row>(`SELECT ${cols(TASK_COLUMNS)} FROM tasks WHERE space = $1 ORDER BY task_index`, s)).rows;
+  const retrievals = (
+    await c.query<Row>(
+      `SELECT ${cols(RETRIEVAL_COLUMNS.filter((x) => x !== 'record_id'), 't.')}, r.id AS record_id FROM retrievals t JOIN records r ON r.rid = t.rid WHERE t.space = $1 ORDER BY t.task_index, t.rank, r.id`,
+      s,
+    )
+  ).rows;
+  const audit = (await c.query<Row>(`SELECT ${cols(AUDIT_COLUMNS)} FROM audit WHERE space = $1 ORDER BY id`, s)).rows;
+  const meta: Record<string, string> = {};
+  for (const row of (await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS])).rows) meta[row.key] = row.value;
+  return { records, tasks, retrievals, audit, meta };
 }
 
 /**
