@@ -5,7 +5,6 @@
  * team adapter (src/core/memory/postgres/team-task-memory.ts).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createApp } from '../../core/app';
@@ -38,6 +37,8 @@ the bundled EHR demo database), evaluates it and applies the addition policy.
   --tasks FILE       JSONL lines {"question", "answer"}: the answer is the ground truth (Φ from it)
   --model M          reuse (default; the offline model) or an OpenAI-compatible base URL
                      (API key from AGENT_MEMORY_API_KEY)
+  The coder and debugger role memories (with a --model endpoint) are the space's on a team
+  memory, and kept in FILE.roles/ beside a SQLite file.
   --team-sweep-period-ms N   on a team memory, run the team's deletion sweep after each task
                      (once per team per N ms, advisory lock; default: no sweep from this client)
   --json             one JSON line per task`;
@@ -98,7 +99,7 @@ export async function run(argv: string[]): Promise<number> {
   const settings = SettingsSchema.parse({
     model: endpoint ? { baseUrl: endpoint.baseURL, name: endpoint.model } : {}, retrieval: { k: args.k }, addition: {}, deletion: {}, runner: { language: args.language }, agent: { dataPath }, misaligned: {},
   });
-  const app = await createApp({ databasePath: path.resolve(args.db), settings, apiKey: endpoint?.apiKey, demoDataDir: dataDir, storageDir: os.tmpdir(), logger });
+  const app = await createApp({ databasePath: path.resolve(args.db), settings, apiKey: endpoint?.apiKey, demoDataDir: dataDir, storageDir: `${path.resolve(args.db)}.roles`, logger });
   try {
     for (const item of items) print(await app.runTask(item.question, { groundTruth: item.answer }));
   } finally {
