@@ -6,7 +6,8 @@
  *
  * - retrieve: searchTeam over the space's active records (one round trip), only records in
  *   the task's languages; the question's vector when the team has a shared embedder, else
- *   keywords only.
+ *   keywords only. Offline (UNREACHABLE), no demonstrations: the agent still runs, and
+ *   afterTask then fails UNREACHABLE (nothing is claimed stored).
  * - the task log the loop writes is in the process (team-task-log.ts): the synchronous loop
  *   never waits on the network. afterTask copies the task to the server under a team-wide
  *   task index (a sequence).
@@ -24,7 +25,7 @@
  * await shared.settled(); // the task's final log row is on the server
  */
 import { randomUUID } from 'node:crypto';
-import { AgentMemoryError } from '../../errors';
+import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
 import type { DemonstrationRetriever, TaskMemory } from '../../agent/task-pipeline';
 import type { RetrievedDemonstration } from '../../agent/loop/agent-loop';
@@ -37,6 +38,7 @@ import type { Language, NewRecordInput } from '../types';
 import { searchTeam } from './team-search';
 import type { TeamMemoryStore } from './team-store';
 import { TeamRoleMemoryStore } from './team-role-memory';
+import type { TeamStatus } from './team-tools';
 import { sweepTeam, TEAM_SWEEP_TRIGGER, TeamSweepInput } from './team-sweep';
 import { TeamTaskLog } from './team-task-log';
 import { beginTeamTask, finishTeamTask, logTeamRetrievals, markTeamNotShown, setTeamOutputSimilarity, setTeamUtility } from './team-utility';
@@ -67,6 +69,8 @@ export interface TeamTaskMemory {
   teamTaskIndex(localIndex: number): number | undefined;
   /** Waits for task-log updates still on their way to the server; rejects when one failed. */
   settled(): Promise<void>;
+  /** Connected or offline, as the last retrieval found the server. */
+  readonly status: TeamStatus;
 }
 
 /** The pipeline's retriever, memory and role store on one space of the team memory (see the file comment). */
@@ -78,13 +82,24 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
     logger,
   );
   let active: number | null = null;
+  let status: TeamStatus = 'connected';
 
   const retriever: DemonstrationRetriever = {
     retrieve: async (question, vector, k, options = {}) => {
       if (k <= 0) return [];
       const allowed = options.languages ? new Set(options.languages.map((l) => l.toLowerCase())) : null;
       const fetch = allowed ? Math.min(MAX_FETCH, Math.max(k, k * 4)) : k;
-      const hits = await searchTeam(team, question, vector ?? null, fetch);
+      let hits;
+      try {
+        hits = await searchTeam(team, question, vector ?? null, fetch);
+        status = 'connected';
+      } catch (error) {
+        if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error;
+        // Offline: the agent still runs, without shared demonstrations (never stale ones); the writes after the task fail and say so.
+        if (status !== 'offline') logger.warn(`[team] ${error.message} The task runs without shared demonstrations.`);
+        status = 'offline';
+        return [];
+      }
       return hits
         .filter((h) => !allowed || allowed.has(h.record.execution.language.toLowerCase()))
         .slice(0, k)
@@ -158,6 +173,9 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
     roles: new TeamRoleMemoryStore(team),
     teamTaskIndex: (localIndex) => tasks.teamIndexOf(localIndex),
     settled: () => tasks.settled(),
+    get status() {
+      return status;
+    },
   };
 }
 

@@ -11,6 +11,12 @@ import { runTeamTasks, type TeamTaskOptions } from '../../../../src/cli/team/tea
 import { nullLogger } from '../../../../src/core/logger';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../support/fake-openai-server';
 import { usePostgres } from '../../../support/postgres';
+import { startProxy } from '../../../support/team-processes';
+import { createTeamTaskMemory } from '../../../../src/core/memory/postgres/team-task-memory';
+import { runTaskPipeline } from '../../../../src/core/agent/task-pipeline';
+import { GoldEvaluator } from '../../../../src/core/agent/task-evaluators';
+import { toolboxDocs } from '../../../../src/core/agent/runners';
+import { createBenchSession } from '../../../../src/core/bench/session';
 import { AgentScript, DATA_DIR, ehrTask, ehrTasks, jsReply } from '../../agent/agent-fixture';
 
 const TASK = ehrTask('769483cfab48dda44872f850'); // "What is the administration method for danazol?" → [["po"]]
@@ -127,4 +133,39 @@ describe('the task pipeline and role memories on the team memory (createTeamTask
     assert.ok(swept.length > 0, 'the team sweep ran after the tasks');
     assert.equal(counts.deleted, swept.reduce((n, d) => n + d.recordIds.length, 0));
   });
+
+  it('offline: the task still runs without shared demonstrations, and its writes fail UNREACHABLE (nothing claimed stored); back online it retrieves again', async () => {
+    const seeded = await connect('offline');
+    await seedTeamDemo(seeded, TASKS_FILE, 20, 'python');
+    const proxy = await startProxy(pg().port);
+    try {
+      const url = new URL(pg().appUrl);
+      url.port = String(proxy.port);
+      const team = await TeamMemoryStore.connect({ url: url.toString(), space: 'offline', user: 'tester', client: 'cli@cut', retryMs: 500 });
+      stores.push(team);
+      const shared = createTeamTaskMemory(team, { logger: nullLogger });
+      const session = createBenchSession({ databasePath: DATA, language: 'python' });
+      const [task] = ehrTasks().filter((t) => t.answer_status === 'nonempty');
+      const deps = { memory: shared.memory, retriever: shared.retriever, embedder: shared.embedder, generator: session.deps.generator, evaluator: new GoldEvaluator(task.answer, 'strict'), run: session.deps.run, toolboxDocs, modelKind: 'reuse' as const };
+      try {
+        await proxy.cut();
+        const before = await seeded.counts();
+        await assert.rejects(runTaskPipeline(deps, task.question, { databasePath: DATA, language: 'python' }), (e: unknown) => isAgentMemoryError(e, 'UNREACHABLE'));
+        assert.equal(shared.status, 'offline');
+        assert.deepEqual(await seeded.counts(), before, 'nothing stored');
+        const tasksRow = await seeded.withClient((c) => c.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE space = 'offline'"), 'read');
+        assert.equal(tasksRow.rows[0].n, 0);
+        await proxy.restore();
+        const back = await runTaskPipeline(deps, task.question, { databasePath: DATA, language: 'python' });
+        assert.equal(shared.status, 'connected');
+        assert.ok(back.run.demonstrations.length > 0, 'online again: shared demonstrations');
+        await shared.settled();
+      } finally {
+        session.dispose();
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
 });
+
