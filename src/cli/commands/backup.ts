@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, out: { type: 'string' }, space: { type: 'string' } } });
   if (args === HELP_SHOWN) return 0;
   const parsed = { data: parseValues(ArgsSchema, args.values, USAGE) };
-  requireFileDatabase(parsed.data.out, 'backup', 'the backup is a SQLite file: give a file path with --out');
+  requireFileDatabase(parsed.data.out, 'backup', 'the backup is a SQLite file: give a file path with --out', 'a file for --out');
   let result;
   if (isPostgresUrl(parsed.data.db)) {
     const logger = stderrLogger('warn');

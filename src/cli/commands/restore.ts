@@ -31,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs(argv, { usage: USAGE, options: { from: { type: 'string' }, db: { type: 'string' }, space: { type: 'string' }, replace: { type: 'boolean' } } });
   if (args === HELP_SHOWN) return 0;
   const parsed = { data: parseValues(ArgsSchema, args.values, USAGE) };
-  requireFileDatabase(parsed.data.from, 'restore', 'a backup is a SQLite file (agent-memory backup writes one): give its path with --from');
+  requireFileDatabase(parsed.data.from, 'restore', 'a backup is a SQLite file (agent-memory backup writes one): give its path with --from', 'a backup file for --from');
   if (isPostgresUrl(parsed.data.db)) {
     const logger = stderrLogger('warn');
     const team = await connectTeam(parsed.data.db, parsed.data.space, { logger });

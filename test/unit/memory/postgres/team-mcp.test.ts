@@ -113,7 +113,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     for (const [argv, why] of cases) {
       const r = await runCli(argv);
       assert.equal(r.code, 1, `${argv[0]}: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite memory file only`));
+      assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite ${argv[0] === 'run' ? 'data' : 'memory'} file only`));
       assert.match(r.stderr, why);
       assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, mcp, migrate, team-setup\. Nothing was done/);
     }
