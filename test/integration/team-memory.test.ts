@@ -12,10 +12,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../src/cli/team/throwaway-postgres';
+import { seedTeamDemo } from '../../src/core/memory/postgres/team-seed';
 import { setupTeamMemory } from '../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../src/core/memory/postgres/team-store';
 import type { MemoryRecord, NewRecordInput, RecordStatus } from '../../src/core/memory/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
+import type { AgentTaskResult } from '../../src/core/app/types';
 import type { TeamNode } from '../../src/vscode/team/team-tree';
 import { TEAM_MCP_LABEL, type McpStdioServerDefinition } from '../../src/vscode/lm-tools/mcp-provider';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -201,6 +203,28 @@ describe('team memory (PostgreSQL) in the editor', function () {
     } finally {
       await client.close();
     }
+  });
+
+  it('Run Task runs on the team space: demonstrations come from the space, the record waits there for a reviewer, the personal memory is untouched', async () => {
+    const tasksFile = path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
+    assert.equal(await seedTeamDemo(bob, tasksFile, 30, 'python'), 30);
+    const line = fs.readFileSync(tasksFile, 'utf8').split('\n').find((l) => l.includes('"answer_status": "nonempty"'));
+    // Not word for word a demo question, so no gold answer checks it (the editor's case: a reviewer decides).
+    const question = `${(JSON.parse(line!) as { question: string }).question} for the team`;
+    const personalTasks = await api.container.host.withApp((app) => app.tasks().length);
+    const personalCounts = await api.container.host.withApp((app) => app.counts());
+
+    const result = await run<AgentTaskResult>('agentMemory.runAgent', question);
+    assert.ok(result.demonstrations.length > 0, 'the seeded space served demonstrations');
+    const seeded = new Set((await bob.listByStatus('active', 100)).map((r) => r.id));
+    for (const d of result.demonstrations) assert.ok(seeded.has(d.recordId), `demonstration ${d.recordId} is a record of the space`);
+    assert.equal(result.addition.status, 'pending', result.addition.reason);
+    const stored = await bob.get(result.addition.recordId!);
+    assert.equal(stored?.status, 'pending');
+    assert.equal(stored?.question, question);
+    await waitFor(() => treeRecords('pending').some((r) => r.id === result.addition.recordId), 'the task\'s record in the Team Memory view', 10_000);
+    assert.equal(await api.container.host.withApp((app) => app.tasks().length), personalTasks, 'no task in the personal memory');
+    assert.deepEqual(await api.container.host.withApp((app) => app.counts()), personalCounts, 'the personal memory is unchanged');
   });
 
   it('the status bar says unreachable while the cluster is stopped and connected after it restarts', async () => {

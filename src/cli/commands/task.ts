@@ -18,7 +18,7 @@ import { DEFAULT_BETA_STRICT, DEFAULT_MIN_ACTIVE_RECORDS, DEFAULT_MIN_RETRIEVALS
 import { SettingsSchema } from '../../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
-import { runTeamTasks } from '../team/team-task';
+import { runTeamTasks } from '../../core/team/team-tasks';
 import { bundledDataDir } from './seed';
 
 export const summary = "run the agent on questions with a memory (SQLite file or postgres:// team memory): retrieve, generate, run, evaluate, add";

@@ -10,7 +10,7 @@ import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
 import { additionText, outcomeText, resultSummary, streamSummary, truncate, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
-import { personalTasksNotice } from '../team/team-task-seam';
+import { personalStreamNotice, runTaskOnTeam } from '../team/team-tasks';
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
 const DEFAULT_STREAM_LENGTH = 20;
@@ -38,7 +38,6 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.runAgent', async (arg) => {
       requireTrust();
-      personalTasksNotice(c.team, c.logger);
       const given: RunAgentArgs | undefined =
         typeof arg === 'string' && arg.trim() ? { question: arg.trim(), quiet: true } : arg && typeof arg === 'object' && !('kind' in arg) ? RunAgentArgsSchema.parse(arg) : undefined;
       const question =
@@ -55,10 +54,13 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
       if (problem) throw new AgentMemoryError('INVALID_INPUT', problem);
       // A question of the task file is checked against its gold answer, as in a stream; the user still approves.
       const gold = given && 'answer' in given && given.answer !== undefined ? { answer: given.answer } : demoGold(c, question.trim());
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: running the agent…', cancellable: true },
-        (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token), ...(gold ? { groundTruth: gold.answer, humanReview: true } : {}) })),
-      );
+      // Team mode: the task runs on the team space (its record waits for a reviewer under strict addition).
+      const result =
+        (await runTaskOnTeam(c, question.trim(), gold?.answer)) ??
+        (await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Agent Memory: running the agent…', cancellable: true },
+          (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token), ...(gold ? { groundTruth: gold.answer, humanReview: true } : {}) })),
+        ));
       await showResult(c, result, given?.quiet ?? false);
       warnLargeProposals(c, [result]);
       return result;
@@ -84,6 +86,7 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
       requireTrust();
+      personalStreamNotice(c);
       const args = (arg ?? {}) as TaskStreamArgs;
       const items = await streamItems(c, args);
       const approveBy = await whoApproves(c, items, args);

@@ -7,7 +7,7 @@ import { TeamRoleMemoryStore } from '../../../../src/core/memory/postgres/team-r
 import { seedTeamDemo } from '../../../../src/core/memory/postgres/team-seed';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
-import { runTeamTasks, type TeamTaskOptions } from '../../../../src/cli/team/team-task';
+import { runTeamTasks, type TeamTaskOptions } from '../../../../src/core/team/team-tasks';
 import { nullLogger } from '../../../../src/core/logger';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../support/fake-openai-server';
 import { usePostgres } from '../../../support/postgres';

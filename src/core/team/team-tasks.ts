@@ -1,20 +1,20 @@
 /**
- * `agent-memory task --db postgres://…`: the agent's task pipeline on a space of the team
- * memory (createTeamTaskMemory), with the same generator, runner and evaluators as the
+ * The agent's task pipeline on a space of the team memory (createTeamTaskMemory), for
+ * `agent-memory task --db postgres://…` and the editor's Run Task in team mode, with the same generator, runner and evaluators as the
  * editor; the role memories are the space's (role_memories). Each task's result has the
  * shape the SQLite path prints (AgentTaskResult), so the two outputs compare.
  */
-import { RoleMemories } from '../../core/agent/role-memories';
-import { toolboxDocs } from '../../core/agent/runners';
-import { EditorEvaluator, GoldEvaluator } from '../../core/agent/task-evaluators';
-import { runTaskPipeline } from '../../core/agent/task-pipeline';
-import type { AgentTaskResult } from '../../core/app/types';
-import { createBenchSession } from '../../core/bench/session';
-import type { Logger } from '../../core/logger';
-import { createTeamTaskMemory } from '../../core/memory/postgres/team-task-memory';
-import type { TeamMemoryStore } from '../../core/memory/postgres/team-store';
-import type { TeamSweepInput } from '../../core/memory/postgres/team-sweep';
-import { codeSimilarity } from '../../core/similarity/code';
+import { RoleMemories } from '../agent/role-memories';
+import { toolboxDocs } from '../agent/runners';
+import { EditorEvaluator, GoldEvaluator } from '../agent/task-evaluators';
+import { runTaskPipeline } from '../agent/task-pipeline';
+import type { AgentTaskResult } from '../app/types';
+import { createBenchSession } from '../bench/session';
+import type { Logger } from '../logger';
+import { createTeamTaskMemory } from '../memory/postgres/team-task-memory';
+import type { TeamMemoryStore } from '../memory/postgres/team-store';
+import type { TeamSweepInput } from '../memory/postgres/team-sweep';
+import { codeSimilarity } from '../similarity/code';
 
 export interface TeamTaskOptions {
   language: 'python' | 'javascript';
