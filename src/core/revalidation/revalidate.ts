@@ -19,7 +19,7 @@ import type { RunRequest, RunResult } from '../agent/runners/types';
 import { withSqlShortcut } from '../agent/runners/sql-shortcut';
 import { nullLogger } from '../logger';
 import { reviewQueries, type CheckState, type CheckWrite, type RunnableRow } from '../memory/queries/review';
-import type { MemoryStore } from '../memory/store';
+import { MemoryStore } from '../memory/store';
 import { databaseFingerprint } from './fingerprint';
 
 /**
@@ -64,15 +64,25 @@ export interface RevalidationReport {
 }
 
 /**
+ * Where revalidation reads the runnable records and writes their checks: a SQLite memory
+ * (reviewQueries) or a team space (../memory/postgres/team-revalidation.ts).
+ */
+export interface RevalidationSource {
+  runnable(): RunnableRow[] | Promise<RunnableRow[]>;
+  /** All checks in one transaction, with an audit entry per record whose staleness changed. */
+  writeChecks(checks: readonly CheckWrite[]): void | Promise<void>;
+}
+
+/**
  * @example
  * const report = await revalidate(store, { dataPath, runner: () => pythonRunner });
  * report.failing_ids; // now stale
  */
-export async function revalidate(store: MemoryStore, options: RevalidateOptions): Promise<RevalidationReport> {
+export async function revalidate(memory: MemoryStore | RevalidationSource, options: RevalidateOptions): Promise<RevalidationReport> {
   const started = performance.now();
-  const queries = reviewQueries(store);
+  const queries: RevalidationSource = memory instanceof MemoryStore ? reviewQueries(memory) : memory;
   const fingerprint = databaseFingerprint(options.dataPath).id;
-  const rows = queries.runnable().filter((r) => !options.onlyIfChanged || r.fingerprint !== fingerprint);
+  const rows = (await queries.runnable()).filter((r) => !options.onlyIfChanged || r.fingerprint !== fingerprint);
   const results: (CheckWrite & { id: string })[] = [];
   const retry: RunnableRow[] = [];
   const sandbox = (request: RunRequest, signal?: AbortSignal): Promise<RunResult> => options.runner(request.language).run(request, signal);
@@ -102,7 +112,7 @@ export async function revalidate(store: MemoryStore, options: RevalidateOptions)
   } finally {
     sqlService?.dispose();
   }
-  queries.writeChecks(results);
+  await queries.writeChecks(results);
   const count = (s: CheckState): number => results.filter((r) => r.state === s).length;
   return {
     checked: results.length,
