@@ -8,7 +8,8 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from './keyword-service
 import type { MemoryStore } from './store';
 import { dotBlob } from './dense-index';
 import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
-import { QuestionShapes, RERANK_DEPTH, RerankParts } from './rerank';
+import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RerankParts } from './rerank';
+import { ShapeIndex } from './shape-index';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -56,9 +57,11 @@ export interface SearchOptions {
   collapseSides?: boolean;
   /**
    * Re-rank the best collapsed groups by question shape and program links
-   * (see rerank.ts); needs collapse. Without it, the fused order stands.
+   * (see rerank.ts), with all parts (`true`) or these; applies only with
+   * collapse. Default: {@link DEFAULT_RERANK}. While the memory-side state
+   * still loads in the background (cold start), the fused order stands.
    */
-  rerank?: { shapes: QuestionShapes; parts?: RerankParts };
+  rerank?: boolean | RerankParts;
 }
 
 export interface SearchHit {
@@ -164,6 +167,7 @@ export class HybridSearch {
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
+    readonly shapes: ShapeIndex,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
@@ -176,12 +180,12 @@ export class HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }));
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), ShapeIndex.open(store, { logger, background }));
   }
 
-  /** Settles when both sides are loaded. */
+  /** Settles when both sides (and the re-ranking's question shapes) are loaded. */
   get ready(): Promise<void> {
-    return Promise.all([this.dense.ready, this.keywords.ready]).then(() => undefined);
+    return Promise.all([this.dense.ready, this.keywords.ready, this.shapes.ready]).then(() => undefined);
   }
 
   /**
@@ -228,13 +232,13 @@ export class HybridSearch {
         if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
       }
       if (recency) candidates.sort((a, b) => b.score - a.score);
-      const rerank = options.rerank;
-      let groups = collapseByProgram(candidates, rerank ? Math.max(k, RERANK_DEPTH) : k, { diversity });
-      if (rerank) {
-        const questionOf = (rid: number): string => programs?.get(String(rid))?.question ?? '';
-        groups = rerank.shapes.rerank(query.text, groups.map((g) => ({ g, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), rerank.parts).map((c) => c.g).slice(0, k);
+      const parts = rerankParts(options.rerank);
+      const shapes = parts ? this.shapes.shapes() : null;
+      let groups = collapseByProgram(candidates, shapes ? Math.max(k, RERANK_DEPTH) : k, { diversity });
+      if (shapes && parts) {
+        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
+        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g).slice(0, k);
       }
-      // Fewer distinct programs than asked while the rankings may hold more: look deeper.
       // Fewer distinct programs than asked while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
       if ((perSide ? ranked.short : groups.length < k && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
@@ -362,5 +366,12 @@ export class HybridSearch {
   close(): void {
     this.keywords.close();
     this.dense.dispose();
+    this.shapes.dispose();
   }
+}
+
+/** The re-ranking parts a search applies (null: none). */
+function rerankParts(option: boolean | RerankParts | undefined): RerankParts | null {
+  const parts = option === undefined ? (DEFAULT_RERANK ? ALL_RERANK_PARTS : null) : option === true ? ALL_RERANK_PARTS : option === false ? null : option;
+  return parts && (parts.slots || parts.links) ? parts : null;
 }

@@ -146,11 +146,18 @@ export class ValueVocabulary {
 
   /** The masked view of `question`; `ownCode`: the record's program, whose literals are masked too. */
   mask(question: string, ownCode?: string): MaskedQuestion {
-    let own: ValueVocabulary | null = null;
-    if (ownCode) {
-      own = new ValueVocabulary();
-      own.add(ownCode);
-    }
+    return this.maskWith(question, ownCode ? ValueVocabulary.of(valuePhrases(ownCode)) : null);
+  }
+
+  /** A vocabulary of these phrase keys (one record's program: see {@link valuePhrases}). */
+  static of(phrases: readonly string[]): ValueVocabulary {
+    const out = new ValueVocabulary();
+    for (const key of phrases) out.addPhrase(key);
+    return out;
+  }
+
+  /** The masked view of `question`, with `own` (a record's own phrases) masked too. */
+  maskWith(question: string, own: ValueVocabulary | null): MaskedQuestion {
     const source = normalizeText(question);
     const parts: string[] = [];
     const masked: string[] = [];
