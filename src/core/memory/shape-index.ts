@@ -113,8 +113,10 @@ export class ShapeIndex {
     while (this.loadStep());
   }
 
+  /** One page per event-loop turn, starting after the opening turn (open returns at once). */
   private async loadInBackground(): Promise<void> {
-    while (this.loadStep()) await new Promise<void>((resolve) => setImmediate(resolve));
+    do await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.loadStep());
   }
 
   /** Applies the changes committed (by any process) since the last query; a re-read record replaces its shape. */
