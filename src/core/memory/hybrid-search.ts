@@ -210,6 +210,8 @@ export class HybridSearch {
     const collapsing = collapse ?? mode === 'hybrid';
     const perSide = collapsing && options.collapseSides === true;
     const baseDepth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
+    const parts = collapsing ? rerankParts(options.rerank) : null;
+    const shapes = parts ? this.shapes.shapes() : null;
     let depth = baseDepth;
     for (;;) {
       // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
@@ -232,18 +234,19 @@ export class HybridSearch {
         if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
       }
       if (recency) candidates.sort((a, b) => b.score - a.score);
-      const parts = rerankParts(options.rerank);
-      const shapes = parts ? this.shapes.shapes() : null;
-      let groups = collapseByProgram(candidates, shapes ? Math.max(k, RERANK_DEPTH) : k, { diversity });
-      if (shapes && parts) {
-        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
-        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g).slice(0, k);
-      }
-      // Fewer distinct programs than asked while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
-      if ((perSide ? ranked.short : groups.length < k && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
+      // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
+      const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
+      let groups = collapseByProgram(candidates, want, { diversity });
+      // Fewer distinct programs than wanted while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
+      if ((perSide ? ranked.short : groups.length < want && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
         continue;
       }
+      if (shapes && parts) {
+        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
+        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g);
+      }
+      groups = groups.slice(0, k);
       const hits: SearchHit[] = [];
       for (const g of groups) {
         const row = this.rowStmt.get(g.representative.rid) as CandidateRow | undefined;

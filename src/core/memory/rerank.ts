@@ -1,8 +1,13 @@
 /**
  * A re-ranking stage over the fused, collapsed top of a hybrid search (issue 18):
  * it re-orders the best {@link RERANK_DEPTH} candidates by two learned-free
- * agreements between the query and each candidate, added to the candidate's
- * fused score scaled by the best one (so the first-stage order still leads):
+ * agreements between the query and each candidate, added to a first-stage
+ * score of the candidate's place in the collapsed order, scored as the fusion
+ * scores ranks (c / (c + i), c = the fusion's rank constant, i = 0 for the
+ * first), so the first-stage order still leads. The place, not the fused score:
+ * copies of other programs push a program's fused score down (they take ranks
+ * on each side) but not its place among distinct programs, so a memory with
+ * copies is re-ranked from the same footing as one without.
  *
  * - **value slots** (`slots`): the number of value slots of the query's masked
  *   view equals the candidate's. The query is masked with the value vocabulary
@@ -37,6 +42,7 @@
  * shapes.delete(rid); // the record went
  * ```
  */
+import { DEFAULT_RANK_CONSTANT } from './fusion';
 import { FUNCTION_WORDS } from './text-processing';
 import { programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
 
@@ -64,7 +70,7 @@ export const ALL_RERANK_PARTS: RerankParts = { slots: true, links: true };
 export interface RerankCandidate {
   /** The record's key (rid): its shape is looked up by it, computed from question and code when not held. */
   key: number;
-  /** First-stage score (higher is better); candidates arrive best first. */
+  /** First-stage score (higher is better); candidates arrive best first (the re-ranking reads their order). */
   score: number;
   question: string;
   code: string;
@@ -210,13 +216,11 @@ export class QuestionShapes {
   rerank<C extends RerankCandidate>(query: string, candidates: readonly C[], parts: RerankParts = ALL_RERANK_PARTS): C[] {
     if (candidates.length < 2 || (!parts.slots && !parts.links)) return [...candidates];
     const head = candidates.slice(0, RERANK_DEPTH);
-    const top = head[0].score;
-    const scale = top > 0 && Number.isFinite(top) ? top : 1;
     const q = this.maskQuery(query);
     const qSlots = slotCount(q);
     const scored = head.map((c, index) => {
       const p = this.records.get(c.key) ?? recordShape(c.question, c.code);
-      let value = c.score / scale;
+      let value = DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + index);
       if (parts.slots && p.slots === qSlots) value += SLOT_WEIGHT;
       if (parts.links) value += LINK_WEIGHT * jaccard(linked(q, p.terms), p.own);
       return { c, value, index };
