@@ -1,7 +1,7 @@
 /**
  * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
  *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]
- *   [--explain] [--mask] [--unfitted] [--no-collapse] [--no-rerank | --rerank-parts slots,links]`
+ *   [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts slots,links]]`
  *
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
  * MiniSearch, the product's retrieval; `--backend in-process` swaps in the
@@ -12,11 +12,10 @@
  * words the value masking masks in both questions. Ablations of the store
  * backend: `--mask` indexes and queries the value-masked questions,
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
- * `--no-collapse` keeps identical programs apart (and so skips the re-ranking,
- * which orders the collapsed top). The re-ranking stage over the collapsed top 10
- * (rerank.ts) is on by default, as in the product: `--no-rerank` leaves the fused
- * order, `--rerank-parts` picks its parts (`slots`, `links`; default both) for the
- * ablation table. `--rerank` is accepted (the default).
+ * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
+ * stage over the collapsed top 10 (rerank.ts; off by default, as in the product),
+ * `--rerank-parts` picks its parts (`slots`, `links`; default both) for the
+ * ablation table.
  */
 import { z } from 'zod';
 import { RERANK_PART_NAMES } from '../../core/memory/rerank';
@@ -26,7 +25,7 @@ import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES,
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--no-rerank | --rerank-parts ${RERANK_PART_NAMES.join(',')}]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]]\n`;
 
 
 const ArgsSchema = z.object({
@@ -41,7 +40,6 @@ const ArgsSchema = z.object({
   unfitted: z.boolean().default(false),
   'no-collapse': z.boolean().default(false),
   rerank: z.boolean().default(false),
-  'no-rerank': z.boolean().default(false),
   'rerank-parts': z
     .string()
     .default(RERANK_PART_NAMES.join(','))
@@ -59,7 +57,6 @@ export async function run(argv: string[]): Promise<number> {
       unfitted: { type: 'boolean' },
       'no-collapse': { type: 'boolean' },
       rerank: { type: 'boolean' },
-      'no-rerank': { type: 'boolean' },
       'rerank-parts': { type: 'string' },
     },
   });
@@ -68,11 +65,9 @@ export async function run(argv: string[]): Promise<number> {
   const memory = loadEvalFile(args.memory);
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
-  if (args.rerank && args['no-rerank']) throw new AgentMemoryError('INVALID_INPUT', '--rerank and --no-rerank contradict each other: pass one of them.');
   if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
   const parts = { slots: args['rerank-parts'].includes('slots'), links: args['rerank-parts'].includes('links') };
-  // The re-ranking orders the collapsed top: without collapse (or parts) there is none.
-  const rerank = args['no-rerank'] || args['no-collapse'] || !(parts.slots || parts.links) ? false : parts;
+  const rerank = args.rerank && (parts.slots || parts.links) ? parts : false;
   const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank });
   const explain = args.explain
     ? (e: ExplainedHit): void => {

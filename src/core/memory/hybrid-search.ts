@@ -58,8 +58,9 @@ export interface SearchOptions {
   /**
    * Re-rank the best collapsed groups by question shape and program links
    * (see rerank.ts), with all parts (`true`) or these; applies only with
-   * collapse. Default: {@link DEFAULT_RERANK}. While the memory-side state
-   * still loads in the background (cold start), the fused order stands.
+   * collapse. Default: {@link DEFAULT_RERANK} (off). The first re-ranked search
+   * reads every active record's shape (ShapeIndex: synchronously, or in the
+   * background for a background open, the fused order standing meanwhile).
    */
   rerank?: boolean | RerankParts;
 }
@@ -162,12 +163,13 @@ interface Ranked {
 export class HybridSearch {
   private readonly rowStmt;
   private readonly programStmt;
+  private shapeIndex: ShapeIndex | null = null;
 
   constructor(
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
-    readonly shapes: ShapeIndex,
+    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean } | null = null,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
@@ -180,12 +182,25 @@ export class HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), ShapeIndex.open(store, { logger, background }));
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background });
   }
 
-  /** Settles when both sides (and the re-ranking's question shapes) are loaded. */
+  /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
   get ready(): Promise<void> {
-    return Promise.all([this.dense.ready, this.keywords.ready, this.shapes.ready]).then(() => undefined);
+    return Promise.all([this.dense.ready, this.keywords.ready, this.shapeIndex?.ready]).then(() => undefined);
+  }
+
+  /**
+   * The re-ranking's memory-side state, read when first asked for (the first re-ranked search):
+   * nothing is read or held while the re-ranking is off.
+   */
+  get shapes(): ShapeIndex {
+    if (!this.shapeIndex) {
+      const o = this.shapeOptions;
+      if (!o) throw new AgentMemoryError('INVALID_STATE', 'This search was built without a store for the re-ranking; open it with HybridSearch.open.');
+      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background });
+    }
+    return this.shapeIndex;
   }
 
   /**
@@ -369,7 +384,7 @@ export class HybridSearch {
   close(): void {
     this.keywords.close();
     this.dense.dispose();
-    this.shapes.dispose();
+    this.shapeIndex?.dispose();
   }
 }
 

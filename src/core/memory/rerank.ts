@@ -46,8 +46,12 @@ import { DEFAULT_RANK_CONSTANT } from './fusion';
 import { FUNCTION_WORDS } from './text-processing';
 import { programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
 
-/** Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval). */
-export const DEFAULT_RERANK = true;
+/**
+ * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
+ * Holding every record's shape cost ~480 MB of steady RSS at 100k records and its load delayed the first
+ * answer of a cold start from 1.6 to 18.8 s (README); `rerank: true` / `eval-retrieval --rerank` opt in.
+ */
+export const DEFAULT_RERANK = false;
 /** How many of the best candidates are re-ordered. */
 export const RERANK_DEPTH = 10;
 /** Added when the query and the candidate have the same number of value slots. */

@@ -49,10 +49,7 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     assert.equal(seedTemplate.get(result.demonstrations[0].question), task.template);
     for (const d of result.demonstrations) assert.equal(h.app.get(d.recordId)?.status, 'active');
     const sims = result.demonstrations.map((d) => d.inputSimilarity ?? -1);
-    // Hybrid retrieval re-ranks its collapsed top by question shape (rerank.ts): the most similar record
-    // leads here, the others need not follow input similarity.
-    assert.equal(sims[0], Math.max(...sims), 'the most similar record first');
-    assert.equal(new Set(result.demonstrations.map((d) => d.recordId)).size, 4, 'four different records');
+    assert.deepEqual(sims, [...sims].sort((a, b) => b - a), 'ranked by input similarity');
 
     // The task log row holds everything.
     const row = h.app.task(result.taskIndex);

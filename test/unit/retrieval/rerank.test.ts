@@ -74,7 +74,7 @@ describe('HybridSearch with the re-ranking stage', () => {
       const q = 'Which ward was patient 12 in first this year?';
       const query = { text: q, vector: embedder.embedSync(q) };
       assert.equal(search.shapes.shapes()?.size, 4, 'the search holds every active record\'s shape');
-      const hits = search.search(query, 3);
+      const hits = search.search(query, 3, { rerank: true });
       assert.equal(hits.length, 3);
       assert.equal(new Set(hits.map((h) => h.recordId)).size, 3);
       assert.equal(hits[0].recordId, 'r0');

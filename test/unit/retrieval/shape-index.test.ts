@@ -106,7 +106,7 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
       // Searching uses the kept state: the hybrid answer is re-ranked and holds active records only.
       const embedder = new HashingEmbedder();
       const q = 'Which ward did patient 9 stay in first?';
-      const hits = search.search({ text: q, vector: embedder.embedSync(q) }, 3);
+      const hits = search.search({ text: q, vector: embedder.embedSync(q) }, 3, { rerank: true });
       assert.equal(hits[0].recordId, 'ward');
       assert.ok(!hits.some((h) => h.recordId === 'drug'));
     } finally {
@@ -133,7 +133,7 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
     }
   });
 
-  it('a search before the background load completes keeps the fused order, and re-ranks once loaded', async () => {
+  it('off by default: nothing is read until a search asks for the re-ranking; before the background load completes it keeps the fused order, and re-ranks once loaded', async () => {
     const store = MemoryStore.open(path.join(dir, 'm.sqlite'));
     embedded(store, RECORDS);
     const search = HybridSearch.open(store, { file: null, background: true });
@@ -141,11 +141,13 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
       const embedder = new HashingEmbedder();
       const q = 'Which care unit did patient 9 stay in first?';
       const query = { text: q, vector: embedder.embedSync(q) };
-      const early = search.search(query, 4);
-      assert.deepEqual(early.map((h) => h.recordId), search.search(query, 4, { rerank: false }).map((h) => h.recordId), 'fused order while loading');
+      await search.ready;
+      assert.equal((search as unknown as { shapeIndex: unknown }).shapeIndex, null, 'no shapes read while the re-ranking is off');
+      const early = search.search(query, 4, { rerank: true });
+      assert.deepEqual(early.map((h) => h.recordId), search.search(query, 4).map((h) => h.recordId), 'fused order while loading');
       await search.ready;
       assert.equal(search.shapes.shapes()!.size, RECORDS.length);
-      assert.equal(search.search(query, 4)[0].recordId, 'careunit');
+      assert.equal(search.search(query, 4, { rerank: true })[0].recordId, 'careunit');
     } finally {
       search.close();
       store.close();
