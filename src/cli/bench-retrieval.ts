@@ -10,7 +10,11 @@
  *   before the next query, reported separately as keyword_catchup_ms),
  * - hybrid_p50/p95_ms and vector_p50_ms: HybridSearch top-4 once its warm caches are full
  *   (Hamming scan over the cached sqlite-vec bit codes, rescoring from float16 copies with the
- *   exact vectors read where the copies leave the order undecided, MiniSearch BM25, RRF),
+ *   exact vectors read where the copies leave the order undecided, MiniSearch BM25, RRF,
+ *   collapse: the product's default), and hybrid_rerank_p50/p95_ms the same search with the
+ *   opt-in re-ranking of the collapsed top (`rerank: true`), the two alternating per query (which
+ *   goes first alternates too); shapes_load_ms: the re-ranking's state read from scratch at that
+ *   size (ShapeIndex.open, synchronous),
  * - float_scan_p50_ms: plain sqlite-vec brute force over a vec0 `float[384]` table
  *   holding the same vectors, top-4 (kept in a second database file beside the store,
  *   same pragmas: written in the same transaction scheme, its pages would otherwise be
@@ -32,6 +36,7 @@ import { z } from 'zod';
 import { SyntheticRecords } from '../core/bench/synthetic-records';
 import { HybridSearch } from '../core/memory/hybrid-search';
 import { InlineKeywords } from '../core/memory/keyword-service';
+import { ShapeIndex } from '../core/memory/shape-index';
 import { openDatabase } from '../core/memory/database';
 import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/store';
 import { vectorToBlob } from '../core/memory/vector-index';
@@ -52,6 +57,13 @@ export interface BenchRow {
   insert_per_s: number;
   hybrid_p50_ms: number;
   hybrid_p95_ms: number;
+  /** The same hybrid search with the re-ranking stage (opt-in), alternating with the default one. */
+  hybrid_rerank_p50_ms: number;
+  hybrid_rerank_p95_ms: number;
+  /** Reading every active record's question shape from scratch (ShapeIndex.open, synchronous). */
+  shapes_load_ms: number;
+  /** Records whose question shape the timed search held (all of them: the timing waits for the load). */
+  shapes_held: number;
   vector_p50_ms: number;
   float_scan_p50_ms: number;
   recall_at_4: number;
@@ -145,17 +157,39 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       // The catch-up query applies the whole batch: the keyword index then re-warms its term cache (after a
       // quiet second) and the dense side fills its float16 copies. Timing starts once both are warm.
       const catchup = timeMs(() => search.search({ text: queries[0], vector: qvecs[0] }, 4));
+      void search.shapes; // the re-ranking's state: read now (in the background with the worker), awaited with search.ready
       const warmStarted = process.hrtime.bigint();
       const keepAlive = setInterval(() => undefined, 1000);
-      await Promise.all([keywordsWarm, search.dense.warmed]);
+      // The re-ranking's question shapes load across event-loop turns too (search.ready): timing starts once they are complete.
+      await Promise.all([keywordsWarm, search.dense.warmed, search.ready]);
       clearInterval(keepAlive);
+      if (!search.shapes.loaded) throw new Error('the question shapes are not loaded after search.ready');
       const warmMs = Number(process.hrtime.bigint() - warmStarted) / 1e6;
-      for (let i = 0; i < Math.min(20, queries.length); i++) search.search({ text: queries[i], vector: qvecs[i] }, 4);
+      const shapesHeld = search.shapes.shapes()?.size ?? 0;
+      for (let i = 0; i < Math.min(20, queries.length); i++) {
+        search.search({ text: queries[i], vector: qvecs[i] }, 4);
+        search.search({ text: queries[i], vector: qvecs[i] }, 4, { rerank: true });
+      }
 
       let fused = 0;
-      const hybrid = queries
-        .map((q, i) => timeMs(() => (fused += search.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0)))
-        .sort((a, b) => a - b);
+      const hybrid: number[] = [];
+      const reranked: number[] = [];
+      queries.forEach((q, i) => {
+        const product = (): number => timeMs(() => (fused += search.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0));
+        const withRerank = (): number => timeMs(() => search.answer({ text: q, vector: qvecs[i] }, 4, { rerank: true }));
+        if (i % 2 === 0) {
+          hybrid.push(product());
+          reranked.push(withRerank());
+        } else {
+          reranked.push(withRerank());
+          hybrid.push(product());
+        }
+      });
+      hybrid.sort((a, b) => a - b);
+      reranked.sort((a, b) => a - b);
+      let shapes: ShapeIndex | null = null;
+      const shapesMs = timeMs(() => (shapes = ShapeIndex.open(store)));
+      (shapes as ShapeIndex | null)?.dispose();
       let recallHits = 0;
       const vectorTimes: number[] = [];
       queries.forEach((_, i) => {
@@ -188,6 +222,10 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         insert_per_s: Math.round(((n - startCount) / insertMs) * 1000),
         hybrid_p50_ms: round(percentile(hybrid, 0.5)),
         hybrid_p95_ms: round(percentile(hybrid, 0.95)),
+        hybrid_rerank_p50_ms: round(percentile(reranked, 0.5)),
+        hybrid_rerank_p95_ms: round(percentile(reranked, 0.95)),
+        shapes_load_ms: Math.round(shapesMs),
+        shapes_held: shapesHeld,
         vector_p50_ms: round(percentile(vectorTimes, 0.5)),
         float_scan_p50_ms: round(percentile(floatTimes, 0.5)),
         recall_at_4: round(recallHits / (queries.length * 4), 4),
@@ -213,6 +251,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, hybrid_fused: _f, warm_ms: _w, rss_mb: _r, ...r }) => r)) + '\n');
   else {
     const last = rows[rows.length - 1];
+    process.stdout.write(`hybrid with the opt-in re-ranking, alternating per query with the default (fused) one: ${rows.map((r) => `n=${r.n} p50 ${r.hybrid_rerank_p50_ms} ms (default ${r.hybrid_p50_ms}), p95 ${r.hybrid_rerank_p95_ms} ms (default ${r.hybrid_p95_ms})`).join('; ')}; question shapes read from scratch (synchronously, beside the search's own, held by the timed search: ${rows.map((r) => r.shapes_held).join(', ')} records): ${rows.map((r) => `n=${r.n} ${r.shapes_load_ms} ms`).join(', ')}\n`);
     process.stdout.write(`hybrid answers that fused both sides (${args.keywords} keyword index): ${rows.map((r) => `n=${r.n} ${r.hybrid_fused}/${args.queries}`).join(', ')}\n`);
     process.stdout.write(`warm caches full after the catch-up (waited, incl. the keyword side's quiet second): ${rows.map((r) => `n=${r.n} ${r.warm_ms} ms`).join(', ')}; process RSS when timed: ${rows.map((r) => `n=${r.n} ${r.rss_mb} MB`).join(', ')}\n`);
     for (const r of rows.filter((row) => !Number.isNaN(row.keyword32_p50_ms))) {

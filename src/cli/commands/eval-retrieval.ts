@@ -13,8 +13,9 @@
  * backend: `--mask` indexes and queries the value-masked questions,
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
  * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
- * stage over the collapsed top 10 (rerank.ts); `--rerank-parts` picks its parts
- * (`slots`, `links`; default both) for the ablation table.
+ * stage over the collapsed top 10 (rerank.ts; off by default, as in the product),
+ * `--rerank-parts` picks its parts (`slots`, `links`; default both) for the
+ * ablation table.
  */
 import { z } from 'zod';
 import { RERANK_PART_NAMES } from '../../core/memory/rerank';
@@ -24,7 +25,7 @@ import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES,
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank] [--rerank-parts ${RERANK_PART_NAMES.join(',')}]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]]\n`;
 
 
 const ArgsSchema = z.object({
@@ -65,7 +66,8 @@ export async function run(argv: string[]): Promise<number> {
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
   if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
-  const rerank = args.rerank ? { slots: args['rerank-parts'].includes('slots'), links: args['rerank-parts'].includes('links') } : undefined;
+  const parts = { slots: args['rerank-parts'].includes('slots'), links: args['rerank-parts'].includes('links') };
+  const rerank = args.rerank && (parts.slots || parts.links) ? parts : false;
   const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank });
   const explain = args.explain
     ? (e: ExplainedHit): void => {
@@ -78,7 +80,9 @@ export async function run(argv: string[]): Promise<number> {
       }
     : undefined;
   const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
-  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse: !args['no-collapse'], rerank: rerank ?? false };
+  // Collapse (and so the re-ranking) is on by default in hybrid mode only.
+  const collapse = !args['no-collapse'] && args.mode === 'hybrid';
+  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse, rerank: collapse ? rerank : false };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

@@ -36,7 +36,7 @@ import { goldProgram } from '../data/gold-program';
 import { TfidfBaselineIndex } from './tfidf-baseline';
 import { programKey } from '../memory/program-collapse';
 import { indexableMaskedText, ValueVocabulary } from '../memory/value-masking';
-import { QuestionShapes, RerankParts } from '../memory/rerank';
+import type { RerankParts } from '../memory/rerank';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
@@ -181,8 +181,8 @@ export interface StoreBackendOptions {
   fit?: boolean;
   /** Collapse identical programs (default: the search's own default, on in hybrid mode). */
   collapse?: boolean;
-  /** Re-rank the collapsed top by question shape and program links (rerank.ts), with these parts (default: off). */
-  rerank?: RerankParts;
+  /** Re-rank the collapsed top by question shape and program links (rerank.ts): all parts, none, or these (default: the search's own, DEFAULT_RERANK). */
+  rerank?: boolean | RerankParts;
 }
 
 /**
@@ -208,15 +208,12 @@ export class StoreBackend implements RetrievalBackend {
 
   /** The value vocabulary of the memory's programs (for `explain` and the `mask` ablation). */
   readonly vocabulary = new ValueVocabulary();
-  /** The re-ranking's memory-side state (filled when `rerank` is on). */
-  private readonly shapes = new QuestionShapes();
 
   constructor(private readonly options: StoreBackendOptions = {}) {}
 
   async add(input: readonly { key: string; question: string; code: string }[]): Promise<void> {
     if (this.store) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.add() fits on the whole memory: call it once.');
     for (const r of input) this.vocabulary.add(r.code);
-    if (this.options.rerank) for (const r of input) this.shapes.add(r.question, r.code);
     // The mask ablation indexes each question's masked view (its own program's values masked too).
     const records = this.options.mask ? input.map((r) => ({ ...r, question: indexableMaskedText(this.vocabulary.mask(r.question, r.code)) })) : input;
     this.embedder = new HashingEmbedder(this.options.fit === false ? {} : { statistics: fitTextStatistics(records) });
@@ -245,8 +242,7 @@ export class StoreBackend implements RetrievalBackend {
     if (!this.index) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.search() before add(): load the memory first.');
     const text = this.options.mask ? indexableMaskedText(this.vocabulary.mask(query)) : query;
     const vector = mode === 'keyword' ? undefined : this.embedder.embedSync(text);
-    const rerank = this.options.rerank ? { shapes: this.shapes, parts: this.options.rerank } : undefined;
-    return this.index.search({ text, vector }, k, { mode, collapse: this.options.collapse, rerank }).map((h) => ({ key: h.recordId, score: h.score }));
+    return this.index.search({ text, vector }, k, { mode, collapse: this.options.collapse, rerank: this.options.rerank }).map((h) => ({ key: h.recordId, score: h.score }));
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,8 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from './keyword-service
 import type { MemoryStore } from './store';
 import { dotBlob } from './dense-index';
 import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
-import { QuestionShapes, RERANK_DEPTH, RerankParts } from './rerank';
+import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RerankParts } from './rerank';
+import { ShapeIndex } from './shape-index';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -56,9 +57,12 @@ export interface SearchOptions {
   collapseSides?: boolean;
   /**
    * Re-rank the best collapsed groups by question shape and program links
-   * (see rerank.ts); needs collapse. Without it, the fused order stands.
+   * (see rerank.ts), with all parts (`true`) or these; applies only with
+   * collapse. Default: {@link DEFAULT_RERANK} (off). The first re-ranked search
+   * reads every active record's shape (ShapeIndex: synchronously, or in the
+   * background for a background open, the fused order standing meanwhile).
    */
-  rerank?: { shapes: QuestionShapes; parts?: RerankParts };
+  rerank?: boolean | RerankParts;
 }
 
 export interface SearchHit {
@@ -159,11 +163,13 @@ interface Ranked {
 export class HybridSearch {
   private readonly rowStmt;
   private readonly programStmt;
+  private shapeIndex: ShapeIndex | null = null;
 
   constructor(
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
+    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean } | null = null,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
@@ -176,12 +182,25 @@ export class HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }));
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background });
   }
 
-  /** Settles when both sides are loaded. */
+  /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
   get ready(): Promise<void> {
-    return Promise.all([this.dense.ready, this.keywords.ready]).then(() => undefined);
+    return Promise.all([this.dense.ready, this.keywords.ready, this.shapeIndex?.ready]).then(() => undefined);
+  }
+
+  /**
+   * The re-ranking's memory-side state, read when first asked for (the first re-ranked search):
+   * nothing is read or held while the re-ranking is off.
+   */
+  get shapes(): ShapeIndex {
+    if (!this.shapeIndex) {
+      const o = this.shapeOptions;
+      if (!o) throw new AgentMemoryError('INVALID_STATE', 'This search was built without a store for the re-ranking; open it with HybridSearch.open.');
+      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background });
+    }
+    return this.shapeIndex;
   }
 
   /**
@@ -206,6 +225,8 @@ export class HybridSearch {
     const collapsing = collapse ?? mode === 'hybrid';
     const perSide = collapsing && options.collapseSides === true;
     const baseDepth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
+    const parts = collapsing ? rerankParts(options.rerank) : null;
+    const shapes = parts ? this.shapes.shapes() : null;
     let depth = baseDepth;
     for (;;) {
       // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
@@ -228,18 +249,19 @@ export class HybridSearch {
         if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
       }
       if (recency) candidates.sort((a, b) => b.score - a.score);
-      const rerank = options.rerank;
-      let groups = collapseByProgram(candidates, rerank ? Math.max(k, RERANK_DEPTH) : k, { diversity });
-      if (rerank) {
-        const questionOf = (rid: number): string => programs?.get(String(rid))?.question ?? '';
-        groups = rerank.shapes.rerank(query.text, groups.map((g) => ({ g, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), rerank.parts).map((c) => c.g).slice(0, k);
-      }
-      // Fewer distinct programs than asked while the rankings may hold more: look deeper.
-      // Fewer distinct programs than asked while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
-      if ((perSide ? ranked.short : groups.length < k && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
+      // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
+      const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
+      let groups = collapseByProgram(candidates, want, { diversity });
+      // Fewer distinct programs than wanted while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
+      if ((perSide ? ranked.short : groups.length < want && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
         continue;
       }
+      if (shapes && parts) {
+        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
+        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g);
+      }
+      groups = groups.slice(0, k);
       const hits: SearchHit[] = [];
       for (const g of groups) {
         const row = this.rowStmt.get(g.representative.rid) as CandidateRow | undefined;
@@ -362,5 +384,12 @@ export class HybridSearch {
   close(): void {
     this.keywords.close();
     this.dense.dispose();
+    this.shapeIndex?.dispose();
   }
+}
+
+/** The re-ranking parts a search applies (null: none). */
+function rerankParts(option: boolean | RerankParts | undefined): RerankParts | null {
+  const parts = option === undefined ? (DEFAULT_RERANK ? ALL_RERANK_PARTS : null) : option === true ? ALL_RERANK_PARTS : option === false ? null : option;
+  return parts && (parts.slots || parts.links) ? parts : null;
 }

@@ -30,17 +30,27 @@ import { FUNCTION_WORDS, normalizeText } from './text-processing';
 /** Placeholder of a masked vocabulary value or quoted string. */
 export const VALUE_PLACEHOLDER = '<value>';
 
-/** Generic literal patterns, tried in this order at each position (each becomes its placeholder). */
+/**
+ * Generic literal patterns, tried in this order at a position that does not follow a letter or digit
+ * (each becomes its placeholder). Sticky: each is tried exactly at `lastIndex`, without copying the rest.
+ */
 const GENERIC_PATTERNS: readonly [RegExp, string][] = [
-  [/^(?:'[^']{1,80}'|"[^"]{1,80}")/, VALUE_PLACEHOLDER],
-  [/^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\/\d{1,2}\/\d{2,4}|\d{1,2}\/\d{4}|\d{4}-\d{1,2})(?![\d])/, '<date>'],
-  [/^\d{1,2}:\d{2}(?::\d{2})?(?!\d)/, '<time>'],
-  [/^\d+\.\d+(?!\d)/, '<number>'],
-  [/^\d+(?:st|nd|rd|th)?(?![\p{L}\p{N}])/u, '<number>'],
+  [/(?:'[^']{1,80}'|"[^"]{1,80}")/y, VALUE_PLACEHOLDER],
+  [/(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\/\d{1,2}\/\d{2,4}|\d{1,2}\/\d{4}|\d{4}-\d{1,2})(?![\d])/y, '<date>'],
+  [/\d{1,2}:\d{2}(?::\d{2})?(?!\d)/y, '<time>'],
+  [/\d+\.\d+(?!\d)/y, '<number>'],
+  [/\d+(?:st|nd|rd|th)?(?![\p{L}\p{N}])/uy, '<number>'],
 ];
 
 const STRING_LITERAL = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g;
 const WORD = /[\p{L}\p{N}]+/gu;
+/** A word exactly at `lastIndex`. */
+const WORD_AT = /[\p{L}\p{N}]+/uy;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** What may separate the words of one phrase: blanks or light punctuation. */
+const PHRASE_GAP = /^[\s\-/,.%&+()[\]]*$/;
+/** Longest phrase matched, in words. */
+const MAX_PHRASE_WORDS = 12;
 
 /** Lower-cased words of a text (letters and digits). */
 function wordsOf(text: string): string[] {
@@ -71,10 +81,14 @@ export interface MaskedQuestion {
   masked: string[];
 }
 
-/** Value phrases of stored programs with the number of records holding each; see the module comment. */
+/**
+ * Value phrases of stored programs with the number of records holding each; see the module comment.
+ * Masking costs O(question words): one map lookup per word start (the phrase lengths that start with
+ * that word), then one per such length; the vocabulary is never scanned.
+ */
 export class ValueVocabulary {
   private readonly phrases = new Map<string, number>();
-  /** First word → lengths (in words) of the phrases starting with it. */
+  /** First word → lengths (in words) of the phrases starting with it, each with its number of phrases. */
   private readonly lengths = new Map<string, Map<number, number>>();
 
   /** Number of distinct value phrases. */
@@ -88,36 +102,62 @@ export class ValueVocabulary {
 
   /** Counts the literal phrases of one record's program. */
   add(code: string): void {
-    for (const words of phrasesOf(code)) {
-      const key = words.join(' ');
-      this.phrases.set(key, (this.phrases.get(key) ?? 0) + 1);
-      const byLength = this.lengths.get(words[0]) ?? new Map<number, number>();
-      byLength.set(words.length, (byLength.get(words.length) ?? 0) + 1);
-      this.lengths.set(words[0], byLength);
-    }
+    for (const key of valuePhrases(code)) this.addPhrase(key);
   }
 
   /** Un-counts them (the record went); a phrase leaves with its last record. */
   remove(code: string): void {
-    for (const words of phrasesOf(code)) {
-      const key = words.join(' ');
-      const n = this.phrases.get(key);
-      if (n === undefined) continue;
-      if (n > 1) this.phrases.set(key, n - 1);
-      else this.phrases.delete(key);
-      const byLength = this.lengths.get(words[0]);
-      const m = byLength?.get(words.length);
-      if (!byLength || m === undefined) continue;
-      if (m > 1) byLength.set(words.length, m - 1);
-      else byLength.delete(words.length);
-      if (byLength.size === 0) this.lengths.delete(words[0]);
+    for (const key of valuePhrases(code)) this.removePhrase(key);
+  }
+
+  /** Counts one phrase (a key of {@link valuePhrases}: lower-case words joined by single spaces). */
+  addPhrase(key: string): void {
+    const n = this.phrases.get(key) ?? 0;
+    this.phrases.set(key, n + 1);
+    if (n > 0) return;
+    const { first, length } = phraseShape(key);
+    const byLength = this.lengths.get(first) ?? new Map<number, number>();
+    byLength.set(length, (byLength.get(length) ?? 0) + 1);
+    this.lengths.set(first, byLength);
+  }
+
+  /** Un-counts one phrase; nothing happens when it is not there. */
+  removePhrase(key: string): void {
+    const n = this.phrases.get(key);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.phrases.set(key, n - 1);
+      return;
     }
+    this.phrases.delete(key);
+    const { first, length } = phraseShape(key);
+    const byLength = this.lengths.get(first);
+    const m = byLength?.get(length);
+    if (!byLength || m === undefined) return;
+    if (m > 1) byLength.set(length, m - 1);
+    else byLength.delete(length);
+    if (byLength.size === 0) this.lengths.delete(first);
+  }
+
+  /** Every phrase with its count, sorted (tests compare an incrementally kept vocabulary with a rebuilt one). */
+  entries(): [string, number][] {
+    return [...this.phrases.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   }
 
   /** The masked view of `question`; `ownCode`: the record's program, whose literals are masked too. */
   mask(question: string, ownCode?: string): MaskedQuestion {
-    const own = ownCode ? new ValueVocabulary() : null;
-    if (own && ownCode) own.add(ownCode);
+    return this.maskWith(question, ownCode ? ValueVocabulary.of(valuePhrases(ownCode)) : null);
+  }
+
+  /** A vocabulary of these phrase keys (one record's program: see {@link valuePhrases}). */
+  static of(phrases: readonly string[]): ValueVocabulary {
+    const out = new ValueVocabulary();
+    for (const key of phrases) out.addPhrase(key);
+    return out;
+  }
+
+  /** The masked view of `question`, with `own` (a record's own phrases) masked too. */
+  maskWith(question: string, own: ValueVocabulary | null): MaskedQuestion {
     const source = normalizeText(question);
     const parts: string[] = [];
     const masked: string[] = [];
@@ -126,23 +166,25 @@ export class ValueVocabulary {
       if (parts[parts.length - 1] !== token) parts.push(token);
     };
     let i = 0;
-    while (i < source.length) {
-      const rest = source.slice(i);
-      const generic = GENERIC_PATTERNS.find(([re]) => re.test(rest));
-      if (generic && (i === 0 || !/[\p{L}\p{N}]/u.test(source[i - 1]))) {
-        const m = generic[0].exec(rest)!;
-        placeholder(generic[1], m[0].replace(/^['"]|['"]$/g, ''));
-        i += m[0].length;
-        continue;
+    next: while (i < source.length) {
+      if (i === 0 || !WORD_CHAR.test(source[i - 1])) {
+        for (const [re, token] of GENERIC_PATTERNS) {
+          re.lastIndex = i;
+          const m = re.exec(source);
+          if (!m) continue;
+          placeholder(token, m[0].replace(/^['"]|['"]$/g, ''));
+          i += m[0].length;
+          continue next;
+        }
       }
-      WORD.lastIndex = i;
-      const w = WORD.exec(source);
-      if (!w || w.index !== i) {
+      WORD_AT.lastIndex = i;
+      const w = WORD_AT.exec(source);
+      if (!w) {
         parts.push(source[i]);
         i += 1;
         continue;
       }
-      const span = this.match(source, i, own);
+      const span = this.match(source, i, w[0], own);
       if (span > i) {
         placeholder(VALUE_PLACEHOLDER, source.slice(i, span));
         i = span;
@@ -154,20 +196,26 @@ export class ValueVocabulary {
     return { text: parts.join('').replace(/\s+/g, ' ').trim(), masked };
   }
 
-  /** End of the longest vocabulary phrase starting at `start` (a word start), or `start`. */
-  private match(source: string, start: number, own: ValueVocabulary | null): number {
+  /** End of the longest vocabulary phrase starting at `start` (a word start, `first` the word there), or `start`. */
+  private match(source: string, start: number, first: string, own: ValueVocabulary | null): number {
+    const mine = this.lengths.get(first);
+    const theirs = own?.lengths.get(first);
+    if (!mine && !theirs) return start;
+    let longest = 0;
+    for (const n of mine?.keys() ?? []) longest = Math.max(longest, n);
+    for (const n of theirs?.keys() ?? []) longest = Math.max(longest, n);
     const ends: number[] = [];
     const words: string[] = [];
     WORD.lastIndex = start;
-    for (let m = WORD.exec(source); m !== null && words.length < 12; m = WORD.exec(source)) {
+    for (let m = WORD.exec(source); m !== null && words.length < Math.min(longest, MAX_PHRASE_WORDS); m = WORD.exec(source)) {
       // Words of a phrase are separated by blanks or light punctuation only.
-      const gap = source.slice(ends.length ? ends[ends.length - 1] : start, m.index);
-      if (ends.length && !/^[\s\-/,.%&+()[\]]*$/.test(gap)) break;
+      if (ends.length && !PHRASE_GAP.test(source.slice(ends[ends.length - 1], m.index))) break;
       words.push(m[0]);
       ends.push(m.index + m[0].length);
     }
     for (let n = words.length; n >= 1; n--) {
-      const key = words.slice(0, n).join(' ');
+      if (!mine?.has(n) && !theirs?.has(n)) continue;
+      const key = n === 1 ? words[0] : words.slice(0, n).join(' ');
       if (n === 1 && !maskableAlone(key)) continue;
       if (this.phrases.has(key) || own?.phrases.has(key)) return ends[n - 1];
     }
@@ -175,19 +223,24 @@ export class ValueVocabulary {
   }
 }
 
+function phraseShape(key: string): { first: string; length: number } {
+  const space = key.indexOf(' ');
+  return { first: space < 0 ? key : key.slice(0, space), length: space < 0 ? 1 : key.split(' ').length };
+}
+
 /** A single word is masked alone only if it is not a function word and has two or more characters. */
 function maskableAlone(word: string): boolean {
   return word.length >= 2 && !FUNCTION_WORDS.has(word);
 }
 
-/** Word sequences of a program's literals (digits-only literals are left to the generic patterns). */
-function phrasesOf(code: string): string[][] {
-  const out: string[][] = [];
+/** The value phrases of a program's literals, as keys (lower-case words joined by single spaces; digits-only literals are left to the generic patterns). */
+export function valuePhrases(code: string): string[] {
+  const out: string[] = [];
   for (const literal of programLiterals(code)) {
     const words = wordsOf(literal);
-    if (words.length === 0 || words.length > 12 || words.every((w) => /^\d+$/.test(w))) continue;
+    if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every((w) => /^\d+$/.test(w))) continue;
     if (words.length === 1 && !maskableAlone(words[0])) continue;
-    out.push(words);
+    out.push(words.join(' '));
   }
   return out;
 }

@@ -63,7 +63,7 @@ describe('eval-retrieval', () => {
     assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5, distinct_at_k: 2 });
   });
 
-  it('a memory of 20 copies per line ranks as the memory without copies (hit@1, distinct_at_k), and explain names the masked words', async function () {
+  it('a memory of 20 copies per line ranks as the memory without copies (hit@1 of the default ranking; distinct_at_k re-ranked too), and explain names the masked words', async function () {
     this.timeout(120_000);
     const files = writeEhrSplit(60);
     try {
@@ -75,6 +75,10 @@ describe('eval-retrieval', () => {
       const copied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid' });
       assert.ok(Math.abs(copied.hit_at_1 - single.hit_at_1) <= 0.01, `hit@1 ${copied.hit_at_1} with copies vs ${single.hit_at_1}`);
       assert.equal(copied.distinct_at_k, single.distinct_at_k);
+      // The opt-in re-ranking is not copy-invariant in hit@1 yet (README: 0.6962 with copies vs 0.7170 on the
+      // full shared split); it still shows as many distinct programs.
+      const rerankedCopied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true }) });
+      assert.equal(rerankedCopied.distinct_at_k, single.distinct_at_k);
       // Without collapse the copies fill the top 4 (the issue's symptom).
       const uncollapsed = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid', backend: new StoreBackend({ collapse: false }) });
       assert.equal(uncollapsed.distinct_at_k, 1);
@@ -88,8 +92,8 @@ describe('eval-retrieval', () => {
     }
   });
 
-  it('real data: hybrid reaches hit@1 ≥ 0.50 and beats the TF-IDF baseline (≈0.44)', async function () {
-    this.timeout(60_000);
+  it('real data: hybrid reaches hit@1 ≥ 0.50 and beats the TF-IDF baseline (≈0.44); the opt-in re-ranking lifts hit@1', async function () {
+    this.timeout(180_000);
     const files = writeEhrSplit();
     try {
       const memory = loadEvalFile(files.memory);
@@ -98,11 +102,13 @@ describe('eval-retrieval', () => {
       assert.equal(queries.length, 1198);
       const baseline = await evaluateRetrieval({ memory, queries, mode: 'tfidf-baseline' });
       const hybrid = await evaluateRetrieval({ memory, queries, mode: 'hybrid' }); // the real store (default backend)
+      const reranked = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true }) });
       const reference = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new InProcessBackend() });
+      assert.ok(reranked.hit_at_1 > hybrid.hit_at_1, `re-ranked hit@1 ${reranked.hit_at_1} vs fused ${hybrid.hit_at_1}`);
       assert.ok(baseline.hit_at_1 > 0.4 && baseline.hit_at_1 < 0.47, `baseline hit@1 ${baseline.hit_at_1}`);
       assert.ok(hybrid.hit_at_1 >= 0.5, `hybrid hit@1 ${hybrid.hit_at_1}`);
       assert.ok(hybrid.precision_at_k > baseline.precision_at_k, `precision@4 ${hybrid.precision_at_k} vs ${baseline.precision_at_k}`);
-      // The store's approximate dense search (bit codes + rescoring) loses nothing against the exact scan here.
+      // The store's approximate dense search (bit codes + rescoring) loses nothing against the exact scan here (both fused, no re-ranking).
       assert.ok(Math.abs(hybrid.hit_at_1 - reference.hit_at_1) <= 0.01, `store ${hybrid.hit_at_1} vs in-process ${reference.hit_at_1}`);
     } finally {
       fs.rmSync(files.dir, { recursive: true, force: true });

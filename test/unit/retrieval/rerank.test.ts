@@ -12,7 +12,7 @@ const CAREUNIT = { question: 'What was the first care unit of patient 7 this yea
 
 function shapesOf(...records: { question: string; code: string }[]): QuestionShapes {
   const shapes = new QuestionShapes();
-  for (const r of records) shapes.add(r.question, r.code);
+  records.forEach((r, i) => shapes.set(i, r.question, r.code));
   return shapes;
 }
 
@@ -26,15 +26,15 @@ describe('QuestionShapes (re-ranking)', () => {
   it('follows records as they go: a removed record no longer makes its words known', () => {
     const shapes = shapesOf(COST_PROCEDURE, WARD);
     assert.deepEqual(shapes.maskQuery('the ward'), ['the', 'ward']);
-    shapes.remove(WARD.question, WARD.code);
+    shapes.delete(1);
     assert.deepEqual(shapes.maskQuery('the ward'), ['the', '<value>']);
   });
 
   it('prefers the candidate with as many value slots as the query over a better-scored one with more', () => {
     const shapes = shapesOf(COST_PROCEDURE, COST_PATIENT);
     const candidates = [
-      { id: 'patient', score: 1, ...COST_PATIENT },
-      { id: 'procedure', score: 0.9, ...COST_PROCEDURE },
+      { id: 'patient', key: 1, score: 1, ...COST_PATIENT },
+      { id: 'procedure', key: 0, score: 0.9, ...COST_PROCEDURE },
     ];
     // "hip replacement" is a value slot; the patient id is a number shape, not a value slot.
     assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates).map((c) => c.id), ['procedure', 'patient']);
@@ -44,8 +44,8 @@ describe('QuestionShapes (re-ranking)', () => {
   it('prefers the candidate whose program the query names the way its own question did (links)', () => {
     const shapes = shapesOf(WARD, CAREUNIT);
     const candidates = [
-      { id: 'careunit', score: 1, ...CAREUNIT },
-      { id: 'ward', score: 0.95, ...WARD },
+      { id: 'careunit', key: 1, score: 1, ...CAREUNIT },
+      { id: 'ward', key: 0, score: 0.95, ...WARD },
     ];
     assert.deepEqual(shapes.rerank('Which ward did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['ward', 'careunit']);
     assert.deepEqual(shapes.rerank('Which care unit did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
@@ -57,8 +57,8 @@ describe('QuestionShapes (re-ranking)', () => {
 
   it('re-orders only the best RERANK_DEPTH candidates', () => {
     const shapes = shapesOf(COST_PROCEDURE, COST_PATIENT);
-    const filler = Array.from({ length: RERANK_DEPTH }, (_, i) => ({ id: `f${i}`, score: 1 - i / 100, ...COST_PATIENT }));
-    const out = shapes.rerank('What is the cost of a procedure named hip replacement?', [...filler, { id: 'procedure', score: 0.1, ...COST_PROCEDURE }]);
+    const filler = Array.from({ length: RERANK_DEPTH }, (_, i) => ({ id: `f${i}`, key: 100 + i, score: 1 - i / 100, ...COST_PATIENT }));
+    const out = shapes.rerank('What is the cost of a procedure named hip replacement?', [...filler, { id: 'procedure', key: 0, score: 0.1, ...COST_PROCEDURE }]);
     assert.equal(out[out.length - 1].id, 'procedure');
   });
 });
@@ -71,10 +71,10 @@ describe('HybridSearch with the re-ranking stage', () => {
     store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
     const search = HybridSearch.open(store, { file: null });
     try {
-      const shapes = shapesOf(WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT);
       const q = 'Which ward was patient 12 in first this year?';
       const query = { text: q, vector: embedder.embedSync(q) };
-      const hits = search.search(query, 3, { rerank: { shapes } });
+      assert.equal(search.shapes.shapes()?.size, 4, 'the search holds every active record\'s shape');
+      const hits = search.search(query, 3, { rerank: true });
       assert.equal(hits.length, 3);
       assert.equal(new Set(hits.map((h) => h.recordId)).size, 3);
       assert.equal(hits[0].recordId, 'r0');
