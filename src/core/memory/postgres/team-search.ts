@@ -1,9 +1,23 @@
 /**
- * Hybrid retrieval on the team server, in one round trip: pgvector cosine distance
- * (HNSW index per embedding dimension, see ensureDenseIndex) and a `tsvector` keyword
- * match (OR of the query's terms, ts_rank), fused in process with the same reciprocal-rank
- * fusion as the personal memory (../fusion.ts). Only active records are retrievable.
+ * Hybrid retrieval on the team server: pgvector cosine distance (HNSW index per embedding
+ * dimension, see ensureDenseIndex) and a keyword side, fused in process with the same
+ * reciprocal-rank fusion as the personal memory (../fusion.ts). Only active records are
+ * retrievable.
+ *
+ * The keyword side costs the same however many records match a common word
+ * (docs/team-memory.md, "Keyword search at 100k"):
+ * 1. the query is split into terms by the server's own parser, and each term's document
+ *    frequency in the space is read from `term_stats` (kept exact by triggers, migration 2);
+ * 2. candidates are the records holding one of the rarest terms, as many terms as keep the
+ *    postings within KEYWORD_CANDIDATES; only the GIN postings of those terms are read;
+ * 3. when every term is common (each one's postings over the cap), candidates are the
+ *    records holding all of them and those holding the rarest one, each part cut at
+ *    KEYWORD_CANDIDATES rows (a common-words-only query still answers);
+ * 4. candidates are ranked by the summed BM25 IDF of the query terms they hold (ties:
+ *    ts_rank, then age).
+ * So at most 2 × KEYWORD_CANDIDATES rows are read and ranked, never every match.
  */
+import type { PoolClient } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../fusion';
 import type { MemoryRecord } from '../types';
 import type { TeamMemoryStore } from './team-store';
@@ -15,39 +29,149 @@ export interface TeamSearchHit extends FusedHit {
 
 /** Candidates each side contributes before fusion. */
 const SIDE_DEPTH = 32;
+/** Most records one part of the keyword side reads (the rare terms' postings, the common terms' intersection, the fallback). */
+export const KEYWORD_CANDIDATES = 1000;
+/** Most query terms looked up (a long prompt keeps its first ones). */
+const MAX_TERMS = 64;
+/** Longest query text sent to the server's parser. */
+const MAX_QUERY_CHARS = 4000;
 
-/** Lower-case word terms of `text` for a tsquery (letters and digits only: nothing of the input reaches the query syntax). */
+/** A lexeme that can be written as a tsquery operand without escaping (letters, digits, underscore). */
+const PLAIN_TERM = /^[\p{L}\p{N}_]+$/u;
+
+/** Lower-case word terms of `text` (letters and digits only: nothing of the input reaches the query syntax). */
 export function keywordTerms(text: string, max = 32): string[] {
   const terms = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
   return [...new Set(terms.filter((t) => t.length > 1))].slice(0, max);
 }
 
+export interface TermFrequency {
+  term: string;
+  df: number;
+}
+
+/** What the keyword side asks the server: the tsqueries of its candidate parts and the weights it ranks with. */
+export interface KeywordPlan {
+  /** OR of the rarest terms whose postings together stay within the cap ('' when even the rarest term's do not). */
+  rare: string;
+  /** When `rare` is '': AND of every term (cut at the cap). */
+  common: string;
+  /** When `rare` is '' and there are several terms: the rarest term alone (cut at the cap), so a common-words-only query still answers. */
+  fallback: string;
+  /** Every present term, quoted, with its BM25 IDF. */
+  terms: string[];
+  idf: number[];
+  /** OR of every present term (ts_rank tie-break). */
+  all: string;
+}
+
+const quote = (term: string): string => `'${term}'`;
+
+/**
+ * The candidate parts for terms with their document frequencies among `active` records.
+ * Pure: unit-testable without a server.
+ */
+export function planKeywordSearch(frequencies: TermFrequency[], active: number, cap = KEYWORD_CANDIDATES): KeywordPlan | undefined {
+  const present = frequencies.filter((f) => f.df > 0 && PLAIN_TERM.test(f.term)).sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+  if (present.length === 0) return undefined;
+  const rare: TermFrequency[] = [];
+  let sum = 0;
+  for (const f of present) {
+    if (sum + f.df > cap) break;
+    rare.push(f);
+    sum += f.df;
+  }
+  const n = Math.max(active, present[present.length - 1].df);
+  return {
+    rare: rare.map((f) => quote(f.term)).join(' | '),
+    common: rare.length === 0 ? present.map((f) => quote(f.term)).join(' & ') : '',
+    fallback: rare.length === 0 && present.length > 1 ? quote(present[0].term) : '',
+    terms: present.map((f) => quote(f.term)),
+    idf: present.map((f) => Math.log(1 + (n - f.df + 0.5) / (f.df + 0.5))),
+    all: present.map((f) => quote(f.term)).join(' | '),
+  };
+}
+
+/** Document frequencies of the query's terms in the space (the server's parser, so terms match the stored tsvector) and the active count. */
+async function termFrequencies(c: PoolClient, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
+  const r = await c.query<{ term: string; df: number }>(
+    `SELECT t.term, coalesce(s.df, 0)::float8 AS df
+       FROM (SELECT term FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) term LIMIT ${MAX_TERMS}) t
+       LEFT JOIN term_stats s ON s.space = $1 AND s.term = t.term
+     UNION ALL SELECT '', coalesce((SELECT df FROM term_stats WHERE space = $1 AND term = ''), 0)::float8`,
+    [space, query.slice(0, MAX_QUERY_CHARS)],
+  );
+  const active = Number(r.rows.find((row) => row.term === '')?.df ?? 0);
+  return { frequencies: r.rows.filter((row) => row.term !== '').map((row) => ({ term: row.term, df: Number(row.df) })), active };
+}
+
+/**
+ * The one statement of a search: dense top-k and keyword top-k, UNION ALL. `space || ''`
+ * keeps the planner off the (space, status, …) btree, which it prefers when the table has no
+ * statistics yet (right after a bulk load) and then filters every row of the space.
+ */
+function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const p = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const space = p(undefined); // filled by the caller
+  const parts: string[] = [];
+  if (withDense) {
+    const v = p(undefined);
+    const cast = `embedding::vector(${dim})`;
+    parts.push(`(SELECT 'd' AS side, id, 1 - (${cast} <=> ${v}::vector) AS score FROM records
+      WHERE space || '' = ${space} AND status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${SIDE_DEPTH})`);
+  }
+  if (plan) {
+    const limit = p(KEYWORD_CANDIDATES);
+    const candidates = [plan.rare, plan.common, plan.fallback]
+      .filter((q) => q !== '')
+      .map((q) => `(SELECT rid, id, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+    const terms = p(plan.terms);
+    const idf = p(plan.idf);
+    const all = p(plan.all);
+    parts.push(`(SELECT 'k' AS side, id, score FROM (
+        SELECT c.rid, c.id, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
+               ts_rank(c.tsv, ${all}::tsquery) AS tie
+        FROM (SELECT DISTINCT ON (rid) rid, id, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
+      ORDER BY score DESC, tie DESC, rid LIMIT ${SIDE_DEPTH})`);
+  }
+  return { sql: parts.join(' UNION ALL '), params };
+}
+
 /** Best-first records for `query` (and its vector, when the memory has vectors). */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number): Promise<TeamSearchHit[]> {
-  const terms = keywordTerms(query);
-  const tsquery = terms.map((t) => `'${t}'`).join(' | ');
   const dim = vector?.length ?? 0;
   const rows = await team.withClient(
-    (c) =>
-      c.query<{ side: 'd' | 'k'; id: string; score: number }>(
-        `WITH d AS (
-           SELECT id, 1 - (embedding::vector(${dim || 1}) <=> $2::vector) AS score FROM records
-           WHERE $2::text IS NOT NULL AND space = $1 AND status = 'active' AND embedding_dim = ${dim || 1}
-           ORDER BY embedding::vector(${dim || 1}) <=> $2::vector LIMIT $4),
-         k AS (
-           SELECT id, ts_rank(tsv, q) AS score FROM records, to_tsquery('simple', $3) q
-           WHERE $3 <> '' AND space = $1 AND status = 'active' AND tsv @@ q
-           ORDER BY score DESC, rid LIMIT $4)
-         SELECT 'd' AS side, id, score FROM d UNION ALL SELECT 'k', id, score FROM k`,
-        [team.space, vector && dim > 0 ? vectorLiteral(vector) : null, tsquery, SIDE_DEPTH],
-      ),
+    async (c) => {
+      const { frequencies, active } = await termFrequencies(c, team.space, query);
+      const plan = planKeywordSearch(frequencies, active);
+      const statement = searchStatement(dim, dim > 0, plan);
+      if (statement.sql === '') return [];
+      statement.params[0] = team.space;
+      if (dim > 0) statement.params[1] = vectorLiteral(vector!);
+      return (await c.query<{ side: 'd' | 'k'; id: string; score: number }>(statement.sql, statement.params)).rows;
+    },
     'search the team memory',
     { retryBroken: true },
   );
   const dense: RankedKey[] = [];
   const keyword: RankedKey[] = [];
-  for (const r of rows.rows) (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
+  for (const r of rows) (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
   const fused = fuseRankings(dense, keyword, { limit: k });
   const records = new Map((await team.getMany(fused.map((h) => h.key))).map((r) => [r.id, r]));
   return fused.flatMap((h) => (records.has(h.key) ? [{ ...h, record: records.get(h.key)! }] : []));
+}
+
+/** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
+export async function explainSearch(c: PoolClient, space: string, query: string, vector: Float32Array | null, analyze = false): Promise<string[]> {
+  const dim = vector?.length ?? 0;
+  const { frequencies, active } = await termFrequencies(c, space, query);
+  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active));
+  statement.params[0] = space;
+  if (dim > 0) statement.params[1] = vectorLiteral(vector!);
+  const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);
+  return r.rows.map((row) => row['QUERY PLAN']);
 }
