@@ -17,7 +17,7 @@
  *    ts_rank, then age).
  * So at most 2 × KEYWORD_CANDIDATES rows are read and ranked, never every match.
  */
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../fusion';
 import type { MemoryRecord } from '../types';
 import type { TeamMemoryStore } from './team-store';
@@ -31,6 +31,8 @@ export interface TeamSearchHit extends FusedHit {
 const SIDE_DEPTH = 32;
 /** Most records one part of the keyword side reads (the rare terms' postings, the common terms' intersection, the fallback). */
 export const KEYWORD_CANDIDATES = 1000;
+/** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
+const HNSW_CANDIDATES = 40;
 /** Most query terms looked up (a long prompt keeps its first ones). */
 const MAX_TERMS = 64;
 /** Longest query text sent to the server's parser. */
@@ -93,7 +95,7 @@ export function planKeywordSearch(frequencies: TermFrequency[], active: number, 
 }
 
 /** Document frequencies of the query's terms in the space (the server's parser, so terms match the stored tsvector) and the active count. */
-async function termFrequencies(c: PoolClient, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
+async function termFrequencies(c: ClientBase, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
   const r = await c.query<{ term: string; df: number }>(
     `SELECT t.term, coalesce(s.df, 0)::float8 AS df
        FROM (SELECT term FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) term LIMIT ${MAX_TERMS}) t
@@ -106,9 +108,10 @@ async function termFrequencies(c: PoolClient, space: string, query: string): Pro
 }
 
 /**
- * The one statement of a search: dense top-k and keyword top-k, UNION ALL. `space || ''`
- * keeps the planner off the (space, status, …) btree, which it prefers when the table has no
- * statistics yet (right after a bulk load) and then filters every row of the space.
+ * The one statement of a search: dense top-k and keyword top-k, UNION ALL. Neither side
+ * lets the planner use the (space, status, …) btree, which it prefers when the table has no
+ * statistics yet (right after a bulk load) and which then reads every row of the space:
+ * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
  */
 function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
@@ -121,8 +124,12 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
   if (withDense) {
     const v = p(undefined);
     const cast = `embedding::vector(${dim})`;
-    parts.push(`(SELECT 'd' AS side, id, 1 - (${cast} <=> ${v}::vector) AS score FROM records
-      WHERE space || '' = ${space} AND status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${SIDE_DEPTH})`);
+    // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
+    // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
+    parts.push(`(SELECT 'd' AS side, id, score FROM (
+        SELECT space, id, 1 - (${cast} <=> ${v}::vector) AS score FROM records
+        WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${HNSW_CANDIDATES}) n
+      WHERE space = ${space} LIMIT ${SIDE_DEPTH})`);
   }
   if (plan) {
     const limit = p(KEYWORD_CANDIDATES);
@@ -166,7 +173,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
 }
 
 /** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
-export async function explainSearch(c: PoolClient, space: string, query: string, vector: Float32Array | null, analyze = false): Promise<string[]> {
+export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false): Promise<string[]> {
   const dim = vector?.length ?? 0;
   const { frequencies, active } = await termFrequencies(c, space, query);
   const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active));
