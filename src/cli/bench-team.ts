@@ -51,6 +51,8 @@ const pct = (xs: number[], p: number): number | null => {
 interface Tally {
   acked: Set<string>;
   failed: number;
+  /** Failure messages (numbers masked) → count, to tell timeouts from conflicts in the report. */
+  failures: Map<string, number>;
   incRetrieval: number;
   incPhi: number;
   searchMs: number[];
@@ -67,7 +69,11 @@ function startClient(i: number, input: BenchClientInput, password: string | unde
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const e = JSON.parse(line) as { t: string; id?: string; at?: number; ms?: number; kind?: string; n?: number; mb?: number; message?: string };
     if (e.t === 'ack') tally.acked.add(e.id!);
-    else if (e.t === 'failed') tally.failed++;
+    else if (e.t === 'failed') {
+      tally.failed++;
+      const key = (e.message ?? '').replace(/\d+/g, 'N').slice(0, 200);
+      tally.failures.set(key, (tally.failures.get(key) ?? 0) + 1);
+    }
     else if (e.t === 'search') tally.searchMs.push(e.ms!);
     else if (e.t === 'inc') e.kind === 'phi' ? (tally.incPhi += e.n!) : (tally.incRetrieval += e.n!);
     else if (e.t === 'approved') tally.approvedAt.set(e.id!, e.at!);
@@ -111,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
     const t1 = Date.now();
     if (cluster) await setupTeamMemory(cluster.ownerUrl, { dimensions: [DIM] });
     const indexMs = Date.now() - t1;
-    const tally: Tally = { acked: new Set(), failed: 0, incRetrieval: 0, incPhi: 0, searchMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
+    const tally: Tally = { acked: new Set(), failed: 0, failures: new Map(), incRetrieval: 0, incPhi: 0, searchMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
     const started = Date.now();
     const clients = Array.from({ length: args.clients }, (_, i) =>
       startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'] }, password, tally),
@@ -147,7 +153,7 @@ async function main(argv: string[]): Promise<number> {
     const report = {
       clients: args.clients, rounds: args.rounds, records: args.records, faults: args.faults, killed_clients: killed, seed_ms: seedMs, seed_index_ms: indexMs,
       statistics_refreshed: seeded.statistics.refreshed, duration_ms: durationMs,
-      writes_acknowledged: tally.acked.size, writes_found: tally.acked.size - lost, writes_lost: lost, writes_failed_reported: tally.failed,
+      writes_acknowledged: tally.acked.size, writes_found: tally.acked.size - lost, writes_lost: lost, writes_failed_reported: tally.failed, failure_messages: Object.fromEntries(tally.failures),
       increments_sent: tally.incRetrieval + tally.incPhi, increments_found: Number(sums.rows[0].r) + Number(sums.rows[0].u),
       visibility_p50_ms: pct(visibility, 50), visibility_p99_ms: pct(visibility, 99), visibility_samples: visibility.length,
       search_p50_ms: pct(tally.searchMs, 50), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,

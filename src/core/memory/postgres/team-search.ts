@@ -19,13 +19,18 @@
  */
 import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../fusion';
+import { rowToRecord, RecordRow } from '../record-row';
 import type { MemoryRecord } from '../types';
-import type { TeamMemoryStore } from './team-store';
+import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
 import { vectorLiteral } from './vector-text';
 
 export interface TeamSearchHit extends FusedHit {
   record: MemoryRecord;
 }
+
+/** A candidate of one side with its record's columns. */
+type CandidateRow = RecordRow & { side: 'd' | 'k'; score: number; pos: string };
+const RECORD_COLUMNS = TEAM_RECORD_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
 
 /** Candidates each side contributes before fusion. */
 const SIDE_DEPTH = 32;
@@ -126,26 +131,28 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
     const cast = `embedding::vector(${dim})`;
     // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
     // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
-    parts.push(`(SELECT 'd' AS side, id, score FROM (
-        SELECT space, id, 1 - (${cast} <=> ${v}::vector) AS score FROM records
+    parts.push(`(SELECT 'd' AS side, rid, score, row_number() OVER (ORDER BY score DESC, rid) AS pos FROM (
+        SELECT space, rid, 1 - (${cast} <=> ${v}::vector) AS score FROM records
         WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${HNSW_CANDIDATES}) n
-      WHERE space = ${space} LIMIT ${SIDE_DEPTH})`);
+      WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${SIDE_DEPTH})`);
   }
   if (plan) {
     const limit = p(KEYWORD_CANDIDATES);
     const candidates = [plan.rare, plan.common, plan.fallback]
       .filter((q) => q !== '')
-      .map((q) => `(SELECT rid, id, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+      .map((q) => `(SELECT rid, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
     const terms = p(plan.terms);
     const idf = p(plan.idf);
     const all = p(plan.all);
-    parts.push(`(SELECT 'k' AS side, id, score FROM (
-        SELECT c.rid, c.id, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
+    parts.push(`(SELECT 'k' AS side, rid, score, row_number() OVER (ORDER BY score DESC, tie DESC, rid) AS pos FROM (
+        SELECT c.rid, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
                ts_rank(c.tsv, ${all}::tsquery) AS tie
-        FROM (SELECT DISTINCT ON (rid) rid, id, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
+        FROM (SELECT DISTINCT ON (rid) rid, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
       ORDER BY score DESC, tie DESC, rid LIMIT ${SIDE_DEPTH})`);
   }
-  return { sql: parts.join(' UNION ALL '), params };
+  // The candidates' records come with them: fusion picks among them without another round trip.
+  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid`;
+  return { sql, params };
 }
 
 /** Best-first records for `query` (and its vector, when the memory has vectors). */
@@ -159,17 +166,21 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
       if (statement.sql === '') return [];
       statement.params[0] = team.space;
       if (dim > 0) statement.params[1] = vectorLiteral(vector!);
-      return (await c.query<{ side: 'd' | 'k'; id: string; score: number }>(statement.sql, statement.params)).rows;
+      return (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
     },
     'search the team memory',
     { retryBroken: true },
   );
+  rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
   const dense: RankedKey[] = [];
   const keyword: RankedKey[] = [];
-  for (const r of rows) (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
+  const byId = new Map<string, CandidateRow>();
+  for (const r of rows) {
+    (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
+    byId.set(r.id, r);
+  }
   const fused = fuseRankings(dense, keyword, { limit: k });
-  const records = new Map((await team.getMany(fused.map((h) => h.key))).map((r) => [r.id, r]));
-  return fused.flatMap((h) => (records.has(h.key) ? [{ ...h, record: records.get(h.key)! }] : []));
+  return fused.map((h) => ({ ...h, record: rowToRecord(byId.get(h.key)!) }));
 }
 
 /** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
