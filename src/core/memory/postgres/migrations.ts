@@ -205,10 +205,11 @@ BEGIN
   RETURN NULL;
 END $$;
 -- Bulk inserts and deletes aggregate per statement; an update touches the stats only when it changes what is searchable
--- (Φ and retrieval-count increments do not fire it).
+-- (Φ and retrieval-count increments do not fire it), and at COMMIT (deferred): the rows of common terms, which every
+-- approval updates, stay locked for the commit only, not across the client's round trips.
 CREATE TRIGGER records_terms_inserted AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION agent_memory_terms_inserted();
 CREATE TRIGGER records_terms_deleted AFTER DELETE ON records REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION agent_memory_terms_deleted();
-CREATE TRIGGER records_terms_updated AFTER UPDATE ON records FOR EACH ROW
+CREATE CONSTRAINT TRIGGER records_terms_updated AFTER UPDATE ON records DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
   WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.tsv IS DISTINCT FROM NEW.tsv OR OLD.space IS DISTINCT FROM NEW.space)
   EXECUTE FUNCTION agent_memory_terms_updated();
 -- The records already stored (the migration holds the table lock the triggers' creation took, so no write slips between).
