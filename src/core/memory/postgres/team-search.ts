@@ -11,11 +11,12 @@
  * 2. candidates are the records holding one of the rarest terms, as many terms as keep the
  *    postings within KEYWORD_CANDIDATES; only the GIN postings of those terms are read;
  * 3. when every term is common (each one's postings over the cap), candidates are the
- *    records holding all of them and those holding the rarest one, each part cut at
- *    KEYWORD_CANDIDATES rows (a common-words-only query still answers);
+ *    records holding all of them (words in over half of the records left out of the AND)
+ *    and those holding the rarest one, each part cut at COMMON_CANDIDATES rows (a
+ *    common-words-only query still answers);
  * 4. candidates are ranked by the summed BM25 IDF of the query terms they hold (ties:
  *    ts_rank, then age).
- * So at most 2 × KEYWORD_CANDIDATES rows are read and ranked, never every match.
+ * So at most KEYWORD_CANDIDATES rows are read and ranked, never every match.
  */
 import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../fusion';
@@ -36,6 +37,11 @@ const RECORD_COLUMNS = TEAM_RECORD_COLUMNS.split(',').map((c) => `r.${c.trim()}`
 const SIDE_DEPTH = 32;
 /** Most records one part of the keyword side reads (the rare terms' postings, the common terms' intersection, the fallback). */
 export const KEYWORD_CANDIDATES = 1000;
+/**
+ * Rows each part of a common-words-only query reads: its candidates all hold the same terms
+ * (equal IDF sums), so a larger cut would only feed the ts_rank tie-break.
+ */
+export const COMMON_CANDIDATES = 250;
 /** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
 const HNSW_CANDIDATES = 40;
 /** Most query terms looked up (a long prompt keeps its first ones). */
@@ -61,9 +67,9 @@ export interface TermFrequency {
 export interface KeywordPlan {
   /** OR of the rarest terms whose postings together stay within the cap ('' when even the rarest term's do not). */
   rare: string;
-  /** When `rare` is '': AND of every term (cut at the cap). */
+  /** When `rare` is '': AND of every term held by at most half of the records (of every term, when none is), cut at COMMON_CANDIDATES. */
   common: string;
-  /** When `rare` is '' and there are several terms: the rarest term alone (cut at the cap), so a common-words-only query still answers. */
+  /** When `rare` is '' and the AND has several terms: the rarest term alone (cut at COMMON_CANDIDATES), so a common-words-only query still answers. */
   fallback: string;
   /** Every present term, quoted, with its BM25 IDF. */
   terms: string[];
@@ -89,10 +95,13 @@ export function planKeywordSearch(frequencies: TermFrequency[], active: number, 
     sum += f.df;
   }
   const n = Math.max(active, present[present.length - 1].df);
+  // In the AND, words in more than half of the records (near stop words, IDF < ln 2) only cost GIN work.
+  const selective = present.filter((f) => f.df <= n / 2);
+  const all = selective.length > 0 ? selective : present;
   return {
     rare: rare.map((f) => quote(f.term)).join(' | '),
-    common: rare.length === 0 ? present.map((f) => quote(f.term)).join(' & ') : '',
-    fallback: rare.length === 0 && present.length > 1 ? quote(present[0].term) : '',
+    common: rare.length === 0 ? all.map((f) => quote(f.term)).join(' & ') : '',
+    fallback: rare.length === 0 && all.length > 1 ? quote(present[0].term) : '',
     terms: present.map((f) => quote(f.term)),
     idf: present.map((f) => Math.log(1 + (n - f.df + 0.5) / (f.df + 0.5))),
     all: present.map((f) => quote(f.term)).join(' | '),
@@ -137,10 +146,13 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
       WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${SIDE_DEPTH})`);
   }
   if (plan) {
-    const limit = p(KEYWORD_CANDIDATES);
-    const candidates = [plan.rare, plan.common, plan.fallback]
-      .filter((q) => q !== '')
-      .map((q) => `(SELECT rid, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+    const candidates = [
+      [plan.rare, KEYWORD_CANDIDATES],
+      [plan.common, COMMON_CANDIDATES],
+      [plan.fallback, COMMON_CANDIDATES],
+    ]
+      .filter(([q]) => q !== '')
+      .map(([q, limit]) => `(SELECT rid, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
     const terms = p(plan.terms);
     const idf = p(plan.idf);
     const all = p(plan.all);

@@ -63,6 +63,11 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     assert.equal(common.rare, '');
     assert.equal(common.common, "'many' & 'how'");
     assert.equal(common.fallback, "'many'");
+    // Words in over half of the records stay out of the AND; with one term left, it is the fallback itself.
+    const stop = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }, { term: 'stays', df: 2000 }], 10_000, 1000);
+    assert.deepEqual([stop?.rare, stop?.common, stop?.fallback], ['', "'stays' & 'icu'", "'stays'"]);
+    const one = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }], 10_000, 1000);
+    assert.deepEqual([one?.common, one?.fallback], ["'icu'", '']);
     assert.equal(planKeywordSearch([{ term: 'absent', df: 0 }], 10, 1000), undefined);
   });
 
