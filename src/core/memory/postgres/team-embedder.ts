@@ -11,7 +11,6 @@
  */
 import type { ClientBase } from 'pg';
 import { AgentMemoryError } from '../../errors';
-import { mismatchCheck } from '../store-types';
 import { DEFAULT_HASHING_DIMENSION, HashingEmbedder } from '../../similarity/hashing-embedder';
 
 /** Dimension of a space's shared embedder when nothing is stored yet. */
@@ -27,7 +26,13 @@ export function sharedEmbedderFor(space: string, id: string | undefined, dimensi
   if (unfitted && Number.isInteger(dim) && Number(unfitted[1]) === dim) {
     const embedder = new HashingEmbedder({ dimension: dim });
     // Another feature version: the stored vectors are not comparable with this client's.
-    mismatchCheck({ id, dimension: dim }, embedder.id, embedder.dimension);
+    if (embedder.id !== id) {
+      throw new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `Space '${space}' of the team memory embeds with ${id}, another version of the built-in hashing embedder than this client's ${embedder.id}: use the same Agent Memory version on every client of the space.`,
+        { space, stored: id, configured: embedder.id },
+      );
+    }
     return embedder;
   }
   throw new AgentMemoryError(
@@ -58,8 +63,14 @@ export async function setSharedEmbedder(c: ClientBase, space: string, dimension:
     const r = await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [space, [EMBEDDER_ID_META, EMBEDDER_DIM_META]]);
     const meta = new Map(r.rows.map((row) => [row.key, row.value]));
     const id = meta.get(EMBEDDER_ID_META);
-    if (id !== undefined) mismatchCheck({ id, dimension: Number(meta.get(EMBEDDER_DIM_META)) }, embedder.id, embedder.dimension);
-    else {
+    if (id !== undefined && id !== embedder.id) {
+      throw new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `Space '${space}' already embeds with ${id} (${meta.get(EMBEDDER_DIM_META) ?? '?'} dimensions); vectors of ${embedder.id} would not compare with its records. Keep that dimension for this space, or set up a new space. Nothing was changed.`,
+        { space, stored: id, requested: embedder.id },
+      );
+    }
+    if (id === undefined) {
       await c.query('INSERT INTO meta(space, key, value) VALUES ($1, $2, $3), ($1, $4, $5)', [space, EMBEDDER_ID_META, embedder.id, EMBEDDER_DIM_META, String(dimension)]);
     }
     await c.query('COMMIT');
