@@ -16,6 +16,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { PASSWORD_ENV } from '../core/memory/postgres/connection';
 import { TeamMemoryStore } from '../core/memory/postgres/team-store';
@@ -39,7 +40,8 @@ const ArgsSchema = z.object({
 });
 const DIM = 16;
 const ROOT = path.resolve(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+/** tsx as a loader of this process, not its CLI: the CLI runs the script in a grandchild that a SIGKILL of the child would leave running. */
+const TSX_LOADER = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs');
 const CLIENT = path.join(ROOT, 'src', 'cli', 'team', 'bench-team-client.ts');
 
 const pct = (xs: number[], p: number): number | null => {
@@ -65,7 +67,7 @@ interface Tally {
 }
 
 function startClient(i: number, input: BenchClientInput, password: string | undefined, tally: Tally): { child: ChildProcess; exited: Promise<void> } {
-  const child = spawn(process.execPath, [TSX, CLIENT, JSON.stringify(input)], { cwd: ROOT, env: { ...process.env, ...(password ? { [PASSWORD_ENV]: password } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', pathToFileURL(TSX_LOADER).href, CLIENT, JSON.stringify(input)], { cwd: ROOT, env: { ...process.env, ...(password ? { [PASSWORD_ENV]: password } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const e = JSON.parse(line) as { t: string; id?: string; at?: number; ms?: number; kind?: string; n?: number; mb?: number; message?: string };
     if (e.t === 'ack') tally.acked.add(e.id!);
