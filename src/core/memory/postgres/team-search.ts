@@ -44,7 +44,7 @@ export const KEYWORD_CANDIDATES = 1000;
 export const COMMON_CANDIDATES = 250;
 /** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
 const HNSW_CANDIDATES = 40;
-/** Most query terms looked up (a long prompt keeps its first ones). */
+/** Most query terms ranked with (a long prompt keeps its rarest ones). */
 const MAX_TERMS = 64;
 /** Longest query text sent to the server's parser. */
 const MAX_QUERY_CHARS = 4000;
@@ -85,7 +85,10 @@ const quote = (term: string): string => `'${term}'`;
  * Pure: unit-testable without a server.
  */
 export function planKeywordSearch(frequencies: TermFrequency[], active: number, cap = KEYWORD_CANDIDATES): KeywordPlan | undefined {
-  const present = frequencies.filter((f) => f.df > 0 && PLAIN_TERM.test(f.term)).sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+  const present = frequencies
+    .filter((f) => f.df > 0 && PLAIN_TERM.test(f.term))
+    .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
+    .slice(0, MAX_TERMS);
   if (present.length === 0) return undefined;
   const rare: TermFrequency[] = [];
   let sum = 0;
@@ -112,7 +115,7 @@ export function planKeywordSearch(frequencies: TermFrequency[], active: number, 
 async function termFrequencies(c: ClientBase, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
   const r = await c.query<{ term: string; df: number }>(
     `SELECT t.term, coalesce(s.df, 0)::float8 AS df
-       FROM (SELECT term FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) term LIMIT ${MAX_TERMS}) t
+       FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) t(term)
        LEFT JOIN term_stats s ON s.space = $1 AND s.term = t.term
      UNION ALL SELECT '', coalesce((SELECT df FROM term_stats WHERE space = $1 AND term = ''), 0)::float8`,
     [space, query.slice(0, MAX_QUERY_CHARS)],
