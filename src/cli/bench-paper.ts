@@ -129,7 +129,7 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   fs.writeFileSync(path.join(o.out, 'report.html'), renderPaperReport({ title, json, curves: cellCurves(cells, results.map((r) => r.result)), comparison, checks, footer }));
   log(footer.join('\n'));
   if (comparison.length > 0) log(`Predicted vs paper (EHRAgent, Tables 1–2; ${o.agent === 'simulated' ? 'SIMULATION' : o.agent}, stream ${o.stream}):\n${formatComparison(comparison)}`);
-  log(`What the grid must show (issue 9), as measured — differences paired by seed, 95 % CI:\n${formatChecks(checks)}`);
+  log(`What the grid must show (${o.stream === 'paper' ? 'issue 19, paper-length stream' : 'issue 9, human stream'}), as measured — differences paired by seed, 95 % CI:\n${formatChecks(checks)}`);
   return { json, seconds };
 }
 

@@ -10,17 +10,17 @@ import { AgentMemoryError } from '../core/errors';
 import { describeConnection, isPostgresUrl } from '../core/memory/postgres/connection';
 
 /** Commands that take a team memory URL where they take a database file. */
-export const TEAM_COMMANDS = ['mcp', 'review', 'migrate', 'team-setup'] as const;
+export const TEAM_COMMANDS = ['task', 'seed', 'export', 'import', 'backup', 'restore', 'review', 'mcp', 'migrate', 'team-setup'] as const;
 
 /** Workaround for a SQLite-only command: copy the team memory to a file first. */
 export const VIA_MIGRATE = "copy the team memory to a file with 'agent-memory migrate --from postgres://… --to FILE' and give FILE";
 
-/** `target` when it is a file path; UNSUPPORTED (nothing done) when it is a postgres:// URL. */
-export function requireFileDatabase(target: string, command: string, instead: string = VIA_MIGRATE): string {
+/** `target` when it is a file path; UNSUPPORTED (nothing done) when it is a postgres:// URL. `kind`: what the option names. */
+export function requireFileDatabase(target: string, command: string, instead: string = VIA_MIGRATE, kind = 'a SQLite memory file'): string {
   if (!isPostgresUrl(target)) return target;
   throw new AgentMemoryError(
     'UNSUPPORTED',
-    `'agent-memory ${command}' works on a SQLite memory file only, not on the team memory at ${describeConnection(target)}: ${instead}. ` +
+    `'agent-memory ${command}' works on ${kind} only, not on the team memory at ${describeConnection(target)}: ${instead}. ` +
       `Commands that take a postgres:// URL: ${TEAM_COMMANDS.join(', ')}. Nothing was done.`,
   );
 }

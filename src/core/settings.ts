@@ -70,6 +70,15 @@ export const SettingsSchema = z.object({
   }),
   /** The memory as language-model tools for VS Code chat agents (memory_search / memory_record / memory_feedback). */
   tools: z.object({ enabled: z.boolean().default(true) }).prefault({}),
+  /**
+   * The team memory on PostgreSQL (docs/team-memory.md): `url` = postgres://user@host/db?sslmode=…
+   * without a password (the password lives in SecretStorage); empty = no team memory.
+   * `space` scopes the records (default: the workspace folder's name). Checked by core/team/team-config.ts.
+   */
+  team: z.object({
+    url: z.string().trim().default(''),
+    space: z.string().trim().default(''),
+  }).prefault({}),
 });
 export type Settings = z.output<typeof SettingsSchema>;
 

@@ -32,6 +32,12 @@ import { watchAgentData } from './data-watcher';
 import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
 import { isPostgresUrl } from '../core/memory/postgres/connection';
+import { TeamMode } from './team/team-mode';
+import { TEAM_VIEW_ID, TeamTreeProvider, type TeamNode } from './team/team-tree';
+import { TeamStatusBar } from './team/team-status-bar';
+import { registerTeamCommands } from './team/team-commands';
+import { TEAM_SCHEME, TeamDocumentProvider } from './team/team-documents';
+import { TEAM_PASSWORD } from './secrets';
 
 export const EXPLORER_VIEW_ID = 'agentMemory.explorer';
 const DEFAULT_DATABASE_FILE = 'memory.sqlite';
@@ -52,6 +58,13 @@ export class Container implements vscode.Disposable {
   readonly dashboard: DashboardController;
   readonly statusBar: MemoryStatusBar;
   readonly modelStatus: ModelStatus;
+  /** The team memory on PostgreSQL (agentMemory.team.*), beside the personal memory. */
+  readonly team: TeamMode;
+  readonly teamTree: TeamTreeProvider;
+  readonly teamTreeView: vscode.TreeView<TeamNode>;
+  readonly teamStatusBar: TeamStatusBar;
+  /** The team memory's password in SecretStorage. */
+  readonly teamPassword: ApiKeyStore;
   readonly demoDataDir: string;
   /** The last approval / rejection / deletion / restore, for Undo. */
   readonly undo = new UndoHistory();
@@ -78,6 +91,7 @@ export class Container implements vscode.Disposable {
     this.register(this.settingsApplied);
     this.apiKey = new ApiKeyStore(context.secrets);
     this.embeddingApiKey = new ApiKeyStore(context.secrets, EMBEDDING_API_KEY);
+    this.teamPassword = new ApiKeyStore(context.secrets, TEAM_PASSWORD);
     this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
     this.databasePathGuard = new DatabasePathGuard(() => this.configuredDatabasePath(), this.logger, () => this.applySettings(this.settings.value));
 
@@ -121,6 +135,14 @@ export class Container implements vscode.Disposable {
     this.register(this.embeddingApiKey.onDidChange(() => this.host.current?.embeddingChanged()));
     this.register(this.settings.onDidChange(() => this.host.current?.embeddingChanged()));
 
+    // Team mode: the team memory's session, view, status bar and commands.
+    this.team = this.register(new TeamMode(this.settings, this.teamPassword, tagged(this.logger, 'team')));
+    this.teamTree = this.register(new TeamTreeProvider(this.team));
+    this.teamTreeView = this.register(vscode.window.createTreeView(TEAM_VIEW_ID, { treeDataProvider: this.teamTree, canSelectMany: true }));
+    this.teamStatusBar = this.register(new TeamStatusBar(this.team));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(TEAM_SCHEME, new TeamDocumentProvider(this.team)));
+    for (const d of registerTeamCommands({ team: this.team, tree: this.teamTree, password: this.teamPassword, logger: this.logger })) this.register(d);
+
     for (const d of registerCommands(this)) this.register(d);
     // The agent's database changed: re-run the programs whose data fingerprint differs (stale ones stop being demonstrations).
     this.register(
@@ -133,7 +155,7 @@ export class Container implements vscode.Disposable {
     );
 
     // The memory as tools for other agents: VS Code language-model tools and the MCP server definition.
-    this.register(registerMemoryLmTools(this.host, tagged(this.logger, 'lm-tools')));
+    this.register(registerMemoryLmTools(this.host, tagged(this.logger, 'lm-tools'), () => this.team.tools()));
     this.mcpServerProvider = this.register(
       registerMcpServerProvider({
         extensionPath: context.extensionUri.fsPath,
@@ -141,6 +163,11 @@ export class Container implements vscode.Disposable {
         databasePath: () => this.databasePath(),
         additionPolicy: () => this.settings.value.addition.policy,
         onDidChange: this.settings.onDidChange,
+        team: {
+          target: () => (this.team.config.kind === 'on' ? { url: this.team.config.url, space: this.team.config.space } : undefined),
+          password: () => this.teamPassword.get(),
+          onDidChange: this.team.onDidChangeConfig,
+        },
         logger: this.logger,
       }),
     );

@@ -231,6 +231,19 @@ describe('commands', function () {
     assert.equal(report.failing, 0, 'the data did not change: nothing fails');
   });
 
+  it('team memory commands without a team memory: the password is stored and cleared; the others refuse (the team suite drives them on a real server)', async () => {
+    assert.equal(api.container.team.config.kind, 'off');
+    assert.equal(await cmd<boolean>('agentMemory.setTeamPassword', 'not-a-real-password'), true);
+    assert.equal(await api.container.context.secrets.get('agentMemory.team.password'), 'not-a-real-password');
+    assert.equal(api.container.team.session, undefined, 'no team URL: nothing connects');
+    assert.equal(await cmd<boolean>('agentMemory.clearTeamPassword'), true);
+    assert.equal(await api.container.context.secrets.get('agentMemory.team.password'), undefined);
+    for (const id of ['agentMemory.approveTeamRecords', 'agentMemory.rejectTeamRecords', 'agentMemory.restoreTeamRecords', 'agentMemory.refreshTeam', 'agentMemory.loadMoreTeam', 'agentMemory.openTeamRecord']) {
+      exercised.add(id);
+      assert.equal(await vscode.commands.executeCommand(id, id === 'agentMemory.loadMoreTeam' ? 'pending' : 'some-id'), undefined, `${id} without a team memory`);
+    }
+  });
+
   it('every command declared in package.json is registered and exercised above', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const declared = ((ext.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands).map((c) => c.command);

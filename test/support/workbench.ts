@@ -10,35 +10,17 @@
  *   await session.dispose();
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type ConsoleMessage, type FrameLocator, type Locator, type Page } from 'playwright-core';
-import { REPO_ROOT, startCodeServer, workbenchUrl, type CodeServer } from './code-server';
+import { type Browser, type ConsoleMessage, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import { REPO_ROOT } from './code-server';
 
-export const CHROMIUM_PATH = process.env.AGENT_MEMORY_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-results', 'screenshots');
 const WORKBENCH_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 15_000;
 /** How long a twistie click may take to show before `setGroupExpanded` clicks again. */
 const CLICK_SETTLE_MS = 3_000;
 
-/** Flags that keep Chromium from flooding the closed network. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
-/** Launches headless system Chromium with a fresh profile; throws a clear error when absent. */
-export async function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run 'bash scripts/bootstrap.sh' (apt-get install chromium)`);
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
-}
+export { CHROMIUM_ARGS, CHROMIUM_PATH, launchBrowser } from './chromium';
 
 /** A loaded workbench page plus the UI actions tests need. */
 export class Workbench {
@@ -459,62 +441,4 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export interface WorkbenchSessionOptions {
-  /** 'development': load the repo as the development extension; 'vsix': install `vsix`. */
-  mode: 'development' | 'vsix';
-  vsix?: string;
-  /** Folder to open; a fresh temp folder when omitted. */
-  workspaceFolder?: string;
-  /** Called with the workspace folder before code-server starts (seed files here). */
-  prepareWorkspace?: (folder: string) => void;
-}
-
-export interface WorkbenchSession {
-  server: CodeServer;
-  browser: Browser;
-  workbench: Workbench;
-  workspaceFolder: string;
-  /** Browser console lines seen so far (errors help when a test fails). */
-  consoleLines: string[];
-  dispose(): Promise<void>;
-}
-
-/** code-server + Chromium + loaded workbench, torn down by dispose(). */
-export async function startWorkbench(options: WorkbenchSessionOptions): Promise<WorkbenchSession> {
-  const ownFolder = !options.workspaceFolder;
-  const workspaceFolder = options.workspaceFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-ws-'));
-  options.prepareWorkspace?.(workspaceFolder);
-  if (options.mode === 'vsix' && !options.vsix) throw new Error("startWorkbench: mode 'vsix' needs options.vsix");
-  if (options.mode === 'development' && !fs.existsSync(path.join(REPO_ROOT, 'dist', 'extension.js'))) {
-    throw new Error("dist/extension.js missing: run 'npm run build' first");
-  }
-  const server = await startCodeServer({
-    workspaceFolder,
-    vsix: options.mode === 'vsix' ? options.vsix : undefined,
-    extensionDevelopment: options.mode === 'development',
-  });
-  const consoleLines: string[] = [];
-  let browser: Browser | undefined;
-  try {
-    browser = await launchBrowser();
-    const url = workbenchUrl(server, { folder: workspaceFolder, extensionDevelopmentPath: options.mode === 'development' ? REPO_ROOT : undefined });
-    const workbench = await Workbench.open(browser, url, (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
-    const b = browser;
-    return {
-      server,
-      browser: b,
-      workbench,
-      workspaceFolder,
-      consoleLines,
-      dispose: async () => {
-        await b.close().catch(() => undefined);
-        await server.stop();
-        if (ownFolder) fs.rmSync(workspaceFolder, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await browser?.close().catch(() => undefined);
-    await server.stop();
-    throw error;
-  }
-}
+export { startWorkbench, type WorkbenchSession, type WorkbenchSessionOptions } from './workbench-session';

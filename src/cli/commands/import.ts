@@ -4,20 +4,24 @@ import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { importRecords, parseJsonl } from '../../core/memory/jsonl';
 import { MemoryStore } from '../../core/memory/store';
+import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
+import { importTeamJsonl } from '../../core/memory/postgres/team-jsonl';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
-import { requireFileDatabase } from '../db-target';
+import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 
-export const summary = 'import records from a JSONL file: import FILE --db DB [--reason TEXT]';
-const USAGE = `Usage: agent-memory import FILE --db DB [--reason TEXT]
+export const summary = 'import records from a JSONL file: import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT]';
+const USAGE = `Usage: agent-memory import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT]
 
 Every line is checked first (valid UTF-8 and JSON, every field, ids without control characters
 or path separators, size caps); any error names the line and field and nothing is written.
-Secrets in the text are redacted before they are stored.`;
+Secrets in the text are redacted before they are stored. Into a team memory's space (password
+from ${PASSWORD_ENV}) the records go in one transaction, audited with who imported them.`;
 
 const ArgsSchema = z.object({
   file: z.string({ message: 'give the JSONL file to import' }).min(1, 'give the JSONL file to import'),
   db: z.string({ message: 'give the memory database with --db' }).min(1, 'give the memory database with --db'),
   reason: z.string().optional(),
+  space: z.string().optional(),
 });
 
 /**
@@ -26,18 +30,29 @@ const ArgsSchema = z.object({
  * writes nothing and, when DB did not exist, leaves no file behind.
  */
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, reason: { type: 'string' } }, allowPositionals: true });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, space: { type: 'string' }, reason: { type: 'string' } }, allowPositionals: true });
   if (parsed === HELP_SHOWN) return 0;
   if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
-  requireFileDatabase(args.db, 'import', "import into a new file, then copy it to the team memory with 'agent-memory migrate --from FILE --to postgres://…'");
+  if (!isPostgresUrl(args.db)) refuseSpaceOnFile(args.space, USAGE);
   if (!fs.existsSync(args.file)) throw new AgentMemoryError('NOT_FOUND', `No such file: ${args.file}.`);
   const records = parseJsonl(fs.readFileSync(args.file));
+  const reason = args.reason ?? `import of ${args.file}`;
+  if (isPostgresUrl(args.db)) {
+    const team = await connectTeam(args.db, args.space, { logger: stderrLogger('warn') });
+    try {
+      const { imported, redacted } = await importTeamJsonl(team, records, { reason });
+      process.stdout.write(`imported ${imported} record(s) into space ${team.space} of ${team.where}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}\n`);
+    } finally {
+      await team.close();
+    }
+    return 0;
+  }
   const existed = fs.existsSync(args.db);
   let store: MemoryStore | undefined;
   try {
     store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
-    const { imported, redacted } = importRecords(store, records, { reason: args.reason ?? `import of ${args.file}` });
+    const { imported, redacted } = importRecords(store, records, { reason });
     process.stdout.write(`imported ${imported} record(s) into ${args.db}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}\n`);
   } catch (error) {
     store?.close();

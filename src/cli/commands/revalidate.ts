@@ -57,8 +57,8 @@ export async function run(argv: string[]): Promise<number> {
     { db: v.db ?? '', data: v.data ?? '', json: v.json, changedOnly: v['changed-only'], concurrency: v.concurrency, timeoutMs: v['timeout-ms'], isolation: v.isolation },
     USAGE,
   );
-  requireFileDatabase(args.db, 'revalidate');
-  requireFileDatabase(args.data, 'revalidate', 'give the SQLite data file the programs query with --data');
+  requireFileDatabase(args.db, 'revalidate', "the team memory has no stale marks yet (its schema has no record-check table and team retrieval would not skip them): revalidate a file copy to find the records that now fail ('agent-memory migrate --from postgres://… --to FILE', then revalidate --db FILE)");
+  requireFileDatabase(args.data, 'revalidate', 'give the SQLite data file the programs query with --data', 'a SQLite data file for --data');
   if (!fs.existsSync(args.db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${args.db}; give an existing file with --db.`);
   const logger = stderrLogger('warn');
   const store = MemoryStore.open(path.resolve(args.db), { logger });

@@ -2,7 +2,7 @@
  * `agent-memory review --db FILE|postgres://… [--space NAME] [--approve ID]… [--reject ID]… [--restore ID]…`:
  * a reviewer's step from the command line, on a SQLite memory or a team memory. Without an
  * action it prints the counts by status and the pending records (the queue). Each action is
- * one transaction: an id that is missing or in the wrong state changes nothing.
+ * one transaction, all of them together: an id that is missing or in the wrong state changes nothing at all.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +23,8 @@ Without an action: prints the number of records by status and the pending ones (
   --reject ID    pending → deleted (restorable)        (repeatable)
   --restore ID   deleted → the status it had before    (repeatable)
   --space NAME   the team memory's space (default "default")
+All the actions of one call are one transaction: one id that is missing or in the wrong
+state changes nothing at all.
 The team memory's password comes from ${PASSWORD_ENV} or PGPASSWORD, never from a file.`;
 
 const Ids = z.array(z.string().min(1)).default([]);
@@ -42,7 +44,8 @@ type Operation = 'approve' | 'reject' | 'restore';
 interface ReviewBackend {
   counts(): Promise<Record<RecordStatus, number>>;
   pending(limit: number): Promise<MemoryRecord[]>;
-  transition(ids: string[], operation: Operation, reason: string): Promise<MemoryRecord[]>;
+  /** Every step in one transaction: all of them or none. Returns each step's records. */
+  transitionAll(steps: { ids: string[]; operation: Operation; reason: string }[]): Promise<MemoryRecord[][]>;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ async function openBackend(db: string, space: string | undefined): Promise<Revie
     return {
       counts: () => team.counts(),
       pending: (limit) => team.listByStatus('pending', limit),
-      transition: (ids, op, reason) => team.transition(ids, op, { trigger: 'user', reason }),
+      transitionAll: (steps) => team.transitionSteps(steps, { trigger: 'user' }),
       close: () => team.close(),
     };
   }
@@ -62,7 +65,7 @@ async function openBackend(db: string, space: string | undefined): Promise<Revie
   return {
     counts: () => Promise.resolve(store.counts()),
     pending: (limit) => Promise.resolve(store.list({ status: 'pending', limit }).items),
-    transition: (ids, op, reason) => Promise.resolve(store.transition(ids, op, { trigger: 'user', reason })),
+    transitionAll: (steps) => Promise.resolve(store.atomically(() => steps.map((s) => store.transition(s.ids, s.operation, { trigger: 'user', reason: s.reason })))),
     close: () => Promise.resolve(store.close()),
   };
 }
@@ -78,12 +81,12 @@ export async function run(argv: string[]): Promise<number> {
   const backend = await openBackend(args.db, args.space);
   const where = isPostgresUrl(args.db) ? describeConnection(args.db) : args.db;
   try {
-    const actions: [Operation, string[]][] = (['approve', 'reject', 'restore'] as const).map((op) => [op, args[op]]);
+    const steps = (['approve', 'reject', 'restore'] as const).filter((op) => args[op].length > 0).map((op) => ({ operation: op, ids: args[op], reason: args.reason ?? `agent-memory review --${op}` }));
     const changed: { operation: Operation; id: string; status: RecordStatus }[] = [];
-    for (const [op, ids] of actions) {
-      if (ids.length === 0) continue;
-      for (const r of await backend.transition(ids, op, args.reason ?? `agent-memory review --${op}`)) changed.push({ operation: op, id: r.id, status: r.status });
-    }
+    const done = steps.length > 0 ? await backend.transitionAll(steps) : [];
+    steps.forEach((step, i) => {
+      for (const r of done[i]) changed.push({ operation: step.operation, id: r.id, status: r.status });
+    });
     const counts = await backend.counts();
     const pending = changed.length > 0 ? [] : await backend.pending(50);
     if (args.json) {

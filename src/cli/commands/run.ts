@@ -59,7 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   const code = fs.readFileSync(args.codeFile, 'utf8');
   const runner = createRunner(args.language, { logger: stderrLogger('warn'), isolation: args.isolation });
   try {
-    requireFileDatabase(args.db, 'run', 'give the SQLite data file the program queries with --db');
+    requireFileDatabase(args.db, 'run', "--db is the SQLite data file the program queries, not a memory: give that file (to run the agent with a team memory use 'agent-memory task --db postgres://…')", 'a SQLite data file');
     const result = await runner.run({ language: args.language, databasePath: args.db, code, limits: { timeoutMs: args.timeoutMs, memoryMb: args.memoryMb } });
     process.stdout.write(args.json ? JSON.stringify(result) + '\n' : describe(result));
     return result.outcome === 'success' ? 0 : 1;

@@ -10,7 +10,7 @@
  *   write rows but owns nothing, so it cannot drop or alter tables.
  * Passwords are random per cluster and handed back only inside the URLs' password field.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -33,6 +33,10 @@ export interface ThrowawayPostgres {
   passwords: string[];
   /** Restarts the server (`immediate`: like a crash, recovery from the WAL on start). */
   restart(mode?: 'fast' | 'immediate'): void;
+  /** Stops the server without blocking the event loop (clients in this process see it go); `start` brings it back. */
+  pause(): Promise<void>;
+  /** Starts a paused server again (same port, data and roles). */
+  resume(): Promise<void>;
   stop(): void;
 }
 
@@ -77,6 +81,13 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     const r = spawnSync(path.join(BIN, cmd), args, { ...(ids ?? {}), encoding: 'utf8', cwd: base });
     if (r.status !== 0) throw new AgentMemoryError('DATABASE', `${cmd} failed (exit ${String(r.status)}): ${(r.stderr || r.stdout).slice(-800)}`);
   };
+  const runAsync = (cmd: string, args: string[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      execFile(path.join(BIN, cmd), args, { ...(ids ?? {}), encoding: 'utf8', cwd: base }, (error, stdout, stderr) => {
+        if (error) reject(new AgentMemoryError('DATABASE', `${cmd} failed: ${(stderr || stdout || error.message).slice(-800)}`));
+        else resolve();
+      });
+    });
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'postgres', '--pwfile', pwfile, '-A', 'scram-sha-256', '-E', 'UTF8', '--no-sync']);
   fs.rmSync(pwfile);
@@ -117,6 +128,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
       run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
       start();
     },
+    pause: () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: () => runAsync('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', '-t', '60', 'start']),
     stop() {
       if (stopped) return;
       stopped = true;

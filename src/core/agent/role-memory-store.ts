@@ -33,7 +33,7 @@ export class InMemoryRoleMemoryStore implements RoleMemoryStore {
   }
 
   async save(role: Role, memory: RoleMemory): Promise<void> {
-    this.memories.set(checkRole(role), validate(role, memory, 'memory'));
+    this.memories.set(checkRole(role), validateRoleMemory(role, memory, 'memory'));
   }
 
   async reset(role: Role): Promise<RoleMemory> {
@@ -77,7 +77,7 @@ export class JsonFileRoleMemoryStore implements RoleMemoryStore {
   }
 
   async save(role: Role, memory: RoleMemory): Promise<void> {
-    const valid = validate(role, memory, 'memory');
+    const valid = validateRoleMemory(role, memory, 'memory');
     await this.writeAtomically(this.fileFor(role), `${JSON.stringify(valid, null, 2)}\n`);
   }
 
@@ -106,13 +106,15 @@ export class JsonFileRoleMemoryStore implements RoleMemoryStore {
   }
 }
 
-function checkRole(role: Role): Role {
+/** `role` when it is one the agent has; INVALID_INPUT otherwise. */
+export function checkRole(role: Role): Role {
   const parsed = RoleSchema.safeParse(role);
   if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Unknown role ${JSON.stringify(role)}: expected one of ${RoleSchema.options.join(', ')}.`);
   return parsed.data;
 }
 
-function validate(role: Role, memory: RoleMemory, what: string): RoleMemory {
+/** The memory as it may be stored: valid for `role`, its lessons redacted (every RoleMemoryStore saves through this). */
+export function validateRoleMemory(role: Role, memory: RoleMemory, what: string): RoleMemory {
   checkRole(role);
   const parsed = RoleMemorySchema.safeParse(memory);
   if (!parsed.success) {

@@ -35,14 +35,21 @@ export type { QuestionEmbedder } from '../similarity/embedder';
  * with `options.languages`, only records in those languages (MemoryRetriever).
  */
 export interface DemonstrationRetriever {
-  retrieve(question: string, vector: Float32Array | undefined, k: number, options?: { languages?: readonly string[] }): RetrievedDemonstration[];
+  /** Synchronous on a SQLite file (MemoryRetriever); a promise on the team memory (one round trip). */
+  retrieve(question: string, vector: Float32Array | undefined, k: number, options?: { languages?: readonly string[] }): RetrievedDemonstration[] | Promise<RetrievedDemonstration[]>;
 }
 
-/** The memory side of a task: the task log and the per-task policy step (a MemoryManager). */
+/** What the loop and the pipeline write to the task log (TaskLog on a SQLite file; an in-process log on the team memory). */
+export type TaskLogPort = Pick<TaskLog, 'begin' | 'finish' | 'get' | 'logRetrievals'>;
+
+/**
+ * The memory side of a task: the task log and the per-task policy step (a MemoryManager on a
+ * SQLite file, synchronous; the team adapter on PostgreSQL, a promise).
+ */
 export interface TaskMemory {
-  readonly tasks: TaskLog;
-  readonly store: Pick<MemoryStore, 'counts'>;
-  afterTask(input: AfterTaskInput): AfterTaskResult;
+  readonly tasks: TaskLogPort;
+  readonly store: { counts(): Pick<ReturnType<MemoryStore['counts']>, 'active'> | Promise<Pick<ReturnType<MemoryStore['counts']>, 'active'>> };
+  afterTask(input: AfterTaskInput): AfterTaskResult | Promise<AfterTaskResult>;
 }
 
 export interface TaskPipelineDeps {
@@ -144,7 +151,7 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
   };
   // The execution is logged before the policies run, so a failing policy step leaves it on record.
   tasks.finish(run.taskIndex, { language, code: run.code, answer: run.answer, outcome: run.outcome, log });
-  const after = deps.memory.afterTask({
+  const pending = deps.memory.afterTask({
     taskIndex: run.taskIndex,
     retrieved,
     evaluation: evaluation.utility.utility === null ? null : evaluation.utility,
@@ -154,7 +161,9 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
     embedding: vector,
     embedderId: deps.embedder.id,
   });
-  const memorySize = deps.memory.store.counts().active;
+  const after = pending instanceof Promise ? await pending : pending;
+  const counted = deps.memory.store.counts();
+  const memorySize = (counted instanceof Promise ? await counted : counted).active;
   tasks.finish(run.taskIndex, {
     log: {
       ...log,
@@ -180,7 +189,7 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
 }
 
 /** The verdict read back from the task's log row: the dashboard reads it from there too (one source). */
-function loggedVerdict(tasks: TaskLog, taskIndex: number): TaskVerdict {
+function loggedVerdict(tasks: TaskLogPort, taskIndex: number): TaskVerdict {
   const row = tasks.get(taskIndex);
   if (!row) throw new AgentMemoryError('NOT_FOUND', `Task ${taskIndex} vanished from the task log before its verdict was read: check that no other process rewrites the memory database.`);
   return taskVerdict(row);

@@ -23,38 +23,9 @@ export type { CheckRow, ConfirmedDeletion, ProposalRow, RevalidationReport };
 
 export type { AdditionPolicyName, DeletionPolicyName, UserDeletion };
 
-/** One record a deletion policy would remove, with the evidence for it. */
-export interface DeletionCandidate {
-  recordId: string;
-  question: string;
-  rule: string;
-  evidence: Record<string, number | string | null>;
-}
-
-/** Records the memory floor (agentMemory.deletion.minActiveRecords) kept out of a deletion. */
-export interface FloorNote {
-  minActiveRecords: number;
-  /** Active records when the plan was made. */
-  activeBefore: number;
-  /** How many of the policy's candidates the floor kept. */
-  keptCount: number;
-  /** The kept candidates that were materialized (the last ones in the plan's order). */
-  kept: DeletionCandidate[];
-  /** One sentence for the preview, e.g. "The memory floor (minActiveRecords = 1) kept 1 record: …". */
-  sentence: string;
-}
-
-export interface DeletionPlan {
-  policy: DeletionPolicyName;
-  candidates: DeletionCandidate[];
-  /** Task index the plan was computed at. */
-  taskIndex: number;
-  /** What the memory floor kept out of the plan (null or absent when it kept nothing). */
-  floor?: FloorNote | null;
-  /** The policy's parameters and how many records it would delete (the planner's, for "why nothing"). */
-  params?: Record<string, number | string | boolean>;
-  total?: number;
-}
+// The deletion plan types are the policy layer's (core/policy/deletion/types.ts); re-exported for the editor adapter.
+import type { DeletionCandidate, DeletionPlan, FloorNote } from '../policy/deletion/types';
+export type { DeletionCandidate, DeletionPlan, FloorNote };
 
 /** A retrieved demonstration as a task result shows it (`shown`: the prompt included it). */
 export type DemonstrationUse = Pick<RetrievedDemonstration, 'recordId' | 'question' | 'inputSimilarity' | 'code'> & { shown: boolean };

@@ -24,6 +24,9 @@ export interface PaperCheck {
 
 const key = cellKey;
 
+/** Issue 19's claims on the paper-length stream (`--stream paper`), fixed before any run: points gained, points lost, memory share. */
+export const LONG_STREAM = { gain: 5, loss: 2, share: 0.5 } as const;
+
 function cell(json: GridJson, k: string): GridCellJson | undefined {
   return json.cells.find((c) => key(c) === k);
 }
@@ -72,6 +75,16 @@ function notWorseAndSmaller(json: GridJson, lean: string, full: string, points: 
   return { claim, met: difference.mean >= -points && a.memory_mean < b.memory_mean, measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean}`, difference };
 }
 
+/** `lean` at least `full` − `points` with at most `share` of its memory (issue 19: deletion must not hurt). */
+function notWorseWithin(json: GridJson, lean: string, full: string, points: number, share: number, claim: string): PaperCheck | null {
+  const a = cell(json, lean);
+  const b = cell(json, full);
+  if (!a || !b) return null;
+  const difference = pairedDifference(a, b);
+  const ratio = b.memory_mean > 0 ? a.memory_mean / b.memory_mean : Number.POSITIVE_INFINITY;
+  return { claim, met: difference.mean >= -points && ratio <= share, measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean} (${(100 * ratio).toFixed(0)} %)`, difference };
+}
+
 function floorHolds(json: GridJson): PaperCheck {
   const low = json.cells.reduce<GridCellJson | null>((m, c) => (m === null || c.memory_min < m.memory_min ? c : m), null);
   return {
@@ -82,14 +95,21 @@ function floorHolds(json: GridJson): PaperCheck {
 }
 
 /**
- * The issue's checks for this agent's grid; a check whose cells were not run is left out.
+ * The issues' checks for this agent's grid and stream (issue 19's on the paper-length stream,
+ * issue 9's on the human one); a check whose cells were not run is left out.
  *
  * @example
  * for (const c of paperChecks(json)) log(`${c.met ? 'met' : 'NOT met'}: ${c.claim} — ${c.measured}`);
  */
 export function paperChecks(json: GridJson): PaperCheck[] {
   const checks: (PaperCheck | null)[] = [];
-  if (json.agent === 'simulated') {
+  if (json.agent === 'simulated' && json.stream === 'paper') {
+    // Issue 19, the paper-length stream: the paper's gaps (Table 1: strict 38.86 vs fixed 16.89), one-sided for deletion.
+    const { gain, loss, share } = LONG_STREAM;
+    checks.push(atLeast(json, 'strict/none/standard/shown', 'fixed/none/standard/shown', gain, `strict ≥ fixed + ${gain} points`));
+    checks.push(atLeast(json, 'strict/none/standard/shown', 'all/none/standard/shown', gain, `strict ≥ all + ${gain} points`));
+    checks.push(notWorseWithin(json, 'strict/combined/standard/shown', 'strict/none/standard/shown', loss, share, `strict + combined (paper threshold) ≥ strict − ${loss} points with ≤ ${100 * share} % of its memory`));
+  } else if (json.agent === 'simulated') {
     checks.push(atLeast(json, 'strict/none/standard/shown', 'fixed/none/standard/shown', 2, 'strict ≥ fixed + 2 points'));
     checks.push(atLeast(json, 'strict/none/standard/shown', 'all/none/standard/shown', 2, 'strict ≥ all + 2 points'));
     checks.push(withinAndSmaller(json, 'strict/combined/standard/shown', 'strict/none/standard/shown', 2, 0.5, 'strict + combined within 2 points of strict with ≤ 50 % of its memory (attribution shown, the paper)'));

@@ -15,7 +15,8 @@ export interface BackupResult {
   bytes: number;
 }
 
-function openChecked(file: string, role: string): BetterSqlite3.Database {
+/** Opens `file` read-only after checking it is an intact Agent Memory database of a schema this build reads (NOT_FOUND, NOT_A_DATABASE, MIGRATION, CORRUPT otherwise). */
+export function openChecked(file: string, role: string): BetterSqlite3.Database {
   if (!fs.existsSync(file)) throw new AgentMemoryError('NOT_FOUND', `No ${role} at ${file}. Check the path.`, { file });
   if (fs.statSync(file).isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'open');
   let db: BetterSqlite3.Database;

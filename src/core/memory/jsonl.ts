@@ -4,7 +4,7 @@ import { RedactionTally } from '../security/redact';
 import { JsonlRecord, parseJsonl } from './jsonl-format';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import type { MemoryStore } from './store';
-import { NewRecordInput, RecordStatus, StatusSchema } from './types';
+import { MemoryRecord, NewRecordInput, RecordStatus, StatusSchema } from './types';
 import { blobToVector } from './vector-index';
 
 export { JSONL_LIMITS, JsonlRecordSchema, parseJsonl, type JsonlRecord } from './jsonl-format';
@@ -34,27 +34,56 @@ export function exportJsonl(store: MemoryStore, write: (line: string) => void, o
   const rows = (where ? stmt.iterate(JSON.stringify(statuses)) : stmt.iterate()) as Iterable<RecordRow & { status_before_delete: 'pending' | 'active' | null; embedding: Buffer | null }>;
   let count = 0;
   for (const row of rows) {
-    const rec = rowToRecord(row);
-    const line: JsonlRecord = {
-      id: rec.id,
-      question: rec.question,
-      execution: rec.execution,
-      status: rec.status,
-      ...(rec.status === 'deleted' && row.status_before_delete ? { statusBeforeDelete: row.status_before_delete } : {}),
-      provenance: rec.provenance,
-      createdTask: rec.createdTask,
-      createdAt: rec.createdAt,
-      updatedAt: rec.updatedAt,
-      metadata: rec.metadata,
-    };
-    if (withEmbeddings && row.embedding && rec.embedderId) {
-      line.embedding = Array.from(blobToVector(row.embedding));
-      line.embedderId = rec.embedderId;
-    }
+    const line = jsonlLine(rowToRecord(row), row.status_before_delete, withEmbeddings && row.embedding ? blobToVector(row.embedding) : null);
     write(JSON.stringify(line) + '\n');
     count++;
   }
   return count;
+}
+
+/**
+ * One record as its export line (the one shape of both backends: the team memory's export
+ * uses it too, so a SQLite file and a team space holding the same records export the same bytes).
+ * `embedding`: the record's vector, or null to leave it out.
+ */
+export function jsonlLine(rec: MemoryRecord, statusBeforeDelete: RecordStatus | null, embedding: Float32Array | null): JsonlRecord {
+  const line: JsonlRecord = {
+    id: rec.id,
+    question: rec.question,
+    execution: rec.execution,
+    status: rec.status,
+    ...(rec.status === 'deleted' && statusBeforeDelete && statusBeforeDelete !== 'deleted' ? { statusBeforeDelete } : {}),
+    provenance: rec.provenance,
+    createdTask: rec.createdTask,
+    createdAt: rec.createdAt,
+    updatedAt: rec.updatedAt,
+    metadata: rec.metadata,
+  };
+  if (embedding && rec.embedderId) {
+    line.embedding = Array.from(embedding);
+    line.embedderId = rec.embedderId;
+  }
+  return line;
+}
+
+/** Duplicate ids within an import file: IMPORT error naming both lines (nothing imported). */
+export function assertUniqueIds(records: readonly JsonlRecord[]): void {
+  const seen = new Map<string, number>();
+  records.forEach((r, i) => {
+    if (r.id === undefined) return;
+    if (seen.has(r.id)) throw new AgentMemoryError('IMPORT', `Record ${i + 1} (id '${r.id}'): duplicate id in the file (also record ${seen.get(r.id)}). Nothing was imported.`, { id: r.id });
+    seen.set(r.id, i + 1);
+  });
+}
+
+/** Records already present: IMPORT error naming the first (nothing imported). */
+export function existingIdsError(ids: readonly string[]): AgentMemoryError {
+  return new AgentMemoryError('IMPORT', `${ids.length} record id(s) already exist in this memory (first: '${ids[0]}'). Nothing was imported; import into a fresh memory or remove them first.`, { ids: ids.slice(0, 10) });
+}
+
+/** The new-record input of an import line (its lifecycle beyond the status is applied by the importer). */
+export function importInput(r: JsonlRecord): NewRecordInput {
+  return { id: r.id, question: r.question, execution: r.execution, status: r.status, provenance: r.provenance, createdTask: r.createdTask, createdAt: r.createdAt, metadata: r.metadata };
 }
 
 export interface ImportOptions {
@@ -83,16 +112,9 @@ export function importJsonl(store: MemoryStore, input: string | Uint8Array, opti
 /** importJsonl for lines already parsed by parseJsonl (callers that validate before opening a store). */
 export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options: ImportOptions = {}): { imported: number; redacted: number } {
   const records = parsed.map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
-  const seen = new Map<string, number>();
-  records.forEach((r, i) => {
-    if (r.id === undefined) return;
-    if (seen.has(r.id)) throw new AgentMemoryError('IMPORT', `Record ${i + 1} (id '${r.id}'): duplicate id in the file (also record ${seen.get(r.id)}). Nothing was imported.`, { id: r.id });
-    seen.set(r.id, i + 1);
-  });
+  assertUniqueIds(records);
   const existing = store.getMany(records.flatMap((r) => (r.id === undefined ? [] : [r.id])));
-  if (existing.length > 0) {
-    throw new AgentMemoryError('IMPORT', `${existing.length} record id(s) already exist in this memory (first: '${existing[0].id}'). Nothing was imported; import into a fresh memory or remove them first.`, { ids: existing.slice(0, 10).map((r) => r.id) });
-  }
+  if (existing.length > 0) throw existingIdsError(existing.map((r) => r.id));
   const withVectors = records.filter((r) => r.embedding);
   let embedderId: string | undefined;
   if (withVectors.length > 0) {
@@ -102,16 +124,7 @@ export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options
     if (odd) throw new AgentMemoryError('IMPORT', `Record '${odd.id}': its vector (${odd.embedderId}, ${odd.embedding!.length} dims) differs from the file's first (${embedderId}, ${dim}); vectors of different embedders cannot be mixed. Nothing was imported.`, { id: odd.id });
     store.assertEmbedder(embedderId, dim);
   }
-  const toInput = (r: JsonlRecord): NewRecordInput => ({
-    id: r.id,
-    question: r.question,
-    execution: r.execution,
-    status: r.status,
-    provenance: r.provenance,
-    createdTask: r.createdTask,
-    createdAt: r.createdAt,
-    metadata: r.metadata,
-  });
+  const toInput = importInput;
   const redactions = new RedactionTally();
   const context = { trigger: 'import' as const, reason: options.reason ?? 'JSONL import', returnRecords: false, redactions };
   const lifecycle = store.connectionForQueries().prepare('UPDATE records SET status_before_delete = ?, updated_at = COALESCE(?, updated_at) WHERE id = ?');

@@ -11,115 +11,14 @@ import { findIdentical, mergeIdentical } from '../memory/dedup';
 import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
-import { AdditionMode, AdditionPolicyName, Attribution, DeletionPolicyName, DeletionReview, DeletionSetting, EvaluatorId, PeriodicWindow, PolicyOperation, policyOf } from './names';
+import { DeletionPolicyName, policyOf } from './names';
 import { confirmProposals, ConfirmedDeletion, isLargeDeletion, keepProposals, LARGE_DELETION_SHARE, proposePlan, withoutExempt } from './deletion-review';
 import { DEFAULT_PERIOD } from './deletion/types';
-import { CodeSimilarityFn, TaskSimilarity, taskSimilarity } from './metrics';
-import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecInput, RuleSpecSchema, UtilityUpdate } from './rules';
-import type { Evaluation } from './utility';
+import { TaskSimilarity, taskSimilarity } from './metrics';
+import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
+import type { AfterTaskInput, AfterTaskResult, DeletionRun, MemoryManagerOptions, TaskAttribution, UserDeletion } from './memory-manager-types';
 
-export interface MemoryManagerOptions {
-  addition: AdditionPolicyName;
-  /** `editor`: strict stores pending records; `benchmark`: strict uses the ground truth. */
-  mode?: AdditionMode;
-  /**
-   * Merge an addition identical to an active/pending record (same normalised question and code)
-   * into it, counting it (`merged_count`). Off by default: the bench keeps the paper's memory growth.
-   */
-  mergeIdentical?: boolean;
-  deletion?: DeletionSetting;
-  /** `immediate` (default; the bench): rules soft-delete at once. `propose`: rules only propose; the user confirms or keeps. */
-  review?: DeletionReview;
-  /**
-   * Under `immediate`: an automatic rule that would delete more than 25 % of the active memory
-   * proposes instead (the user is asked with the count). The app sets it; the bench does not.
-   */
-  proposeLargeDeletions?: boolean;
-  /** Parameters for the deletion planners (period, alpha, minRetrievals, beta, capacity, threshold, timeScale, protectSeeds, mode, minActiveRecords). */
-  deletionParams?: DeletionParams;
-  /** When the periodic rule runs (default `sliding`: after every task). */
-  periodicWindow?: PeriodicWindow;
-  /** Which retrieved records take the task's Φ (default `shown`; `followed` and `top-output` are labelled variants beyond the paper). */
-  attribution?: Attribution;
-  /** Attribution `followed`: code similarity to a shown record at or above which it counts as followed (default 0.5). */
-  followThreshold?: number;
-  /** Rules; default `defaultRules(deletion, deletionParams)`. */
-  rules?: RuleSpecInput[];
-  codeSimilarity?: CodeSimilarityFn;
-  logger?: Logger;
-  /** Every-N-tasks forgetting rule interval (default 20). */
-  forgettingEvery?: number;
-}
-
-export interface AfterTaskInput {
-  taskIndex: number;
-  /**
-   * The records retrieved for the task (their retrievals were logged in the read
-   * step), each with `shown`: whether the prompt actually included it. Only shown
-   * records take the task's Φ.
-   */
-  retrieved: readonly DemonstrationAttributionInput[];
-  /** Φ of the task (null when not evaluated, e.g. awaiting a human verdict). */
-  evaluation: Evaluation | null;
-  /** The (q, e) that may become a record; status, createdTask and similarities are set here. */
-  candidate: NewRecordInput | null;
-  /** Final code of the task (for output similarity); default candidate.execution.code. */
-  finalCode?: string | null;
-  language?: Language;
-  /** User commands to evaluate with the rules (e.g. 'delete:combined'). */
-  commands?: readonly string[];
-  embedding?: Float32Array;
-  embedderId?: string;
-  /** Extra evidence for the new record's audit entry (e.g. which tool client wrote it). */
-  auditEvidence?: Record<string, unknown>;
-}
-
-export interface DeletionRun {
-  ruleId: string;
-  operation: PolicyOperation;
-  trigger: Trigger;
-  policy: DeletionPolicyName;
-  recordIds: string[];
-  skipped: string[];
-  /** Records the policy selected that the memory floor kept. */
-  floorKept: string[];
-  /** Review `propose`: records newly proposed for deletion (none deleted). */
-  proposed?: string[];
-  /** Review `immediate` in the editor: the rule would have deleted more than 25 % of the active memory, so it proposed instead. */
-  largeProposed?: boolean;
-}
-
-/** A deletion the user asked for, after the memory floor. */
-export interface UserDeletion {
-  /** Records soft-deleted now (restorable). */
-  deleted: string[];
-  /** Active records the memory floor kept (empty when it kept none). */
-  kept: { id: string; question: string }[];
-  /** For the user when the floor kept records: which, why, and how to change the setting; else null. */
-  message: string | null;
-}
-
-/** Which retrieved records took the task's Φ. */
-export interface TaskAttribution {
-  attribution: Attribution;
-  /** Retrieved and placed in the prompt. */
-  shown: string[];
-  /** Took the task's Φ (= shown under `shown`; shown and followed under `followed`; the top one under `top-output`). */
-  credited: string[];
-  /** Attributions `followed` / `top-output`: shown, but not credited (no Φ). */
-  shownNotFollowed: string[];
-}
-
-export interface AfterTaskResult {
-  taskIndex: number;
-  utility: number | null;
-  evaluator: EvaluatorId | null;
-  similarity: TaskSimilarity;
-  attribution: TaskAttribution;
-  addition: AdditionDecision & { recordId: string | null };
-  firings: RuleFiring[];
-  deletions: DeletionRun[];
-}
+export type { AfterTaskInput, AfterTaskResult, DeletionRun, MemoryManagerOptions, TaskAttribution, UserDeletion } from './memory-manager-types';
 
 const LAST_RUN_META = 'policy.last_run_by_rule';
 /** Safety bound on plan/apply batches for one firing (each batch ≤ the plan limit). */

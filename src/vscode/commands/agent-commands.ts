@@ -10,6 +10,7 @@ import { resultUri } from '../documents';
 import { readTaskFile } from '../task-file';
 import { additionText, outcomeText, resultSummary, streamSummary, truncate, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
+import { personalTasksNotice } from '../team/team-task-seam';
 
 export const DEMO_TASK_FILE = 'ehrsql-mimic3-tasks.jsonl';
 const DEFAULT_STREAM_LENGTH = 20;
@@ -37,6 +38,7 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.runAgent', async (arg) => {
       requireTrust();
+      personalTasksNotice(c.team, c.logger);
       const given: RunAgentArgs | undefined =
         typeof arg === 'string' && arg.trim() ? { question: arg.trim(), quiet: true } : arg && typeof arg === 'object' && !('kind' in arg) ? RunAgentArgsSchema.parse(arg) : undefined;
       const question =

@@ -3,7 +3,8 @@
  * memory_search, memory_record and memory_feedback, contributed in package.json
  * (`contributes.languageModelTools`, same schemas as the MCP server) and
  * registered here with `vscode.lm.registerTool`. They run on the editor's own
- * app (same store, addition policy and redaction). memory_record asks the user
+ * app (same store, addition policy and redaction), or on the team memory while
+ * `agentMemory.team.url` is set (TeamMemoryTools on PostgreSQL). memory_record asks the user
  * for confirmation first. The setting `agentMemory.tools.enabled` turns them off.
  */
 import * as vscode from 'vscode';
@@ -11,7 +12,7 @@ import { z } from 'zod';
 import { errorMessage, isAgentMemoryError } from '../../core/errors';
 import { settingId } from '../../core/settings';
 import type { Logger } from '../../core/logger';
-import type { ToolClient } from '../../core/tools/memory-tools';
+import type { MemoryToolApi, ToolClient } from '../../core/tools/memory-tools';
 import type { FeedbackOutput, RecordOutput, SearchOutput } from '../../core/tools/tool-schemas';
 import { renderToolResult } from '../../core/tools/render';
 import { RecordInput, TOOL_DEFINITIONS, ToolName } from '../../core/tools/tool-schemas';
@@ -32,6 +33,7 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
     private readonly name: ToolName,
     private readonly host: AppHost,
     private readonly logger: Logger,
+    private readonly teamTools: () => MemoryToolApi | undefined = () => undefined,
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, unknown>>): vscode.PreparedToolInvocation {
@@ -53,12 +55,14 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>): Promise<vscode.LanguageModelToolResult> {
     if (!toolsEnabled()) throw new Error(`The Agent Memory tools are turned off (setting ${TOOLS_ENABLED_SETTING}).`);
     try {
-      const result = await this.host.withApp(async (app): Promise<SearchOutput | RecordOutput | FeedbackOutput> => {
-        const tools = app.memoryTools();
+      const call = async (tools: MemoryToolApi): Promise<SearchOutput | RecordOutput | FeedbackOutput> => {
         if (this.name === 'memory_search') return tools.search(options.input, CLIENT);
         if (this.name === 'memory_record') return tools.record(options.input, CLIENT);
         return tools.feedback(options.input, CLIENT);
-      });
+      };
+      // With agentMemory.team.url set, the tools work on the team memory (PostgreSQL); otherwise on the personal one.
+      const team = this.teamTools();
+      const result = team ? await call(team) : await this.host.withApp((app) => call(app.memoryTools()));
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(renderToolResult(this.name, result)), new vscode.LanguageModelTextPart(JSON.stringify(result))]);
     } catch (error) {
       if (!isAgentMemoryError(error)) this.logger.error(`[lm-tools] ${this.name} failed: ${errorMessage(error)}`);
@@ -69,12 +73,12 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
 }
 
 /** Registers the three tools while the setting is on; follows the setting. */
-export function registerMemoryLmTools(host: AppHost, logger: Logger): vscode.Disposable {
+export function registerMemoryLmTools(host: AppHost, logger: Logger, teamTools?: () => MemoryToolApi | undefined): vscode.Disposable {
   let registered: vscode.Disposable[] = [];
   const sync = (): void => {
     const on = toolsEnabled() && typeof vscode.lm?.registerTool === 'function';
     if (on && registered.length === 0) {
-      registered = (Object.keys(TOOL_DEFINITIONS) as ToolName[]).map((name) => vscode.lm.registerTool(name, new MemoryLmTool(name, host, logger)));
+      registered = (Object.keys(TOOL_DEFINITIONS) as ToolName[]).map((name) => vscode.lm.registerTool(name, new MemoryLmTool(name, host, logger, teamTools)));
       logger.info(`[lm-tools] registered ${registered.length} language-model tools`);
     } else if (!on && registered.length > 0) {
       for (const d of registered.splice(0)) d.dispose();

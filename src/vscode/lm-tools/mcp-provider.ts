@@ -6,27 +6,32 @@
  * The server runs this extension's bundled CLI with the editor's own Node
  * (`process.execPath`, as Electron's Node) on the editor's memory database.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { mcpServerCommand, mcpTeamServerCommand, withTeamPassword } from '../../core/tools/mcp-server-command';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { toolsEnabled } from './lm-tools';
 
 export const MCP_PROVIDER_ID = 'agentMemory.mcpServer';
 
-interface McpStdioServerDefinitionCtor {
-  new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string): unknown;
+export interface McpStdioServerDefinition {
+  label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | number | null>;
+  version?: string;
 }
-interface McpServerDefinitionProvider {
+interface McpStdioServerDefinitionCtor {
+  new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string): McpStdioServerDefinition;
+}
+export interface McpServerDefinitionProvider {
   onDidChangeMcpServerDefinitions?: vscode.Event<void>;
   provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[];
+  resolveMcpServerDefinition?(server: McpStdioServerDefinition, token: vscode.CancellationToken): Promise<McpStdioServerDefinition>;
 }
 type RegisterProvider = (id: string, provider: McpServerDefinitionProvider) => vscode.Disposable;
 
-/** The definition's pieces (exported for tests): command, args, env. */
-export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string): { command: string; args: string[]; env: Record<string, string> } {
-  return { command: process.execPath, args: [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition], env: { ELECTRON_RUN_AS_NODE: '1' } };
-}
+export { mcpServerCommand };
 
 export interface McpProviderOptions {
   extensionPath: string;
@@ -35,14 +40,27 @@ export interface McpProviderOptions {
   additionPolicy: () => string;
   /** Fires when the database path or the policy changed. */
   onDidChange: vscode.Event<unknown>;
+  /**
+   * The team memory while agentMemory.team.url is set: the server then serves that space
+   * (`--db <url> --space <space>`), its password passed only through the child's environment.
+   */
+  team?: {
+    target(): { url: string; space: string } | undefined;
+    password(): Promise<string | undefined>;
+    onDidChange: vscode.Event<unknown>;
+  };
   logger: Logger;
 }
+
+export const TEAM_MCP_LABEL = 'Agent Memory (team)';
 
 /** What became of the registration: the host took it, has no such API, or refused it. */
 export type McpProviderState = 'registered' | 'absent' | 'refused';
 
 export interface McpProviderRegistration extends vscode.Disposable {
   readonly state: McpProviderState;
+  /** The provider the host took (integration tests ask it for the definition the editor would start). */
+  readonly provider?: McpServerDefinitionProvider;
 }
 
 function noRegistration(state: McpProviderState): McpProviderRegistration {
@@ -63,17 +81,29 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
     return noRegistration('absent');
   }
   const changed = new vscode.EventEmitter<void>();
-  const listener = options.onDidChange(() => changed.fire());
+  const listener = vscode.Disposable.from(options.onDidChange(() => changed.fire()), ...(options.team ? [options.team.onDidChange(() => changed.fire())] : []));
   let registration: vscode.Disposable;
+  let provider: McpServerDefinitionProvider;
   try {
-    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, (provider = {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
         if (!toolsEnabled()) return [];
+        const team = options.team?.target();
+        if (team) {
+          // No password here: the editor may cache provided definitions; it is added when the server starts (below).
+          const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team);
+          return [new Definition(TEAM_MCP_LABEL, command, args, env, options.version)];
+        }
         const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy());
         return [new Definition('Agent Memory', command, args, env, options.version)];
       },
-    });
+      resolveMcpServerDefinition: async (server) => {
+        if (server.label !== TEAM_MCP_LABEL || !options.team) return server;
+        const env = withTeamPassword(Object.fromEntries(Object.entries(server.env ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), await options.team.password());
+        return new Definition(server.label, server.command, server.args, env, server.version);
+      },
+    }));
   } catch (error) {
     // A host whose preview of this API wants a contribution point we do not declare throws:
     // the extension works without it (the MCP server can be configured by hand, see the README).
@@ -84,5 +114,5 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
   }
   options.logger.info('[mcp] registered the Agent Memory MCP server definition provider');
   const all = vscode.Disposable.from(registration, listener, changed);
-  return { state: 'registered', dispose: () => all.dispose() };
+  return { state: 'registered', provider, dispose: () => all.dispose() };
 }

@@ -48,6 +48,23 @@ describe('agent-memory review on a SQLite file (real child processes)', function
     } finally {
       store.close();
     }
+    // Several actions of one call: all or nothing (the approval before the refused restore is rolled back).
+    const adding = MemoryStore.open(db);
+    try {
+      adding.add([sampleRecord({ id: 'p3', status: 'pending', question: 'a third pending one' })], { trigger: 'user' });
+    } finally {
+      adding.close();
+    }
+    const mixed = await runCli(['review', '--db', db, '--approve', 'p3', '--restore', 'p1']);
+    assert.equal(mixed.code, 1);
+    assert.match(mixed.stderr, /INVALID_STATE: Cannot restore 'p1': it is active/);
+    const after = MemoryStore.open(db);
+    try {
+      assert.equal(after.get('p3')?.status, 'pending', 'the approval in the same call did not happen');
+      assert.deepEqual(after.counts(), { pending: 1, active: 2, deleted: 1 });
+    } finally {
+      after.close();
+    }
     const missing = await runCli(['review', '--db', path.join(dir, 'nope.sqlite')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /NOT_FOUND: No memory database at/);

@@ -15,6 +15,7 @@ const SETTING_ROOTS = new Set(Object.keys(SettingsSchema.shape));
 const NOT_SETTINGS = new Map([
   ['agentMemory.model.apiKey', 'the SecretStorage key of the API key (src/vscode/secrets.ts)'],
   ['agentMemory.embedding.apiKey', 'the SecretStorage key of the embedding endpoint key (src/vscode/secrets.ts)'],
+  ['agentMemory.team.password', 'the SecretStorage key of the team memory password (src/vscode/secrets.ts)'],
 ]);
 
 function files(dir: string, extensions: string[]): string[] {

@@ -48,7 +48,8 @@ export interface AgentRunResult {
 
 /** The ports the loop needs; the composition root wires real implementations. */
 export interface AgentLoopDeps {
-  tasks: TaskLog;
+  /** The task log (synchronous: the loop never waits on the network for it). */
+  tasks: Pick<TaskLog, 'begin' | 'finish' | 'logRetrievals'>;
   retrieve(question: string, k: number): Promise<RetrievedDemonstration[]>;
   generator: CodeGenerator;
   run(request: RunRequest, signal?: AbortSignal): Promise<RunResult>;

@@ -25,6 +25,9 @@ import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META } from './team-embedder';
 import { vectorLiteral } from './vector-text';
 
+/** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
+export type TransitionOperation = keyof typeof TransitionRules;
+
 /** Addition policies the server enforces for a space (the names of core/policy/addition). */
 export type TeamAdditionPolicy = 'fixed' | 'all' | 'coarse' | 'strict';
 
@@ -56,6 +59,8 @@ export interface TeamAddOptions extends AddOptions {
   merge?: boolean;
   /** Embeds each record's question after redaction (the team's shared embedder; instead of `embeddings`). */
   embedder?: { readonly id: string; readonly dimension: number; embedSync(text: string): Float32Array };
+  /** Write inside the caller's transaction on this client (committed by the caller); returns [] (read the records after the commit). */
+  client?: PoolClient;
 }
 
 export class TeamMemoryStore {
@@ -228,7 +233,7 @@ export class TeamMemoryStore {
     }
     const merge = options.merge ?? trigger === 'agent';
     const now = new Date().toISOString();
-    const ids = await this.transaction(async (c) => {
+    const write = async (c: PoolClient): Promise<string[]> => {
       if (dim !== undefined) await this.claimEmbedder(c, embedderId!, dim);
       const strict = trigger === 'agent' && (await this.additionPolicy(c)) === 'strict';
       const out: string[] = [];
@@ -266,7 +271,12 @@ export class TeamMemoryStore {
         out.push(id);
       }
       return out;
-    }, 'add records');
+    };
+    if (options.client) {
+      await write(options.client);
+      return [];
+    }
+    const ids = await this.transaction(write, 'add records');
     return options.returnRecords === false ? [] : this.getMany(ids);
   }
 
@@ -316,38 +326,57 @@ export class TeamMemoryStore {
    * (FOR UPDATE), so two reviewers acting at once serialise; the same rules as the
    * SQLite store (TransitionRules). Invalid states fail the whole batch.
    */
-  async transition(ids: string[], operation: keyof typeof TransitionRules, context: OperationContext): Promise<MemoryRecord[]> {
+  async transition(ids: string[], operation: TransitionOperation, context: OperationContext): Promise<MemoryRecord[]> {
+    return (await this.transitionSteps([{ ids, operation }], context))[0];
+  }
+
+  /**
+   * Several transitions (e.g. a reviewer's approvals, rejections and restores) in ONE
+   * transaction, in order: all of them or none (the first id that is missing or in the
+   * wrong state rolls back every step). Returns each step's records after the commit.
+   */
+  async transitionSteps(steps: readonly { ids: string[]; operation: TransitionOperation; reason?: string }[], context: OperationContext): Promise<MemoryRecord[][]> {
     const trigger = TriggerSchema.parse(context.trigger);
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return [];
-    const now = new Date().toISOString();
-    await this.transaction(async (c) => {
-      const rows = await c.query<{ rid: number; id: string; status: RecordStatus; status_before_delete: RecordStatus | null }>(
-        'SELECT rid, id, status, status_before_delete FROM records WHERE space = $1 AND id = ANY($2::text[]) ORDER BY rid FOR UPDATE',
-        [this.space, unique],
-      );
-      const found = new Map(rows.rows.map((r) => [r.id, r]));
-      for (const id of unique) {
-        const row = found.get(id);
-        if (!row) throw new AgentMemoryError('NOT_FOUND', `Cannot ${operation} '${id}': no such record in space '${this.space}'. Nothing was changed.`, { id });
-        if (!TransitionRules[operation].includes(row.status)) {
-          throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
-        }
+    const planned = steps.map((s) => ({ operation: s.operation, ids: [...new Set(s.ids)], reason: s.reason ?? context.reason })).filter((s) => s.ids.length > 0);
+    if (planned.length > 0) {
+      const now = new Date().toISOString();
+      await this.transaction(async (c) => {
+        for (const step of planned) await this.applyTransition(c, step.ids, step.operation, trigger, { ...context, reason: step.reason }, now);
+      }, planned.map((s) => `${s.operation} records`).join(', '));
+    }
+    const out: MemoryRecord[][] = [];
+    for (const s of steps) {
+      const unique = [...new Set(s.ids)];
+      out.push(s.operation === 'purge' || unique.length === 0 ? [] : await this.getMany(unique));
+    }
+    return out;
+  }
+
+  private async applyTransition(c: PoolClient, unique: string[], operation: TransitionOperation, trigger: Trigger, context: OperationContext, now: string): Promise<void> {
+    const rows = await c.query<{ rid: number; id: string; status: RecordStatus; status_before_delete: RecordStatus | null }>(
+      'SELECT rid, id, status, status_before_delete FROM records WHERE space = $1 AND id = ANY($2::text[]) ORDER BY rid FOR UPDATE',
+      [this.space, unique],
+    );
+    const found = new Map(rows.rows.map((r) => [r.id, r]));
+    for (const id of unique) {
+      const row = found.get(id);
+      if (!row) throw new AgentMemoryError('NOT_FOUND', `Cannot ${operation} '${id}': no such record in space '${this.space}'. Nothing was changed.`, { id });
+      if (!TransitionRules[operation].includes(row.status)) {
+        throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
       }
-      for (const id of unique) {
-        const row = found.get(id)!;
-        const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
-        if (operation === 'purge') {
-          await c.query('DELETE FROM records WHERE rid = $1', [row.rid]);
-          await this.writeAudit(c, 'purge', id, trigger, context.reason ?? '', evidence);
-          continue;
-        }
-        const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
-        await c.query('UPDATE records SET status = $1, status_before_delete = $2, updated_at = $3 WHERE rid = $4', [next, next === 'deleted' ? row.status : null, now, row.rid]);
-        await this.writeAudit(c, operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
+    }
+    for (const id of unique) {
+      const row = found.get(id)!;
+      const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
+      if (operation === 'purge') {
+        await c.query('DELETE FROM records WHERE rid = $1', [row.rid]);
+        await this.writeAudit(c, 'purge', id, trigger, context.reason ?? '', evidence);
+        continue;
       }
-    }, `${operation} records`);
-    return operation === 'purge' ? [] : this.getMany(unique);
+      const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
+      await c.query('UPDATE records SET status = $1, status_before_delete = $2, updated_at = $3 WHERE rid = $4', [next, next === 'deleted' ? row.status : null, now, row.rid]);
+      await this.writeAudit(c, operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
+    }
   }
 
   // ---------------------------------------------------------------- audit

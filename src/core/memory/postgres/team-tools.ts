@@ -23,7 +23,7 @@ import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import { readSharedEmbedder } from './team-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
-import { beginTeamTask, logTeamRetrievals, setTeamUtility } from './team-utility';
+import { beginTeamTask, finishTeamTask, logTeamRetrievals, setTeamUtility, type TeamTaskFinish } from './team-utility';
 
 /** Connected or not, as the last call found it (for a status bar or a health line). */
 export type TeamStatus = 'connected' | 'offline';
@@ -159,20 +159,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     return { taskIndex: Number(retrievalId), log: log.data };
   }
 
-  /** Finishes a task: its log and, for a record, what the agent ran (one statement). */
-  private async finishTask(
-    team: TeamMemoryStore,
-    taskIndex: number,
-    done: { log: Record<string, unknown>; language?: string; code?: string; answer?: string; outcome?: string; recordId?: string | null },
-  ): Promise<void> {
-    await team.withClient(
-      (c) =>
-        c.query(
-          `UPDATE tasks SET log = $3, finished_at = $4, language = COALESCE($5, language), code = COALESCE($6, code), answer = COALESCE($7, answer),
-             outcome = COALESCE($8, outcome), record_id = COALESCE($9, record_id) WHERE space = $1 AND task_index = $2`,
-          [team.space, taskIndex, redactText(JSON.stringify(done.log)), new Date().toISOString(), done.language ?? null, done.code === undefined ? null : redactText(done.code), done.answer === undefined ? null : redactText(done.answer), done.outcome ?? null, done.recordId ?? null],
-        ),
-      'finish a task',
-    );
+  /** Finishes a task: its log and, for a record, what the agent ran (team-utility.ts). */
+  private finishTask(team: TeamMemoryStore, taskIndex: number, done: TeamTaskFinish): Promise<void> {
+    return finishTeamTask(team, taskIndex, done);
   }
 }

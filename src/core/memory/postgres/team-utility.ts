@@ -86,3 +86,65 @@ export interface TeamRetrievalRow {
   shown: number;
   followed: number | null;
 }
+
+/** Marks retrieval rows of a task that no prompt showed (`shown = 0`): they take no Φ (setTeamUtility credits shown rows only). */
+export async function markTeamNotShown(team: TeamMemoryStore, taskIndex: number, recordIds: readonly string[]): Promise<void> {
+  if (recordIds.length === 0) return;
+  await team.withClient(
+    (c) =>
+      c.query(
+        'UPDATE retrievals t SET shown = 0 FROM records r WHERE t.space = $1 AND t.task_index = $2 AND t.utility IS NULL AND r.rid = t.rid AND r.space = $1 AND r.id = ANY($3::text[])',
+        [team.space, taskIndex, [...recordIds]],
+      ),
+    'mark the retrievals not shown',
+  );
+}
+
+/**
+ * The output similarity of one retrieval (the task's code vs the record's), on its row and,
+ * as an atomic increment, on the record (a re-measure replaces the old value: sum += new − old).
+ */
+export async function setTeamOutputSimilarity(team: TeamMemoryStore, taskIndex: number, recordId: string, similarity: number): Promise<void> {
+  const value = UnitIntervalSchema.parse(similarity);
+  await team.transaction(async (c) => {
+    const r = await c.query<{ rid: number; before: number | null }>(
+      `WITH old AS (
+         SELECT t.id, t.rid, t.output_similarity AS before FROM retrievals t JOIN records r ON r.rid = t.rid
+         WHERE t.space = $1 AND t.task_index = $2 AND r.space = $1 AND r.id = $3 FOR UPDATE OF t)
+       UPDATE retrievals t SET output_similarity = $4 FROM old WHERE t.id = old.id RETURNING t.rid, old.before`,
+      [team.space, taskIndex, recordId, value],
+    );
+    const row = r.rows[0];
+    if (!row) throw new AgentMemoryError('NOT_FOUND', `Record '${recordId}' was not retrieved in team task ${taskIndex}. Nothing was changed.`);
+    await c.query('UPDATE records SET out_sim_sum = out_sim_sum - COALESCE($2::float8, 0) + $3, out_sim_count = out_sim_count + ($2::float8 IS NULL)::int WHERE rid = $1', [row.rid, row.before, value]);
+  }, 'record the output similarity');
+}
+
+/** What finishes a team task row (each field kept when absent). */
+export interface TeamTaskFinish {
+  log: Record<string, unknown>;
+  language?: string;
+  code?: string;
+  /** The answer as JSON text. */
+  answer?: string;
+  outcome?: string;
+  recordId?: string | null;
+  evaluator?: string | null;
+  inputSimilarity?: number | null;
+  outputSimilarity?: number | null;
+}
+
+/** Finishes a team task: its log and what the agent ran, redacted (one statement). */
+export async function finishTeamTask(team: TeamMemoryStore, taskIndex: number, done: TeamTaskFinish): Promise<void> {
+  await team.withClient(
+    (c) =>
+      c.query(
+        `UPDATE tasks SET log = $3, finished_at = $4, language = COALESCE($5, language), code = COALESCE($6, code), answer = COALESCE($7, answer),
+           outcome = COALESCE($8, outcome), record_id = COALESCE($9, record_id), evaluator = COALESCE($10, evaluator),
+           input_similarity = COALESCE($11, input_similarity), output_similarity = COALESCE($12, output_similarity) WHERE space = $1 AND task_index = $2`,
+        [team.space, taskIndex, redactText(JSON.stringify(done.log)), new Date().toISOString(), done.language ?? null, done.code === undefined ? null : redactText(done.code),
+          done.answer === undefined ? null : redactText(done.answer), done.outcome ?? null, done.recordId ?? null, done.evaluator ?? null, done.inputSimilarity ?? null, done.outputSimilarity ?? null],
+      ),
+    'finish a task',
+  );
+}

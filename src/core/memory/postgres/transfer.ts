@@ -119,38 +119,57 @@ const RECORD_TYPES: Record<string, string> = {
 const TASK_TYPES: Record<string, string> = { task_index: INT, utility: FLOAT, input_similarity: FLOAT, output_similarity: FLOAT };
 const RETRIEVAL_TYPES: Record<string, string> = { task_index: INT, rank: 'integer', input_similarity: FLOAT, output_similarity: FLOAT, utility: FLOAT, shown: 'integer', followed: 'integer' };
 
+/** Everything the space holds, read in one snapshot (a REPEATABLE READ, read-only transaction). */
 export async function readTeam(team: TeamMemoryStore): Promise<MemoryContent> {
   return team.withClient(
     async (c) => {
-      const s = [team.space];
-      const records = (await c.query<Row>(`SELECT ${cols(RECORD_COLUMNS)}, embedding::text AS embedding FROM records WHERE space = $1 ORDER BY rid`, s)).rows.map((r) => ({
-        ...r,
-        embedding: r.embedding ? Array.from(parseVector(r.embedding as string)) : null,
-      }));
-      const tasks = (await c.query<Row>(`SELECT ${cols(TASK_COLUMNS)} FROM tasks WHERE space = $1 ORDER BY task_index`, s)).rows;
-      const retrievals = (
-        await c.query<Row>(
-          `SELECT ${cols(RETRIEVAL_COLUMNS.filter((x) => x !== 'record_id'), 't.')}, r.id AS record_id FROM retrievals t JOIN records r ON r.rid = t.rid WHERE t.space = $1 ORDER BY t.task_index, t.rank, r.id`,
-          s,
-        )
-      ).rows;
-      const audit = (await c.query<Row>(`SELECT ${cols(AUDIT_COLUMNS)} FROM audit WHERE space = $1 ORDER BY id`, s)).rows;
-      const meta: Record<string, string> = {};
-      for (const row of (await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS])).rows) meta[row.key] = row.value;
-      return { records, tasks, retrievals, audit, meta };
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        return await readTeamIn(c, team);
+      } finally {
+        await c.query('COMMIT').catch(() => undefined);
+      }
     },
     'read the memory for migration',
     { retryBroken: true },
   );
 }
 
-/** Writes `content` into the store's (empty) space in one transaction, then refreshes the planner statistics when the role owns the tables. */
-export async function writeTeam(team: TeamMemoryStore, content: MemoryContent): Promise<{ statistics: StatisticsRefresh }> {
+async function readTeamIn(c: PoolClient, team: TeamMemoryStore): Promise<MemoryContent> {
+  const s = [team.space];
+  const records = (await c.query<Row>(`SELECT ${cols(RECORD_COLUMNS)}, embedding::text AS embedding FROM records WHERE space = $1 ORDER BY rid`, s)).rows.map((r) => ({
+    ...r,
+    embedding: r.embedding ? Array.from(parseVector(r.embedding as string)) : null,
+  }));
+  const tasks = (await c.query<Row>(`SELECT ${cols(TASK_COLUMNS)} FROM tasks WHERE space = $1 ORDER BY task_index`, s)).rows;
+  const retrievals = (
+    await c.query<Row>(
+      `SELECT ${cols(RETRIEVAL_COLUMNS.filter((x) => x !== 'record_id'), 't.')}, r.id AS record_id FROM retrievals t JOIN records r ON r.rid = t.rid WHERE t.space = $1 ORDER BY t.task_index, t.rank, r.id`,
+      s,
+    )
+  ).rows;
+  const audit = (await c.query<Row>(`SELECT ${cols(AUDIT_COLUMNS)} FROM audit WHERE space = $1 ORDER BY id`, s)).rows;
+  const meta: Record<string, string> = {};
+  for (const row of (await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS])).rows) meta[row.key] = row.value;
+  return { records, tasks, retrievals, audit, meta };
+}
+
+/**
+ * Writes `content` into the space in one transaction. The space must be empty, or with
+ * `replace` its records, retrieval log, task log, audit and embedder settings are deleted
+ * first, in the same transaction (all or nothing; the space's addition policy and role
+ * memories stay). Then refreshes the planner statistics when the role owns the tables.
+ */
+export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, options: { replace?: boolean } = {}): Promise<{ statistics: StatisticsRefresh }> {
   await team.transaction(async (c) => {
     // A whole memory (100k records, HNSW maintained per row) takes longer than the 5 s per-statement cap of interactive use.
     await c.query("SET LOCAL statement_timeout = '30min'");
+    if (options.replace) {
+      for (const table of ['retrievals', 'records', 'tasks', 'audit']) await c.query(`DELETE FROM ${table} WHERE space = $1`, [team.space]);
+      await c.query('DELETE FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS]);
+    }
     const used = await c.query<{ n: number }>('SELECT (SELECT count(*) FROM records WHERE space = $1) + (SELECT count(*) FROM tasks WHERE space = $1) AS n', [team.space]);
-    if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: migrate into a new space (--space NAME). Nothing was written.`);
+    if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: write into a new space (--space NAME), or replace its content where the command offers it (restore --replace). Nothing was written.`);
     const records = content.records.map((r) => ({ ...r, embedding: r.embedding ? vectorLiteral(Float32Array.from(r.embedding as number[])) : null }));
     await insertJson(c, 'records', [...RECORD_COLUMNS, 'embedding'], { ...RECORD_TYPES, embedding: 'text' }, team.space, records,
       `INSERT INTO records (space, ${cols(RECORD_COLUMNS)}, embedding) SELECT $1, ${cols(RECORD_COLUMNS, 'x.')}, x.embedding::vector

@@ -1,10 +1,43 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import type { CandidateRow } from '../../memory/queries/deletion-candidates';
-import type { DeletionCandidate, DeletionPlan, FloorNote } from '../../app/types';
 import { CapacityRuleSchema, CombinedModeSchema, DeletionPolicyName, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../names';
 
-export type { CandidateRow, DeletionCandidate, DeletionPlan, DeletionPolicyName, FloorNote };
+export type { CandidateRow, DeletionPolicyName };
+
+/** One record a deletion policy would remove, with the evidence for it. */
+export interface DeletionCandidate {
+  recordId: string;
+  question: string;
+  rule: string;
+  evidence: Record<string, number | string | null>;
+}
+
+/** Records the memory floor (agentMemory.deletion.minActiveRecords) kept out of a deletion. */
+export interface FloorNote {
+  minActiveRecords: number;
+  /** Active records when the plan was made. */
+  activeBefore: number;
+  /** How many of the policy's candidates the floor kept. */
+  keptCount: number;
+  /** The kept candidates that were materialized (the last ones in the plan's order). */
+  kept: DeletionCandidate[];
+  /** One sentence for the preview, e.g. "The memory floor (minActiveRecords = 1) kept 1 record: …". */
+  sentence: string;
+}
+
+export interface DeletionPlan {
+  policy: DeletionPolicyName;
+  candidates: DeletionCandidate[];
+  /** Task index the plan was computed at. */
+  taskIndex: number;
+  /** What the memory floor kept out of the plan (null or absent when it kept nothing). */
+  floor?: FloorNote | null;
+  /** The policy's parameters and how many records it would delete (the planner's, for "why nothing"). */
+  params?: Record<string, number | string | boolean>;
+  total?: number;
+}
+
 
 /** The paper's EHR defaults (Appendix A.2). */
 export const DEFAULT_PERIOD = 200;

@@ -101,23 +101,21 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     );
   });
 
-  it('commands that work on a SQLite file only refuse a postgres:// URL (UNSUPPORTED, what to do instead) and create no file', async () => {
+  it('the commands that cannot apply to a team memory refuse a postgres:// URL (UNSUPPORTED, why and what to do instead) and create no file', async () => {
     const cwdBefore = fs.readdirSync(process.cwd()).sort();
-    const jsonl = path.join(dir, 'in.jsonl');
-    fs.writeFileSync(jsonl, '');
-    const cases = [
-      ['export', '--db', pg().appUrl],
-      ['import', jsonl, '--db', pg().appUrl],
-      ['seed', '--db', pg().appUrl],
-      ['backup', '--db', pg().appUrl, '--out', path.join(dir, 'b.sqlite')],
-      ['re-embed', '--db', pg().appUrl],
+    const program = path.join(dir, 'p.py');
+    fs.writeFileSync(program, 'answer = 1\n');
+    const cases: [string[], RegExp][] = [
+      [['re-embed', '--db', pg().appUrl], /no shared query embedder yet: every team client \(task, mcp\) searches it by keywords/],
+      [['revalidate', '--db', pg().appUrl, '--data', path.join(dir, 'data.sqlite')], /no stale marks yet/],
+      [['run', '--language', 'python', '--db', pg().appUrl, '--code-file', program], /--db is the SQLite data file the program queries, not a memory.*agent-memory task --db postgres/],
     ];
-    for (const argv of cases) {
+    for (const [argv, why] of cases) {
       const r = await runCli(argv);
       assert.equal(r.code, 1, `${argv[0]}: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite memory file only`));
-      assert.match(r.stderr, argv[0] === 're-embed' ? /re-embedding a team memory is not supported yet/ : /agent-memory migrate/);
-      assert.match(r.stderr, /Nothing was done/);
+      assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite ${argv[0] === 'run' ? 'data' : 'memory'} file only`));
+      assert.match(r.stderr, why);
+      assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, mcp, migrate, team-setup\. Nothing was done/);
     }
     assert.deepEqual(fs.readdirSync(process.cwd()).sort(), cwdBefore);
     const mixed = await runCli(['mcp', '--db', bare, '--addition', 'all']);

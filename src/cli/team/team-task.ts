@@ -1,0 +1,71 @@
+/**
+ * `agent-memory task --db postgres://…`: the agent's task pipeline on a space of the team
+ * memory (createTeamTaskMemory), with the same generator, runner and evaluators as the
+ * editor; the role memories are the space's (role_memories). Each task's result has the
+ * shape the SQLite path prints (AgentTaskResult), so the two outputs compare.
+ */
+import { RoleMemories } from '../../core/agent/role-memories';
+import { toolboxDocs } from '../../core/agent/runners';
+import { EditorEvaluator, GoldEvaluator } from '../../core/agent/task-evaluators';
+import { runTaskPipeline } from '../../core/agent/task-pipeline';
+import type { AgentTaskResult } from '../../core/app/types';
+import { createBenchSession } from '../../core/bench/session';
+import type { Logger } from '../../core/logger';
+import { createTeamTaskMemory } from '../../core/memory/postgres/team-task-memory';
+import type { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import type { TeamSweepInput } from '../../core/memory/postgres/team-sweep';
+import { codeSimilarity } from '../../core/similarity/code';
+
+export interface TeamTaskOptions {
+  language: 'python' | 'javascript';
+  dataPath: string;
+  k: number;
+  endpoint?: { baseURL: string; model: string; apiKey?: string };
+  sweep: TeamSweepInput | null;
+  logger: Logger;
+  onResult(result: AgentTaskResult): void;
+}
+
+/** Runs `items` one after the other on `team`; resolves once every write of every task was committed. */
+export async function runTeamTasks(team: TeamMemoryStore, items: { question: string; answer?: unknown }[], options: TeamTaskOptions): Promise<void> {
+  const { logger, language } = options;
+  const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep });
+  const session = createBenchSession({ databasePath: options.dataPath, language, endpoint: options.endpoint, logger });
+  try {
+    const { generator, judge, run } = session.deps;
+    const roles = (await RoleMemories.load(shared.roles, logger)).forModel(judge);
+    const policy = await team.additionPolicy();
+    for (const item of items) {
+      const evaluator = item.answer === undefined ? new EditorEvaluator(policy, judge ?? null, logger) : new GoldEvaluator(item.answer, policy, judge);
+      const r = await runTaskPipeline(
+        { memory: shared.memory, retriever: shared.retriever, embedder: shared.embedder, generator, evaluator, run, toolboxDocs, roles, modelKind: judge ? 'llm' : 'reuse', logger },
+        item.question,
+        { databasePath: options.dataPath, language, k: options.k },
+      );
+      const { run: done, after } = r;
+      options.onResult({
+        taskIndex: after.taskIndex,
+        question: item.question,
+        model: done.model,
+        language,
+        code: done.code,
+        answer: done.answer,
+        outcome: done.outcome,
+        verdict: r.verdict,
+        modelKind: r.modelKind,
+        attempts: done.attempts.length,
+        demonstrations: done.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
+        utility: after.utility,
+        addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
+        deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),
+        inputSimilarity: after.similarity.inputSimilarity,
+        outputSimilarity: after.similarity.outputSimilarity,
+        ...(done.gaveUp ? { error: done.gaveUp } : {}),
+        durationMs: r.durationMs,
+      });
+    }
+    await shared.settled();
+  } finally {
+    session.dispose();
+  }
+}

@@ -1,0 +1,21 @@
+import * as assert from 'node:assert/strict';
+import { PASSWORD_ENV } from '../../../src/core/memory/postgres/connection';
+import { mcpServerCommand, mcpTeamServerCommand, withTeamPassword } from '../../../src/core/tools/mcp-server-command';
+
+describe('the MCP server child the editor starts (core/tools/mcp-server-command)', () => {
+  it('on the personal memory: --db FILE --addition P', () => {
+    const c = mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node');
+    assert.deepEqual(c, { command: '/bin/node', args: ['/ext/dist/cli.js', 'mcp', '--db', '/data/memory.sqlite', '--addition', 'strict'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+  });
+
+  it('on the team memory: --db URL --space NAME; the password only in the environment, added at start', () => {
+    const c = mcpTeamServerCommand('/ext', { url: 'postgres://app@db/mem?sslmode=verify-full', space: 'repo' }, '/bin/node');
+    assert.deepEqual(c.args, ['/ext/dist/cli.js', 'mcp', '--db', 'postgres://app@db/mem?sslmode=verify-full', '--space', 'repo']);
+    assert.equal(c.env[PASSWORD_ENV], undefined, 'the provided (cacheable) definition carries no password');
+    const env = withTeamPassword(c.env, 'pw-123');
+    assert.deepEqual(env, { ELECTRON_RUN_AS_NODE: '1', [PASSWORD_ENV]: 'pw-123' });
+    assert.ok(!c.args.join(' ').includes('pw-123'));
+    assert.deepEqual(withTeamPassword(c.env, undefined), { ELECTRON_RUN_AS_NODE: '1' });
+    assert.equal(c.env[PASSWORD_ENV], undefined, 'adding the password does not change the original definition');
+  });
+});
