@@ -159,6 +159,67 @@ END $$;
 CREATE TRIGGER records_changed AFTER INSERT OR UPDATE OR DELETE ON records FOR EACH ROW EXECUTE FUNCTION agent_memory_record_changed();
 `,
   },
+  {
+    version: 2,
+    description: 'term_stats: per-space document frequency of every keyword term over active records, kept by triggers (bounded keyword search)',
+    sql: `
+-- df of each term among the space's active records; the row with term '' holds the number of active records.
+-- Kept exact by the triggers below, in the writing transaction (atomic increments); the application role may only read it.
+CREATE TABLE term_stats (
+  space text NOT NULL,
+  term text NOT NULL,
+  df bigint NOT NULL,
+  PRIMARY KEY (space, term)
+);
+CREATE FUNCTION agent_memory_terms_inserted() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  -- Sorted, so concurrent writers lock the term rows in one order.
+  INSERT INTO term_stats (space, term, df)
+  SELECT space, term, count(*) FROM (
+    SELECT n.space, t AS term FROM new_rows n, unnest(tsvector_to_array(n.tsv)) t WHERE n.status = 'active'
+    UNION ALL SELECT n.space, '' FROM new_rows n WHERE n.status = 'active') x
+  GROUP BY space, term ORDER BY space, term
+  ON CONFLICT (space, term) DO UPDATE SET df = term_stats.df + EXCLUDED.df;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION agent_memory_terms_deleted() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  INSERT INTO term_stats (space, term, df)
+  SELECT space, term, -count(*) FROM (
+    SELECT o.space, t AS term FROM old_rows o, unnest(tsvector_to_array(o.tsv)) t WHERE o.status = 'active'
+    UNION ALL SELECT o.space, '' FROM old_rows o WHERE o.status = 'active') x
+  GROUP BY space, term ORDER BY space, term
+  ON CONFLICT (space, term) DO UPDATE SET df = term_stats.df + EXCLUDED.df;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION agent_memory_terms_updated() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  INSERT INTO term_stats (space, term, df)
+  SELECT space, term, sum(d) FROM (
+    SELECT OLD.space AS space, t AS term, -1 AS d FROM unnest(tsvector_to_array(OLD.tsv)) t WHERE OLD.status = 'active'
+    UNION ALL SELECT OLD.space, '', -1 WHERE OLD.status = 'active'
+    UNION ALL SELECT NEW.space, t, 1 FROM unnest(tsvector_to_array(NEW.tsv)) t WHERE NEW.status = 'active'
+    UNION ALL SELECT NEW.space, '', 1 WHERE NEW.status = 'active') x
+  GROUP BY space, term HAVING sum(d) <> 0 ORDER BY space, term
+  ON CONFLICT (space, term) DO UPDATE SET df = term_stats.df + EXCLUDED.df;
+  RETURN NULL;
+END $$;
+-- Bulk inserts and deletes aggregate per statement; an update touches the stats only when it changes what is searchable
+-- (Φ and retrieval-count increments do not fire it), and at COMMIT (deferred): the rows of common terms, which every
+-- approval updates, stay locked for the commit only, not across the client's round trips.
+CREATE TRIGGER records_terms_inserted AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION agent_memory_terms_inserted();
+CREATE TRIGGER records_terms_deleted AFTER DELETE ON records REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION agent_memory_terms_deleted();
+CREATE CONSTRAINT TRIGGER records_terms_updated AFTER UPDATE ON records DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.tsv IS DISTINCT FROM NEW.tsv OR OLD.space IS DISTINCT FROM NEW.space)
+  EXECUTE FUNCTION agent_memory_terms_updated();
+-- The records already stored (the migration holds the table lock the triggers' creation took, so no write slips between).
+INSERT INTO term_stats (space, term, df)
+SELECT space, term, count(*) FROM (
+  SELECT r.space, t AS term FROM records r, unnest(tsvector_to_array(r.tsv)) t WHERE r.status = 'active'
+  UNION ALL SELECT r.space, '' FROM records r WHERE r.status = 'active') x
+GROUP BY space, term;
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
@@ -187,6 +248,8 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
       await client.query(`GRANT USAGE ON SCHEMA public TO ${appRole}`);
       await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${appRole}`);
       await client.query(`REVOKE INSERT, UPDATE, DELETE ON schema_migrations FROM ${appRole}`);
+      // Kept by the owner's SECURITY DEFINER triggers only: a client cannot skew the keyword statistics.
+      await client.query(`REVOKE INSERT, UPDATE, DELETE ON term_stats FROM ${appRole}`);
       await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
     }
     await client.query('COMMIT');

@@ -1,53 +1,210 @@
 /**
- * Hybrid retrieval on the team server, in one round trip: pgvector cosine distance
- * (HNSW index per embedding dimension, see ensureDenseIndex) and a `tsvector` keyword
- * match (OR of the query's terms, ts_rank), fused in process with the same reciprocal-rank
- * fusion as the personal memory (../fusion.ts). Only active records are retrievable.
+ * Hybrid retrieval on the team server: pgvector cosine distance (HNSW index per embedding
+ * dimension, see ensureDenseIndex) and a keyword side, fused in process with the same
+ * reciprocal-rank fusion as the personal memory (../fusion.ts). Only active records are
+ * retrievable.
+ *
+ * The keyword side costs the same however many records match a common word
+ * (docs/team-memory.md, "Keyword search at 100k"):
+ * 1. the query is split into terms by the server's own parser, and each term's document
+ *    frequency in the space is read from `term_stats` (kept exact by triggers, migration 2);
+ * 2. candidates are the records holding one of the rarest terms, as many terms as keep the
+ *    postings within KEYWORD_CANDIDATES; only the GIN postings of those terms are read;
+ * 3. when every term is common (each one's postings over the cap), candidates are the
+ *    records holding all of them (words in over half of the records left out of the AND)
+ *    and those holding the rarest one, each part cut at COMMON_CANDIDATES rows (a
+ *    common-words-only query still answers);
+ * 4. candidates are ranked by the summed BM25 IDF of the query terms they hold (ties:
+ *    ts_rank, then age).
+ * So at most KEYWORD_CANDIDATES rows are read and ranked, never every match.
  */
+import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../fusion';
+import { rowToRecord, RecordRow } from '../record-row';
 import type { MemoryRecord } from '../types';
-import type { TeamMemoryStore } from './team-store';
+import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
 import { vectorLiteral } from './vector-text';
 
 export interface TeamSearchHit extends FusedHit {
   record: MemoryRecord;
 }
 
+/** A candidate of one side with its record's columns. */
+type CandidateRow = RecordRow & { side: 'd' | 'k'; score: number; pos: string };
+const RECORD_COLUMNS = TEAM_RECORD_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
+
 /** Candidates each side contributes before fusion. */
 const SIDE_DEPTH = 32;
+/** Most records one part of the keyword side reads (the rare terms' postings, the common terms' intersection, the fallback). */
+export const KEYWORD_CANDIDATES = 1000;
+/**
+ * Rows each part of a common-words-only query reads: its candidates all hold the same terms
+ * (equal IDF sums), so a larger cut would only feed the ts_rank tie-break.
+ */
+export const COMMON_CANDIDATES = 250;
+/** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
+const HNSW_CANDIDATES = 40;
+/** Most query terms ranked with (a long prompt keeps its rarest ones). */
+const MAX_TERMS = 64;
+/** Longest query text sent to the server's parser. */
+const MAX_QUERY_CHARS = 4000;
 
-/** Lower-case word terms of `text` for a tsquery (letters and digits only: nothing of the input reaches the query syntax). */
+/** A lexeme that can be written as a tsquery operand without escaping (letters, digits, underscore). */
+const PLAIN_TERM = /^[\p{L}\p{N}_]+$/u;
+
+/** Lower-case word terms of `text` (letters and digits only: nothing of the input reaches the query syntax). */
 export function keywordTerms(text: string, max = 32): string[] {
   const terms = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
   return [...new Set(terms.filter((t) => t.length > 1))].slice(0, max);
 }
 
+export interface TermFrequency {
+  term: string;
+  df: number;
+}
+
+/** What the keyword side asks the server: the tsqueries of its candidate parts and the weights it ranks with. */
+export interface KeywordPlan {
+  /** OR of the rarest terms whose postings together stay within the cap ('' when even the rarest term's do not). */
+  rare: string;
+  /** When `rare` is '': AND of every term held by at most half of the records (of every term, when none is), cut at COMMON_CANDIDATES. */
+  common: string;
+  /** When `rare` is '' and the AND has several terms: the rarest term alone (cut at COMMON_CANDIDATES), so a common-words-only query still answers. */
+  fallback: string;
+  /** Every present term, quoted, with its BM25 IDF. */
+  terms: string[];
+  idf: number[];
+  /** OR of every present term (ts_rank tie-break). */
+  all: string;
+}
+
+const quote = (term: string): string => `'${term}'`;
+
+/**
+ * The candidate parts for terms with their document frequencies among `active` records.
+ * Pure: unit-testable without a server.
+ */
+export function planKeywordSearch(frequencies: TermFrequency[], active: number, cap = KEYWORD_CANDIDATES): KeywordPlan | undefined {
+  const present = frequencies
+    .filter((f) => f.df > 0 && PLAIN_TERM.test(f.term))
+    .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
+    .slice(0, MAX_TERMS);
+  if (present.length === 0) return undefined;
+  const rare: TermFrequency[] = [];
+  let sum = 0;
+  for (const f of present) {
+    if (sum + f.df > cap) break;
+    rare.push(f);
+    sum += f.df;
+  }
+  const n = Math.max(active, present[present.length - 1].df);
+  // In the AND, words in more than half of the records (near stop words, IDF < ln 2) only cost GIN work.
+  const selective = present.filter((f) => f.df <= n / 2);
+  const all = selective.length > 0 ? selective : present;
+  return {
+    rare: rare.map((f) => quote(f.term)).join(' | '),
+    common: rare.length === 0 ? all.map((f) => quote(f.term)).join(' & ') : '',
+    fallback: rare.length === 0 && all.length > 1 ? quote(present[0].term) : '',
+    terms: present.map((f) => quote(f.term)),
+    idf: present.map((f) => Math.log(1 + (n - f.df + 0.5) / (f.df + 0.5))),
+    all: present.map((f) => quote(f.term)).join(' | '),
+  };
+}
+
+/** Document frequencies of the query's terms in the space (the server's parser, so terms match the stored tsvector) and the active count. */
+async function termFrequencies(c: ClientBase, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
+  const r = await c.query<{ term: string; df: number }>(
+    `SELECT t.term, coalesce(s.df, 0)::float8 AS df
+       FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) t(term)
+       LEFT JOIN term_stats s ON s.space = $1 AND s.term = t.term
+     UNION ALL SELECT '', coalesce((SELECT df FROM term_stats WHERE space = $1 AND term = ''), 0)::float8`,
+    [space, query.slice(0, MAX_QUERY_CHARS)],
+  );
+  const active = Number(r.rows.find((row) => row.term === '')?.df ?? 0);
+  return { frequencies: r.rows.filter((row) => row.term !== '').map((row) => ({ term: row.term, df: Number(row.df) })), active };
+}
+
+/**
+ * The one statement of a search: dense top-k and keyword top-k, UNION ALL. Neither side
+ * lets the planner use the (space, status, …) btree, which it prefers when the table has no
+ * statistics yet (right after a bulk load) and which then reads every row of the space:
+ * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
+ */
+function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const p = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const space = p(undefined); // filled by the caller
+  const parts: string[] = [];
+  if (withDense) {
+    const v = p(undefined);
+    const cast = `embedding::vector(${dim})`;
+    // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
+    // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
+    parts.push(`(SELECT 'd' AS side, rid, score, row_number() OVER (ORDER BY score DESC, rid) AS pos FROM (
+        SELECT space, rid, 1 - (${cast} <=> ${v}::vector) AS score FROM records
+        WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${HNSW_CANDIDATES}) n
+      WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${SIDE_DEPTH})`);
+  }
+  if (plan) {
+    const candidates = [
+      [plan.rare, KEYWORD_CANDIDATES],
+      [plan.common, COMMON_CANDIDATES],
+      [plan.fallback, COMMON_CANDIDATES],
+    ]
+      .filter(([q]) => q !== '')
+      .map(([q, limit]) => `(SELECT rid, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+    const terms = p(plan.terms);
+    const idf = p(plan.idf);
+    const all = p(plan.all);
+    parts.push(`(SELECT 'k' AS side, rid, score, row_number() OVER (ORDER BY score DESC, tie DESC, rid) AS pos FROM (
+        SELECT c.rid, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
+               ts_rank(c.tsv, ${all}::tsquery) AS tie
+        FROM (SELECT DISTINCT ON (rid) rid, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
+      ORDER BY score DESC, tie DESC, rid LIMIT ${SIDE_DEPTH})`);
+  }
+  // The candidates' records come with them: fusion picks among them without another round trip.
+  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid`;
+  return { sql, params };
+}
+
 /** Best-first records for `query` (and its vector, when the memory has vectors). */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number): Promise<TeamSearchHit[]> {
-  const terms = keywordTerms(query);
-  const tsquery = terms.map((t) => `'${t}'`).join(' | ');
   const dim = vector?.length ?? 0;
   const rows = await team.withClient(
-    (c) =>
-      c.query<{ side: 'd' | 'k'; id: string; score: number }>(
-        `WITH d AS (
-           SELECT id, 1 - (embedding::vector(${dim || 1}) <=> $2::vector) AS score FROM records
-           WHERE $2::text IS NOT NULL AND space = $1 AND status = 'active' AND embedding_dim = ${dim || 1}
-           ORDER BY embedding::vector(${dim || 1}) <=> $2::vector LIMIT $4),
-         k AS (
-           SELECT id, ts_rank(tsv, q) AS score FROM records, to_tsquery('simple', $3) q
-           WHERE $3 <> '' AND space = $1 AND status = 'active' AND tsv @@ q
-           ORDER BY score DESC, rid LIMIT $4)
-         SELECT 'd' AS side, id, score FROM d UNION ALL SELECT 'k', id, score FROM k`,
-        [team.space, vector && dim > 0 ? vectorLiteral(vector) : null, tsquery, SIDE_DEPTH],
-      ),
+    async (c) => {
+      const { frequencies, active } = await termFrequencies(c, team.space, query);
+      const plan = planKeywordSearch(frequencies, active);
+      const statement = searchStatement(dim, dim > 0, plan);
+      if (statement.sql === '') return [];
+      statement.params[0] = team.space;
+      if (dim > 0) statement.params[1] = vectorLiteral(vector!);
+      return (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
+    },
     'search the team memory',
     { retryBroken: true },
   );
+  rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
   const dense: RankedKey[] = [];
   const keyword: RankedKey[] = [];
-  for (const r of rows.rows) (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
+  const byId = new Map<string, CandidateRow>();
+  for (const r of rows) {
+    (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
+    byId.set(r.id, r);
+  }
   const fused = fuseRankings(dense, keyword, { limit: k });
-  const records = new Map((await team.getMany(fused.map((h) => h.key))).map((r) => [r.id, r]));
-  return fused.flatMap((h) => (records.has(h.key) ? [{ ...h, record: records.get(h.key)! }] : []));
+  return fused.map((h) => ({ ...h, record: rowToRecord(byId.get(h.key)!) }));
+}
+
+/** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
+export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false): Promise<string[]> {
+  const dim = vector?.length ?? 0;
+  const { frequencies, active } = await termFrequencies(c, space, query);
+  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active));
+  statement.params[0] = space;
+  if (dim > 0) statement.params[1] = vectorLiteral(vector!);
+  const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);
+  return r.rows.map((row) => row['QUERY PLAN']);
 }

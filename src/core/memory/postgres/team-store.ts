@@ -22,6 +22,7 @@ import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '..
 import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
 import { describeConnection, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
 import { assertSchemaCurrent } from './migrations';
+import { EMBEDDER_DIM_META, EMBEDDER_ID_META } from './team-embedder';
 import { vectorLiteral } from './vector-text';
 
 /** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
@@ -43,6 +44,9 @@ const TYPES = {
 
 const noop = (): void => undefined;
 
+/** deadlock_detected, serialization_failure: the server rolled the whole transaction back, so running it again is safe. */
+const ROLLED_BACK_CODES = ['40P01', '40001'];
+
 /** Error codes of a lost or refused connection (server restart, network, shutdown). */
 function isConnectionError(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -53,6 +57,8 @@ function isConnectionError(error: unknown): boolean {
 export interface TeamAddOptions extends AddOptions {
   /** Merge an identical (normalised question + code) active or pending record instead of adding a twin (default: for trigger 'agent'). */
   merge?: boolean;
+  /** Embeds each record's question after redaction (the team's shared embedder; instead of `embeddings`). */
+  embedder?: { readonly id: string; readonly dimension: number; embedSync(text: string): Float32Array };
   /** Write inside the caller's transaction on this client (committed by the caller); returns [] (read the records after the commit). */
   client?: PoolClient;
 }
@@ -145,6 +151,21 @@ export class TeamMemoryStore {
    * as a failure, never as done.
    */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>, what: string): Promise<T> {
+    // A deadlock or serialization failure (e.g. two writers locking keyword statistics rows in
+    // opposite orders across statements) was rolled back by the server: run it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(fn, what);
+      } catch (error) {
+        const code = ((error as AgentMemoryError).details?.pgCode ?? '') as string;
+        if (!ROLLED_BACK_CODES.includes(code) || attempt >= 5 || this.closed) throw error;
+        this.log.warn(`[team] ${what}: the server rolled the transaction back (${code}); retrying (attempt ${attempt + 1})`);
+        await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+      }
+    }
+  }
+
+  private async transactionOnce<T>(fn: (client: PoolClient) => Promise<T>, what: string): Promise<T> {
     let committing = false;
     return this.withClient(
       async (c) => {
@@ -201,17 +222,19 @@ export class TeamMemoryStore {
     const trigger = TriggerSchema.parse(options.trigger);
     const parsed: NewRecord[] = parseNewRecords(inputs);
     const redacted = redactNewRecords(parsed, options.redactions);
-    const embeddings = options.embeddings;
+    // The shared embedder sees the redacted question: a vector never carries a secret the text no longer has.
+    const embeddings = options.embeddings ?? (options.embedder ? parsed.map((r) => options.embedder!.embedSync(r.question)) : undefined);
+    const embedderId = options.embedderId ?? options.embedder?.id;
     if (embeddings && embeddings.length !== parsed.length) throw new AgentMemoryError('INVALID_INPUT', `Got ${embeddings.length} embeddings for ${parsed.length} records.`);
     const dim = embeddings?.[0]?.length;
     if (dim !== undefined) {
-      if (!options.embedderId) throw new AgentMemoryError('INVALID_INPUT', 'embedderId is required with embeddings.');
+      if (!embedderId) throw new AgentMemoryError('INVALID_INPUT', 'embedderId is required with embeddings.');
       if (embeddings!.some((v) => v.length !== dim)) throw new AgentMemoryError('INVALID_INPUT', 'All embeddings must have the same dimension.');
     }
     const merge = options.merge ?? trigger === 'agent';
     const now = new Date().toISOString();
     const write = async (c: PoolClient): Promise<string[]> => {
-      if (dim !== undefined) await this.claimEmbedder(c, options.embedderId!, dim);
+      if (dim !== undefined) await this.claimEmbedder(c, embedderId!, dim);
       const strict = trigger === 'agent' && (await this.additionPolicy(c)) === 'strict';
       const out: string[] = [];
       for (let i = 0; i < parsed.length; i++) {
@@ -240,7 +263,7 @@ export class TeamMemoryStore {
            VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17::vector,$18,$19,$20,$21) ON CONFLICT (space, id) DO NOTHING RETURNING rid`,
           [this.space, id, rec.question, x.code, x.language, JSON.stringify(x.answer ?? null), x.outcome, x.outputExcerpt, JSON.stringify(x.demonstrationIds),
             x.inputSimilarity, x.outputSimilarity, status, rec.provenance, rec.createdTask, rec.createdAt ?? now, now,
-            vector ? vectorLiteral(vector) : null, vector ? options.embedderId : null, vector ? vector.length : null, JSON.stringify(rec.metadata), key],
+            vector ? vectorLiteral(vector) : null, vector ? embedderId : null, vector ? vector.length : null, JSON.stringify(rec.metadata), key],
         );
         if (inserted.rowCount === 0) throw new AgentMemoryError('INVALID_INPUT', `Record ${i + 1}: a record with id '${id}' already exists in space '${this.space}'. Nothing was written.`, { id });
         const extra = { ...options.evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
@@ -260,12 +283,12 @@ export class TeamMemoryStore {
   /** Records the embedder on the first vector; refuses vectors of another one (under a row lock). */
   private async claimEmbedder(c: PoolClient, embedderId: string, dim: number): Promise<void> {
     await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:embedder`]);
-    const id = await this.getMeta('embedder_id', c);
-    const stored = await this.getMeta('embedder_dim', c);
+    const id = await this.getMeta(EMBEDDER_ID_META, c);
+    const stored = await this.getMeta(EMBEDDER_DIM_META, c);
     if (id && stored) mismatchCheck({ id, dimension: Number(stored) }, embedderId, dim);
     else {
-      await this.setMeta('embedder_id', embedderId, c);
-      await this.setMeta('embedder_dim', String(dim), c);
+      await this.setMeta(EMBEDDER_ID_META, embedderId, c);
+      await this.setMeta(EMBEDDER_DIM_META, String(dim), c);
     }
   }
 

@@ -5,8 +5,9 @@
  * through the space's addition policy on the server (strict: pending until a reviewer
  * approves); feedback writes Φ onto the records the search returned.
  *
- * Retrieval here is the server's keyword side (tsvector): the team memory keeps no fitted
- * query embedder, so questions are not embedded and records are added without vectors.
+ * Retrieval is hybrid: questions and records are embedded with the space's shared embedder
+ * (the unfitted hashing embedder whose dimension the space's meta names, team-embedder.ts),
+ * so the dense side (HNSW) and the keyword side (tsvector) both answer.
  *
  * Offline: when the server cannot be reached, every tool fails with UNREACHABLE and says
  * so (memory_search: no shared records returned; writes: nothing stored). The connection
@@ -14,9 +15,12 @@
  */
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
+import { redactText } from '../../security/redact';
 import { clientLabel, evaluationOf, MemoryToolApi, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
+import type { HashingEmbedder } from '../../similarity/hashing-embedder';
+import { readSharedEmbedder } from './team-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
 import { beginTeamTask, finishTeamTask, logTeamRetrievals, setTeamUtility, type TeamTaskFinish } from './team-utility';
@@ -39,6 +43,8 @@ interface ToolTask {
 
 export class TeamMemoryTools implements MemoryToolApi {
   private state: TeamStatus = 'connected';
+  /** The space's shared embedder once its meta names one (it never changes after). */
+  private embedder: { team: TeamMemoryStore; embedder: HashingEmbedder } | undefined;
 
   constructor(private readonly deps: TeamToolsDeps) {}
 
@@ -50,7 +56,8 @@ export class TeamMemoryTools implements MemoryToolApi {
   async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
     const args = parseToolInput(SearchInput, input, 'memory_search');
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
-      const hits = await searchTeam(team, args.query, null, args.k ?? DEFAULT_TOOL_K);
+      const embedder = await this.sharedEmbedder(team);
+      const hits = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K);
       const taskIndex = await beginTeamTask(team, args.query);
       await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
@@ -66,6 +73,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     const evaluation = evaluationOf(args.outcome, source, client);
     const label = clientLabel(client);
     return this.online('memory_record', 'nothing was stored; record the task again when the team memory is back', async (team) => {
+      // Resolved before anything is written: a space whose embedder this client cannot compute fails with nothing stored.
+      const embedder = await this.sharedEmbedder(team);
       const existing = args.retrievalId === undefined ? undefined : await this.toolTask(team, args.retrievalId);
       if (existing?.log.recorded) {
         throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
@@ -87,7 +96,7 @@ export class TeamMemoryTools implements MemoryToolApi {
               ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
             },
           }],
-          { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {} },
+          { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {}, embedder },
         );
         const pending = rec.status === 'pending';
         output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex) };
@@ -124,6 +133,15 @@ export class TeamMemoryTools implements MemoryToolApi {
       this.state = 'offline';
       throw new AgentMemoryError('UNREACHABLE', `Team memory unreachable: ${consequence}. (${error.message})`, error.details, { cause: error });
     }
+  }
+
+  /** The space's shared embedder (UNSUPPORTED when its meta names one this client cannot compute). */
+  private async sharedEmbedder(team: TeamMemoryStore): Promise<HashingEmbedder> {
+    if (this.embedder?.team === team) return this.embedder.embedder;
+    const { embedder, stored } = await team.withClient((c) => readSharedEmbedder(c, team.space), 'read the shared embedder', { retryBroken: true });
+    // Not named yet: the default, claimed by the first record written; read again until then.
+    if (stored) this.embedder = { team, embedder };
+    return embedder;
   }
 
   private async toolTask(team: TeamMemoryStore, retrievalId: string): Promise<ToolTask> {

@@ -34,12 +34,14 @@ export async function logTeamRetrievals(team: TeamMemoryStore, taskIndex: number
        ins AS (
          INSERT INTO retrievals (space, task_index, rid, rank, input_similarity)
          SELECT $1, $2, r.rid, i.rank, i.sim FROM input i JOIN records r ON r.space = $1 AND r.id = i.id
-         ON CONFLICT (space, task_index, rid) DO NOTHING RETURNING rid, input_similarity)
+         ON CONFLICT (space, task_index, rid) DO NOTHING RETURNING rid, input_similarity),
+       -- Records locked in rid order: two clients crediting overlapping records cannot deadlock.
+       locked AS (SELECT rid FROM records WHERE rid IN (SELECT rid FROM ins) ORDER BY rid FOR UPDATE)
        UPDATE records SET retrieval_count = retrieval_count + 1,
          last_retrieved_task = GREATEST(COALESCE(last_retrieved_task, 0), $2),
          in_sim_sum = in_sim_sum + COALESCE(ins.input_similarity, 0),
          in_sim_count = in_sim_count + (ins.input_similarity IS NOT NULL)::int
-       FROM ins WHERE records.rid = ins.rid RETURNING records.id`,
+       FROM ins JOIN locked USING (rid) WHERE records.rid = ins.rid RETURNING records.id`,
       [team.space, taskIndex, entries.map((e) => e.recordId), entries.map((e) => e.rank), entries.map((e) => e.inputSimilarity)],
     );
     const known = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM records WHERE space = $1 AND id = ANY($2::text[])', [team.space, entries.map((e) => e.recordId)]);
@@ -62,9 +64,10 @@ export async function setTeamUtility(team: TeamMemoryStore, taskIndex: number, u
       `WITH old AS (
          SELECT id, rid, utility FROM retrievals
          WHERE space = $1 AND task_index = $2 AND shown = 1 AND (followed IS NULL OR followed <> 0) FOR UPDATE),
-       upd AS (UPDATE retrievals t SET utility = $3 FROM old WHERE t.id = old.id RETURNING t.rid, old.utility AS before)
+       upd AS (UPDATE retrievals t SET utility = $3 FROM old WHERE t.id = old.id RETURNING t.rid, old.utility AS before),
+       locked AS (SELECT rid FROM records WHERE rid IN (SELECT rid FROM old) ORDER BY rid FOR UPDATE)
        UPDATE records SET utility_sum = utility_sum + $3 - COALESCE(upd.before, 0), utility_count = utility_count + (upd.before IS NULL)::int
-       FROM upd WHERE records.rid = upd.rid RETURNING records.id`,
+       FROM upd JOIN locked USING (rid) WHERE records.rid = upd.rid RETURNING records.id`,
       [team.space, taskIndex, phi],
     );
     await c.query('UPDATE tasks SET utility = $3, evaluator = $4 WHERE space = $1 AND task_index = $2', [team.space, taskIndex, phi, evaluator ?? null]);

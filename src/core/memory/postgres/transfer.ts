@@ -14,6 +14,7 @@ import type { PoolClient } from 'pg';
 import { AgentMemoryError } from '../../errors';
 import type { MemoryStore } from '../store';
 import { blobToVector, vectorToBlob } from '../vector-index';
+import { refreshTeamStatistics, StatisticsRefresh } from './team-maintenance';
 import type { TeamMemoryStore } from './team-store';
 import { parseVector, vectorLiteral } from './vector-text';
 
@@ -157,9 +158,9 @@ async function readTeamIn(c: PoolClient, team: TeamMemoryStore): Promise<MemoryC
  * Writes `content` into the space in one transaction. The space must be empty, or with
  * `replace` its records, retrieval log, task log, audit and embedder settings are deleted
  * first, in the same transaction (all or nothing; the space's addition policy and role
- * memories stay).
+ * memories stay). Then refreshes the planner statistics when the role owns the tables.
  */
-export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, options: { replace?: boolean } = {}): Promise<void> {
+export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, options: { replace?: boolean } = {}): Promise<{ statistics: StatisticsRefresh }> {
   await team.transaction(async (c) => {
     // A whole memory (100k records, HNSW maintained per row) takes longer than the 5 s per-statement cap of interactive use.
     await c.query("SET LOCAL statement_timeout = '30min'");
@@ -185,6 +186,7 @@ export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, o
     // Team task indexes come from one sequence: never hand out an index the copied log uses.
     if (lastTask > 0) await c.query("SELECT setval('task_index_seq', GREATEST($1::bigint, (SELECT last_value FROM task_index_seq)))", [lastTask]);
   }, 'write the migrated memory');
+  return { statistics: await refreshTeamStatistics(team) };
 }
 
 // ---------------------------------------------------------------- canonical export

@@ -1,0 +1,181 @@
+import * as assert from 'node:assert/strict';
+import { Client } from 'pg';
+import { benchRecords } from '../../../../src/cli/team/bench-team-data';
+import { explainSearch, KEYWORD_CANDIDATES, planKeywordSearch, searchTeam } from '../../../../src/core/memory/postgres/team-search';
+import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
+import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
+import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
+import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../../../src/core/memory/postgres/team-utility';
+import { writeTeam } from '../../../../src/core/memory/postgres/transfer';
+import { usePostgres } from '../../../support/postgres';
+import { sampleRecord, unitVector } from '../../../support/records';
+
+/** term → df of the space as the triggers keep it ('' = active records; rows at 0 left out). */
+async function storedStats(c: Client, space: string): Promise<Map<string, number>> {
+  const r = await c.query<{ term: string; df: string }>('SELECT term, df FROM term_stats WHERE space = $1 AND df <> 0', [space]);
+  return new Map(r.rows.map((row) => [row.term, Number(row.df)]));
+}
+
+/** The same, recomputed from the records. */
+async function recomputedStats(c: Client, space: string): Promise<Map<string, number>> {
+  const r = await c.query<{ term: string; df: string }>(
+    `SELECT term, count(*) AS df FROM (SELECT t AS term FROM records, unnest(tsvector_to_array(tsv)) t WHERE space = $1 AND status = 'active'
+       UNION ALL SELECT '' FROM records WHERE space = $1 AND status = 'active') x GROUP BY term`,
+    [space],
+  );
+  return new Map(r.rows.map((row) => [row.term, Number(row.df)]));
+}
+
+const sorted = (m: Map<string, number>): [string, number][] => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+
+describe('team memory keyword search bounded by term statistics (real server)', function () {
+  this.timeout(120_000);
+  const pg = usePostgres();
+  const open: { close(): Promise<void> }[] = [];
+  let su: Client;
+  const connect = async (space: string, url = pg().appUrl, client = 'vscode@laptop'): Promise<TeamMemoryStore> => {
+    const s = await TeamMemoryStore.connect({ url, space, user: 'alice', client });
+    open.push(s);
+    return s;
+  };
+
+  before(async () => {
+    await setupTeamMemory(pg().ownerUrl, { dimensions: [16] });
+    su = new Client({ connectionString: pg().superuserUrl.replace('/postgres?', '/agent_memory?') });
+    await su.connect();
+  });
+  after(async () => {
+    await su?.end();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+
+  it('plans candidates from the rarest terms only; a query of common words only still has candidates', () => {
+    const plan = planKeywordSearch([{ term: 'vancomycin', df: 3 }, { term: 'patients', df: 5000 }, { term: 'dose', df: 400 }, { term: 'missing', df: 0 }], 10_000, 1000);
+    assert.ok(plan);
+    assert.equal(plan.rare, "'vancomycin' | 'dose'");
+    assert.equal(plan.common, '');
+    assert.deepEqual(plan.terms, ["'vancomycin'", "'dose'", "'patients'"]);
+    assert.ok(plan.idf[0] > plan.idf[1] && plan.idf[1] > plan.idf[2]);
+    const common = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'many', df: 8000 }], 10_000, 1000);
+    assert.ok(common);
+    assert.equal(common.rare, '');
+    assert.equal(common.common, "'many' & 'how'");
+    assert.equal(common.fallback, "'many'");
+    // Words in over half of the records stay out of the AND; with one term left, it is the fallback itself.
+    const stop = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }, { term: 'stays', df: 2000 }], 10_000, 1000);
+    assert.deepEqual([stop?.rare, stop?.common, stop?.fallback], ['', "'stays' & 'icu'", "'stays'"]);
+    const one = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }], 10_000, 1000);
+    assert.deepEqual([one?.common, one?.fallback], ["'icu'", '']);
+    assert.equal(planKeywordSearch([{ term: 'absent', df: 0 }], 10, 1000), undefined);
+  });
+
+  it('ranks the record sharing the rare words first among thousands sharing the common ones; common-word queries still answer', async () => {
+    const owner = await connect('quality', pg().ownerUrl, 'seed');
+    const n = KEYWORD_CANDIDATES + 1500;
+    const content = benchRecords(n, 16);
+    // Every seeded question holds 'how', 'many', 'in', 'case' (df = n > the candidate cap).
+    content.records.push({ ...content.records[0], id: 'rare-one', question: 'how many patients received vancomycin in the icu', embedding: Array.from(unitVector(1)) });
+    content.records.push({ ...content.records[0], id: 'rare-two', question: 'how many patients received vancomycin dose adjustments', embedding: Array.from(unitVector(2)) });
+    const written = await writeTeam(owner, content);
+    assert.equal(written.statistics.refreshed, true);
+    const team = await connect('quality');
+
+    const one = await searchTeam(team, 'vancomycin dose for how many', null, 5);
+    assert.deepEqual(one.slice(0, 2).map((h) => h.record.id), ['rare-two', 'rare-one']);
+    const two = await searchTeam(team, 'Vancomycin in the ICU?', null, 5);
+    assert.equal(two[0].record.id, 'rare-one');
+
+    const common = await searchTeam(team, 'how many in case', null, 5);
+    assert.equal(common.length, 5);
+    for (const h of common) assert.deepEqual(['how', 'many', 'in', 'case'].filter((w) => !h.record.question.split(' ').includes(w)), [], h.record.question);
+    const none = await searchTeam(team, 'zzzunknownword', null, 5);
+    assert.deepEqual(none, []);
+  });
+
+  it('after an owner bulk load the statistics are fresh and the search statement uses the GIN and HNSW indexes', async () => {
+    const owner = await connect('plans', pg().ownerUrl, 'seed');
+    const content = benchRecords(4000, 16);
+    content.records.push({ ...content.records[0], id: 'needle', question: 'which careunit handled the tracheostomy', embedding: Array.from(unitVector(99)) });
+    await writeTeam(owner, content);
+    const analyzed = await su.query<{ last: Date | null }>("SELECT greatest(last_analyze, last_autoanalyze) AS last FROM pg_stat_user_tables WHERE relname = 'records'");
+    assert.ok(analyzed.rows[0].last, 'records was analyzed after the bulk load');
+    const app = new Client({ connectionString: pg().appUrl });
+    await app.connect();
+    try {
+      const plan = (await explainSearch(app, 'plans', 'tracheostomy how many', unitVector(5), true)).join('\n');
+      assert.match(plan, /Index Scan using records_hnsw_16/, plan);
+      assert.match(plan, /Bitmap Index Scan on records_tsv/, plan);
+      assert.doesNotMatch(plan, /Seq Scan on records/, plan);
+      // Only the rare term's postings were read: the keyword side did not scan for 'how' or 'many' (each in every record).
+      assert.match(plan, /tsv @@ '''tracheostomy'''::tsquery/, plan);
+      assert.doesNotMatch(plan, /tsv @@ '''(how|many)'''::tsquery/, plan);
+    } finally {
+      await app.end();
+    }
+    const team = await connect('plans');
+    assert.equal((await searchTeam(team, 'tracheostomy how many', null, 3))[0].record.id, 'needle');
+    // Hybrid: the keyword side's first is among the fused first (the dense side's order depends on the HNSW graph).
+    const hits = await searchTeam(team, 'tracheostomy how many', unitVector(5), 3);
+    assert.ok(hits.some((h) => h.record.id === 'needle'), JSON.stringify(hits.map((h) => h.record.id)));
+    // The application role owns nothing: it cannot ANALYZE, and says so instead of claiming it did.
+    const appLoad = await connect('plans-app');
+    const asApp = await writeTeam(appLoad, benchRecords(10, 16));
+    assert.equal(asApp.statistics.refreshed, false);
+  });
+
+  it('keeps term statistics exact under concurrent adds, approvals, rejections, deletes, restores, purges and sweeps', async () => {
+    const space = 'stats';
+    const clients = await Promise.all(Array.from({ length: 6 }, (_, i) => connect(space, pg().appUrl, `c${i}`)));
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+    await Promise.all(
+      clients.map(async (c, i) => {
+        for (let r = 0; r < 12; r++) {
+          const q = `${words[(i + r) % 8]} ${words[(i * 3 + r) % 8]} question ${i} ${r}`;
+          const agent = r % 3 !== 0;
+          let [rec] = await c.add([sampleRecord({ id: `s-${i}-${r}`, question: q, provenance: agent ? 'agent' : 'user' })], { trigger: agent ? 'agent' : 'user', merge: false });
+          const step = async (op: 'approve' | 'reject' | 'delete' | 'restore' | 'purge'): Promise<void> => {
+            [rec] = (await c.transition([rec.id], op, { trigger: 'user' })).concat(op === 'purge' ? [rec] : []);
+          };
+          if (rec.status === 'pending') await step(r % 4 === 1 ? 'reject' : 'approve');
+          if (rec.status === 'active' && r % 5 === 2) await step('delete');
+          if (rec.status === 'deleted' && r % 10 === 2) await step('restore');
+          if (r % 7 === 4) {
+            if (rec.status !== 'deleted') await step('delete');
+            await step('purge');
+          }
+          // Φ and retrieval increments do not touch the statistics, but run alongside.
+          const task = await beginTeamTask(c, q);
+          await logTeamRetrievals(c, task, [{ recordId: `s-${i}-0`, rank: 1, inputSimilarity: null }]);
+          await setTeamUtility(c, task, 0);
+        }
+      }),
+    );
+    await sweepTeam(clients[0], { periodMs: 0, minActiveRecords: 5, minRetrievals: 1, maxMeanUtility: 0.5 });
+    // Batch transitions in one transaction (several statements) from two clients at once.
+    const active = (await clients[0].listByStatus('active', 1000)).map((r) => r.id).sort();
+    const third = Math.floor(active.length / 3);
+    assert.ok(third >= 3, `${active.length} active records`);
+    await Promise.all([
+      clients[1].transition(active.slice(0, third), 'delete', { trigger: 'user' }),
+      clients[2].transition(active.slice(third, 2 * third).reverse(), 'unapprove', { trigger: 'user' }),
+    ]);
+    const stored = await storedStats(su, space);
+    assert.ok((stored.get('') ?? 0) > 0);
+    assert.deepEqual(sorted(stored), sorted(await recomputedStats(su, space)));
+    assert.equal(stored.get('') ?? 0, (await clients[0].counts()).active);
+  });
+
+  it('the application role can read but not write the statistics', async () => {
+    const app = new Client({ connectionString: pg().appUrl });
+    await app.connect();
+    try {
+      await app.query("SELECT df FROM term_stats WHERE space = 'stats' LIMIT 1");
+      await assert.rejects(app.query("UPDATE term_stats SET df = 0 WHERE space = 'stats'"), /permission denied/);
+      await assert.rejects(app.query("INSERT INTO term_stats VALUES ('x', 'y', 1)"), /permission denied/);
+    } finally {
+      await app.end();
+    }
+  });
+});
