@@ -40,7 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger('warn');
-  requireFileDatabase(args.db, 're-embed', 'a team memory has no shared query embedder yet: every team client (task, mcp) searches it by keywords, so new vectors would never be queried; re-embed a file copy (migrate --to FILE) if you need vectors there');
+  requireFileDatabase(args.db, 're-embed', "re-embedding a team space is not written yet: a space's vectors come from its shared built-in hashing embedder (hash-v1-N, chosen with 'agent-memory team-setup --space NAME --dimension N') as records are added through memory_record; records migrated from a file keep that file's vectors");
   const store = MemoryStore.open(path.resolve(args.db), { logger });
   try {
     if (!args.model || !args['base-url']) {

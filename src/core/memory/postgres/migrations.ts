@@ -220,6 +220,19 @@ SELECT space, term, count(*) FROM (
 GROUP BY space, term;
 `,
   },
+  {
+    version: 3,
+    description: 'revalidation on a team space: the last check of each record and its stale mark (team retrieval skips stale records)',
+    sql: `
+ALTER TABLE records
+  ADD COLUMN stale boolean NOT NULL DEFAULT false,
+  ADD COLUMN check_state text CHECK (check_state IN ('unchanged', 'changed', 'failing')),
+  ADD COLUMN check_fingerprint text,
+  ADD COLUMN check_answer text,
+  ADD COLUMN check_error text,
+  ADD COLUMN checked_at timestamptz;
+`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

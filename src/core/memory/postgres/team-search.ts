@@ -166,11 +166,11 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
       ORDER BY score DESC, tie DESC, rid LIMIT ${SIDE_DEPTH})`);
   }
   // The candidates' records come with them: fusion picks among them without another round trip.
-  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid`;
+  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid WHERE NOT r.stale`;
   return { sql, params };
 }
 
-/** Best-first records for `query` (and its vector, when the memory has vectors). */
+/** Best-first records for `query` (and its vector, when the memory has vectors); records marked stale by a revalidation are skipped. */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number): Promise<TeamSearchHit[]> {
   const dim = vector?.length ?? 0;
   const rows = await team.withClient(
