@@ -2,10 +2,10 @@
 // Bundles the extension and the CLI with esbuild (the type-check is `tsc -p .`, run before).
 //   src/extension.ts -> dist/extension.js   (loaded by VS Code)
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
-//   src/core/memory/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
+//   src/core/memory/keyword/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
 // Native / loadable modules stay external and ship beside the bundle (see .vscodeignore):
 // better-sqlite3 (Node-API prebuilds for every platform) in node_modules, the sqlite-vec
-// loadables in native/ (loaded by explicit path, src/core/memory/native-sqlite.ts), QuickJS
+// loadables in native/ (loaded by explicit path, src/core/memory/sqlite/native-sqlite.ts), QuickJS
 // (loaded by the JavaScript sandbox's own process). Everything else (openai, zod, minisearch, @lezer/*, acorn) is inlined.
 //
 // Usage: node scripts/bundle.mjs [--minify] [--quiet]
@@ -37,7 +37,7 @@ const targets = [
   { entry: 'src/extension.ts', out: 'dist/extension.js', required: true },
   { entry: 'src/cli/main.ts', out: 'dist/cli.js', required: false, cli: true },
   // The keyword index's worker thread (found beside the bundle by keyword-service.ts).
-  { entry: 'src/core/memory/keyword-worker.ts', out: 'dist/keyword-worker.js', required: true },
+  { entry: 'src/core/memory/keyword/keyword-worker.ts', out: 'dist/keyword-worker.js', required: true },
 ];
 
 const t0 = Date.now();

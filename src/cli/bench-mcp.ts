@@ -20,7 +20,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createApp } from '../core/app';
 import { nullLogger } from '../core/logger';
-import { MemoryStore } from '../core/memory/store';
+import { MemoryStore } from '../core/memory/sqlite/store';
 import { SettingsSchema } from '../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
 

@@ -7,7 +7,7 @@
  *
  * History: `records` active records created over `tasks` tasks, K retrievals per
  * task (~1M retrieval rows at the defaults), every retrieval evaluated (see
- * src/core/memory/queries/synthetic-history.ts). Dry runs use the paper's EHR defaults
+ * src/core/memory/sqlite/queries/synthetic-history.ts). Dry runs use the paper's EHR defaults
  * (period 200, α 0, n 5, β 0.7) and the default plan limit (first 1000
  * candidates materialized, the total counted); a full materialization of every
  * candidate is timed separately for reference.
@@ -16,11 +16,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { MemoryStore } from '../core/memory/store';
-import { deletionQueries } from '../core/memory/queries/deletion-candidates';
+import { MemoryStore } from '../core/memory/sqlite/store';
+import { deletionQueries } from '../core/memory/sqlite/queries/deletion-candidates';
 import { DEFAULT_ALPHA, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PERIOD, planCombined, planHistory, planPeriodic, PolicyDeletionPlan, UTILITY_EPSILON } from '../core/policy/deletion';
 import { RULE_ID } from '../core/policy/names';
-import { buildSyntheticHistory } from '../core/memory/queries/synthetic-history';
+import { buildSyntheticHistory } from '../core/memory/sqlite/queries/synthetic-history';
 import { MemoryManager } from '../core/policy/memory-manager';
 
 const ArgsSchema = z.object({

@@ -34,12 +34,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { SyntheticRecords } from '../core/bench/synthetic-records';
-import { HybridSearch } from '../core/memory/hybrid-search';
-import { InlineKeywords } from '../core/memory/keyword-service';
-import { ShapeIndex } from '../core/memory/shape-index';
-import { openDatabase } from '../core/memory/database';
-import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/store';
-import { vectorToBlob } from '../core/memory/vector-index';
+import { HybridSearch } from '../core/memory/search/hybrid-search';
+import { InlineKeywords } from '../core/memory/keyword/keyword-service';
+import { ShapeIndex } from '../core/memory/search/shape-index';
+import { openDatabase } from '../core/memory/sqlite/database';
+import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/sqlite/store';
+import { vectorToBlob } from '../core/memory/dense/vector-index';
 import { HashingEmbedder } from '../core/similarity/hashing-embedder';
 import { runMain } from './run-main';
 

@@ -6,7 +6,7 @@
  * answers `--help`.
  */
 import { errorMessage, isAgentMemoryError } from '../core/errors';
-import { assertNodeApi } from '../core/memory/native-sqlite';
+import { assertNodeApi } from '../core/memory/sqlite/native-sqlite';
 import { redactText } from '../core/security/redact';
 import { EXIT, isUsageError } from './args';
 import { COMMANDS } from './commands';

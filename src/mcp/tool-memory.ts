@@ -15,7 +15,7 @@ import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
 import { ServingEmbedder } from '../core/app/endpoint-embedding';
 import { MemoryRetriever } from '../core/agent/retriever';
 import type { Logger } from '../core/logger';
-import { MemoryStore } from '../core/memory/store';
+import { MemoryStore } from '../core/memory/sqlite/store';
 import type { AdditionPolicyName } from '../core/policy/addition';
 import { MemoryManager } from '../core/policy/memory-manager';
 import { codeSimilarity } from '../core/similarity/code';

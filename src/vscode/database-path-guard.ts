@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AgentMemoryError } from '../core/errors';
 import type { Logger } from '../core/logger';
-import { databasePathProblem, type DatabasePathProblem } from '../core/memory/database-path';
+import { databasePathProblem, type DatabasePathProblem } from '../core/memory/sqlite/database-path';
 
 export const CREATE_FOLDER = 'Create Folder';
 export const OPEN_SETTING = 'Open Setting';

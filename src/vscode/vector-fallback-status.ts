@@ -4,7 +4,7 @@
  * The one log line is written by the core when the database opens (native-sqlite.ts).
  */
 import * as vscode from 'vscode';
-import { vectorExtensionStatus } from '../core/memory/native-sqlite';
+import { vectorExtensionStatus } from '../core/memory/sqlite/native-sqlite';
 import type { AppHost } from './app-host';
 
 export class VectorFallbackStatus implements vscode.Disposable {

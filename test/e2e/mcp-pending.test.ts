@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MemoryStore } from '../../src/core/memory/store';
+import { MemoryStore } from '../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../src/core/similarity/hashing-embedder';
 import { REPO_ROOT } from '../support/code-server';
 import { startWorkbench, type Workbench, type WorkbenchSession } from '../support/workbench';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { stderrLogger } from '../../core/logger';
-import { backupDatabase } from '../../core/memory/backup';
+import { backupDatabase } from '../../core/memory/io/backup';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { backupTeam } from '../../core/memory/postgres/team-backup';
 import { requireFileDatabase } from '../db-target';

@@ -18,7 +18,7 @@
  * ablation table.
  */
 import { z } from 'zod';
-import { RERANK_PART_NAMES } from '../../core/memory/rerank';
+import { RERANK_PART_NAMES } from '../../core/memory/search/rerank';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';

@@ -6,7 +6,7 @@ import { stderrLogger } from '../../core/logger';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { MemoryContent, readSqlite, readTeam, writeSqlite, writeTeam } from '../../core/memory/postgres/transfer';
-import { MemoryStore } from '../../core/memory/store';
+import { MemoryStore } from '../../core/memory/sqlite/store';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 
 export const summary = 'copy a whole memory between backends: migrate --from FILE|URL --to FILE|URL [--space NAME]';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { refitAndReembed } from '../../core/app/embedding';
 import { reembedWithEndpoint } from '../../core/app/endpoint-embedding';
 import { stderrLogger } from '../../core/logger';
-import { MemoryStore } from '../../core/memory/store';
+import { MemoryStore } from '../../core/memory/sqlite/store';
 import { EMBEDDING_API_KEY_ENV, EndpointEmbedder } from '../../core/similarity/endpoint-embedder';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { requireFileDatabase } from '../db-target';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { stderrLogger } from '../../core/logger';
-import { restoreDatabase } from '../../core/memory/backup';
+import { restoreDatabase } from '../../core/memory/io/backup';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { restoreTeam } from '../../core/memory/postgres/team-backup';
 import { requireFileDatabase } from '../db-target';

@@ -7,7 +7,7 @@ import { stderrLogger } from '../../core/logger';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { teamRevalidationSource } from '../../core/memory/postgres/team-revalidation';
 import type { TeamMemoryStore } from '../../core/memory/postgres/team-store';
-import { MemoryStore } from '../../core/memory/store';
+import { MemoryStore } from '../../core/memory/sqlite/store';
 import { DEFAULT_REVALIDATION_CONCURRENCY, revalidate } from '../../core/revalidation/revalidate';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { requireFileDatabase } from '../db-target';

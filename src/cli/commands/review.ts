@@ -11,7 +11,7 @@ import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
-import { MemoryStore } from '../../core/memory/store';
+import { MemoryStore } from '../../core/memory/sqlite/store';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 

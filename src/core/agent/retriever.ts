@@ -7,9 +7,9 @@
  */
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
-import { HybridSearch, MAX_K, type SearchHit } from '../memory/hybrid-search';
-import { reviewQueries } from '../memory/queries/review';
-import type { MemoryStore } from '../memory/store';
+import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-search';
+import { reviewQueries } from '../memory/sqlite/queries/review';
+import type { MemoryStore } from '../memory/sqlite/store';
 import type { Language } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
 

@@ -14,8 +14,8 @@
  * memory manager (its policies). Nothing here knows about the editor or the bench.
  */
 import type { Logger } from '../logger';
-import type { MemoryStore } from '../memory/store';
-import type { TaskLog } from '../memory/task-log';
+import type { MemoryStore } from '../memory/sqlite/store';
+import type { TaskLog } from '../memory/sqlite/task-log';
 import type { AgentLanguage as Language, NewRecordInput } from '../memory/types';
 import type { AfterTaskInput, AfterTaskResult } from '../policy/memory-manager';
 import { AgentMemoryError } from '../errors';

@@ -5,7 +5,7 @@
  * human's approval: approving or rejecting a gold-checked record never turns its "wrong"
  * into "correct"; the approval is reported separately (`humanDecision`).
  */
-import type { TaskRow } from '../memory/task-log';
+import type { TaskRow } from '../memory/sqlite/task-log';
 import type { TaskVerdict } from './task-evaluators';
 
 /** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */

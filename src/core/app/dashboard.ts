@@ -1,6 +1,6 @@
 import type { DashboardData, DashboardSummary } from './types';
-import type { MemoryStore } from '../memory/store';
-import type { TaskLog } from '../memory/task-log';
+import type { MemoryStore } from '../memory/sqlite/store';
+import type { TaskLog } from '../memory/sqlite/task-log';
 import { DEFAULT_MISALIGNED } from '../memory/misaligned';
 import { awaitsApproval, countVerdicts, humanDecision, taskVerdict, verdictIsCorrect } from '../agent/task-verdict';
 import type { TaskVerdict } from '../agent/task-evaluators';

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { fitTextStatistics, TextStatistics } from '../similarity/text/text-statistics';
 

@@ -5,7 +5,7 @@
  */
 import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../errors';
 import type { Logger } from '../logger';
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 import type { Trigger } from '../memory/types';
 import type { QueryEmbedder, SyncQuestionEmbedder } from '../similarity/embedder';
 import { ENDPOINT_EMBEDDER_PREFIX, EndpointEmbedder, endpointEmbedderId } from '../similarity/endpoint-embedder';

@@ -6,10 +6,10 @@
  */
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 import { MemoryManager } from '../policy/memory-manager';
 import { resolveDeletionReview } from '../policy/names';
-import { reviewQueries, type ProposalRow } from '../memory/queries/review';
+import { reviewQueries, type ProposalRow } from '../memory/sqlite/queries/review';
 import type { ConfirmedDeletion } from '../policy/deletion-review';
 import type { PolicyDeletionPlan } from '../policy/deletion/types';
 import { evaluateHumanVerdict } from '../policy/utility';

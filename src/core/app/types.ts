@@ -5,9 +5,9 @@
  */
 import type { Disposable } from '../events';
 import type { Settings } from '../settings';
-import type { ListQuery, ListResult } from '../memory/record-query';
+import type { ListQuery, ListResult } from '../memory/sqlite/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
-import type { TaskRow } from '../memory/task-log';
+import type { TaskRow } from '../memory/sqlite/task-log';
 import type { MemoryTools } from '../tools/memory-tools';
 import type { ReembedOptions } from './maintenance';
 import type { AgentRunResult } from '../agent/loop/agent-loop';
@@ -15,7 +15,7 @@ import type { AgentRunResult } from '../agent/loop/agent-loop';
 import type { AdditionPolicyName, DeletionPolicyName } from '../policy/names';
 import type { UserDeletion } from '../policy/memory-manager';
 import type { RetrievedDemonstration } from '../memory/demonstration';
-import type { CheckRow, ProposalRow } from '../memory/queries/review';
+import type { CheckRow, ProposalRow } from '../memory/sqlite/queries/review';
 import type { ConfirmedDeletion } from '../policy/deletion-review';
 import type { RevalidationReport } from '../revalidation/revalidate';
 

@@ -8,7 +8,7 @@
  * (test/unit/bench/grid-speed.test.ts checks the two agree through adds, deletes, restores, purges).
  */
 import type { Disposable } from '../events';
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 
 /**
  * @example
@@ -24,7 +24,7 @@ export class ActiveTemplates implements Disposable {
 
   constructor(private readonly store: MemoryStore) {
     for (const { id } of store.activeTexts()) this.refresh(id);
-    // Events fire synchronously once a change has committed (src/core/memory/commit-queue.ts).
+    // Events fire synchronously once a change has committed (src/core/memory/sqlite/commit-queue.ts).
     this.subscription = store.onDidChange((e) => {
       if (e.kind === 'added' || e.kind === 'status' || e.kind === 'purged') for (const id of e.ids) this.refresh(id);
     });

@@ -14,7 +14,7 @@ import type { RunRequest, RunResult } from '../agent/runners/types';
 import { toolboxDocs } from '../agent/toolbox/docs';
 import { AgentMemoryError } from '../errors';
 import { Logger, nullLogger } from '../logger';
-import { MemoryStore } from '../memory/store';
+import { MemoryStore } from '../memory/sqlite/store';
 import type { NewRecordInput } from '../memory/types';
 import { HashingEmbedder } from '../similarity/hashing-embedder';
 import { codeSimilarity } from '../similarity/code';

@@ -20,7 +20,7 @@
  * evaluator; fixed / all / strict → the ground truth (strict).
  */
 import { z } from 'zod';
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 import type { AdditionDecision, AdditionPolicyName } from '../policy/addition';
 import { DEFAULT_ALPHA, DEFAULT_BETA_COARSE, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DeletionParams } from '../policy/deletion';
 import { AfterTaskInput, MemoryManager } from '../policy/memory-manager';

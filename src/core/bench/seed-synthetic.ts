@@ -1,6 +1,6 @@
 import { storeEmbedder } from '../app/embedding';
 import { Logger, nullLogger } from '../logger';
-import { MemoryStore } from '../memory/store';
+import { MemoryStore } from '../memory/sqlite/store';
 import { SyntheticRecords } from './synthetic-records';
 
 /** Records written per transaction by `seedSynthetic`. */

@@ -5,7 +5,7 @@
  * the first time an addition looks for a twin.
  */
 import { createHash } from 'node:crypto';
-import type { MemoryStore } from './store';
+import type { MemoryStore } from './sqlite/store';
 import type { RecordStatus } from './types';
 
 const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';

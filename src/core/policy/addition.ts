@@ -1,4 +1,4 @@
-import type { MemoryStore } from '../memory/store';
+import type { MemoryStore } from '../memory/sqlite/store';
 import type { MemoryRecord, RecordStatus, Trigger } from '../memory/types';
 import { AdditionMode, AdditionPolicyName, AdditionPolicyNameSchema } from './names';
 import type { Evaluation } from './utility';

@@ -5,9 +5,9 @@
  * them (exempt from every rule for one period; the choice is audited). Also the one
  * definition of a "large" deletion, which the editor asks about again.
  */
-import type { ProposalRow } from '../memory/queries/review';
-import { reviewQueries } from '../memory/queries/review';
-import type { MemoryStore } from '../memory/store';
+import type { ProposalRow } from '../memory/sqlite/queries/review';
+import { reviewQueries } from '../memory/sqlite/queries/review';
+import type { MemoryStore } from '../memory/sqlite/store';
 import type { Trigger } from '../memory/types';
 import { deleteWithinFloor } from './deletion/floor';
 import type { PolicyDeletionPlan } from './deletion/types';

@@ -1,7 +1,7 @@
 import type { RetrievedDemonstration } from '../memory/demonstration';
 import { DEFAULT_MISALIGNED, isMisaligned, MisalignedThresholds } from '../memory/misaligned';
-import type { MemoryStore } from '../memory/store';
-import type { TaskLog } from '../memory/task-log';
+import type { MemoryStore } from '../memory/sqlite/store';
+import type { TaskLog } from '../memory/sqlite/task-log';
 import type { Language, MemoryRecord } from '../memory/types';
 
 /**

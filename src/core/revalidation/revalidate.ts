@@ -18,8 +18,8 @@ import { SqlService } from '../agent/runners/sql-service';
 import type { RunRequest, RunResult } from '../agent/runners/types';
 import { withSqlShortcut } from '../agent/runners/sql-shortcut';
 import { nullLogger } from '../logger';
-import { reviewQueries, type CheckState, type CheckWrite, type RunnableRow } from '../memory/queries/review';
-import { MemoryStore } from '../memory/store';
+import { reviewQueries, type CheckState, type CheckWrite, type RunnableRow } from '../memory/sqlite/queries/review';
+import { MemoryStore } from '../memory/sqlite/store';
 import { databaseFingerprint } from './fingerprint';
 
 /**

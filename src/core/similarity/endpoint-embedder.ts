@@ -23,7 +23,7 @@ import { EndpointConfigSchema, parseConfig, type EndpointConfig } from '../agent
 import { createOpenAIClient, withRetries, type CallTarget } from '../agent/model/transport';
 import { AgentMemoryError, errorMessage } from '../errors';
 import { nullLogger, type Logger } from '../logger';
-import type { EmbeddingCache } from '../memory/embedding-cache';
+import type { EmbeddingCache } from '../memory/sqlite/embedding-cache';
 import type { Embedder } from './embedder';
 
 /** The environment variable holding the embedding endpoint's API key for the CLI and the MCP server. */

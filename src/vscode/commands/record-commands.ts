@@ -5,7 +5,7 @@ import { AgentMemoryError } from '../../core/errors';
 import { FLOOR_SETTING } from '../../core/policy/deletion/floor';
 import { MemoryRecord, RecordStatus, StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
-import type { TaskRow } from '../../core/memory/task-log';
+import type { TaskRow } from '../../core/memory/sqlite/task-log';
 import { readableUri, recordUri } from '../documents';
 import { currentVerdictText, loggedOutcomeText, outcomeText, truncate } from '../text/result-text';
 import { MAX_ROW_QUESTION, recordVerdict } from '../tree/tree-items';

@@ -4,7 +4,7 @@
  */
 import { countVerdicts, humanDecision, taskVerdict } from '../../core/agent/task-verdict';
 import type { AgentTaskResult, ModelKind, TaskVerdict } from '../../core/app/types';
-import type { TaskRow } from '../../core/memory/task-log';
+import type { TaskRow } from '../../core/memory/sqlite/task-log';
 import type { RecordStatus } from '../../core/memory/types';
 
 type Outcome = AgentTaskResult['outcome'];

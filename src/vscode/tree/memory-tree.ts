@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../../core/app/types';
 import { errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
-import { DEFAULT_PAGE_SIZE, ListQuery } from '../../core/memory/record-query';
+import { DEFAULT_PAGE_SIZE, ListQuery } from '../../core/memory/sqlite/record-query';
 import { Language, RECORD_STATUSES, RecordStatus } from '../../core/memory/types';
 import type { AppHost } from '../app-host';
 import { debounce } from '../debounce';

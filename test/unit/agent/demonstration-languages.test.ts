@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { demonstrationLanguages } from '../../../src/core/agent/demonstration-languages';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 
 /** The one rule for which records may be the agent's demonstrations, on a real store and retriever. */

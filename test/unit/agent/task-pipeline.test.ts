@@ -8,7 +8,7 @@ import { createRunner, toolboxDocs, type CodeRunner } from '../../../src/core/ag
 import { EditorEvaluator, GoldEvaluator } from '../../../src/core/agent/task-evaluators';
 import { runTaskPipeline, TaskPipelineDeps } from '../../../src/core/agent/task-pipeline';
 import { nullLogger } from '../../../src/core/logger';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import type { AfterTaskInput } from '../../../src/core/policy/memory-manager';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { codeSimilarity } from '../../../src/core/similarity/code';

@@ -10,9 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MAX_QUESTION_LENGTH, questionProblem } from '../../../src/core/agent/question';
 import { awaitsApproval } from '../../../src/core/agent/task-verdict';
-import { databasePathProblem } from '../../../src/core/memory/database-path';
-import { importJsonl } from '../../../src/core/memory/jsonl';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { databasePathProblem } from '../../../src/core/memory/sqlite/database-path';
+import { importJsonl } from '../../../src/core/memory/io/jsonl';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { emptyPlanReason } from '../../../src/core/policy/deletion/empty-reason';
 import { AppHandle, openApp, settingsWith } from '../agent/agent-fixture';
 

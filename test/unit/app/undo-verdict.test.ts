@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MemoryPolicies } from '../../../src/core/app/memory-policies';
 import { SettingsSession } from '../../../src/core/app/settings-session';
 import { nullLogger } from '../../../src/core/logger';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { SettingsSchema } from '../../../src/core/settings';
 import { sampleRecord } from '../../support/records';
 

@@ -6,7 +6,7 @@ import { paperCells, cellKey } from '../../../src/core/bench/paper-cells';
 import { CellSeedResult, gridMemoStats, runSeed, SeedJob } from '../../../src/core/bench/paper-seed';
 import { createBenchSession, BenchSession } from '../../../src/core/bench/session';
 import { readTaskFile, BenchTask } from '../../../src/core/bench/task-file';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { codeSimilarity } from '../../../src/core/similarity/code';
 
 const DATA = path.resolve(__dirname, '..', '..', '..', 'data', 'ehr');

@@ -9,8 +9,8 @@ import { createBenchSession } from '../../../src/core/bench/session';
 import { goldProgram } from '../../../src/core/data/gold-program';
 import { readTaskFile } from '../../../src/core/bench/task-file';
 import { planTasks } from '../../../src/core/bench/task-plan';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { startFakeOpenAI, FakeOpenAI, FakeStep, RecordedRequest } from '../../support/fake-openai-server';
 
 const DATA = path.resolve(__dirname, '..', '..', '..', 'data', 'ehr');

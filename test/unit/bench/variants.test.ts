@@ -10,8 +10,8 @@ import type { BenchMetrics } from '../../../src/core/bench/metrics';
 import { createBenchSession } from '../../../src/core/bench/session';
 import { readTaskFile } from '../../../src/core/bench/task-file';
 import { planTasks } from '../../../src/core/bench/task-plan';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { DEFAULT_FORGETTING_THRESHOLD, DEFAULT_FORGETTING_TIME_SCALE, retention } from '../../../src/core/policy/deletion';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 

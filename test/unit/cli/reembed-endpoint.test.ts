@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { refitAndReembed } from '../../../src/core/app/embedding';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { EMBEDDING_API_KEY_ENV } from '../../../src/core/similarity/endpoint-embedder';
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';
 import { sampleRecord } from '../../support/records';

@@ -13,9 +13,9 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { storeEmbedder } from '../../../src/core/app/embedding';
-import { reviewQueries } from '../../../src/core/memory/queries/review';
+import { reviewQueries } from '../../../src/core/memory/sqlite/queries/review';
 import { nullLogger } from '../../../src/core/logger';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { openToolMemory } from '../../../src/mcp/tool-memory';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');

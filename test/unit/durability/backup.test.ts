@@ -6,8 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { isAgentMemoryError } from '../../../src/core/errors';
-import { backupDatabase, restoreDatabase } from '../../../src/core/memory/backup';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { backupDatabase, restoreDatabase } from '../../../src/core/memory/io/backup';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

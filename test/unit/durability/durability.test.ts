@@ -3,7 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 
 const WRITER = path.join(__dirname, 'writer.ts');
 const REPO = path.resolve(__dirname, '..', '..', '..');

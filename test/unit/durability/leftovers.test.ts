@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { nullLogger } from '../../../src/core/logger';
-import { STALE_TEMP_AGE_MS } from '../../../src/core/memory/keyword-index-file';
-import { KEYWORD_FILE_SUFFIX, KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { STALE_TEMP_AGE_MS } from '../../../src/core/memory/keyword/keyword-index-file';
+import { KEYWORD_FILE_SUFFIX, KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 import { mountTmpfs } from './tmpfs';
 

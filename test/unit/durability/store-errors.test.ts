@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AgentMemoryError, isAgentMemoryError, type ErrorCode } from '../../../src/core/errors';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 import { mountTmpfs } from './tmpfs';
 

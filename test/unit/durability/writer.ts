@@ -4,7 +4,7 @@
  * `argv[5]` records (0 = until killed), and prints `ok <ids…>` to stdout after
  * each committed batch.
  */
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 
 const [file, prefix, batchesArg, sizeArg] = process.argv.slice(2);
 const batches = Number(batchesArg);

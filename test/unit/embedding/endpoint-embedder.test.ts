@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { EndpointEmbedder } from '../../../src/core/similarity/endpoint-embedder';
 import { embeddingRequests, rejection } from '../../support/embedding';
 import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';

@@ -14,8 +14,8 @@ import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding'
 import { reembedWithEndpoint, ServingEmbedder, type ReembedProgress } from '../../../src/core/app/endpoint-embedding';
 import { AgentMemoryError, isAgentMemoryError } from '../../../src/core/errors';
 import { nullLogger } from '../../../src/core/logger';
-import { DenseIndex } from '../../../src/core/memory/dense-index';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { EndpointEmbedder } from '../../../src/core/similarity/endpoint-embedder';
 import { embeddingRequests, rejection } from '../../support/embedding';
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai-server';

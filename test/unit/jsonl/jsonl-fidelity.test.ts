@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
-import { exportJsonl, importJsonl, JSONL_LIMITS } from '../../../src/core/memory/jsonl';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { exportJsonl, importJsonl, JSONL_LIMITS } from '../../../src/core/memory/io/jsonl';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord, unitVector } from '../../support/records';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

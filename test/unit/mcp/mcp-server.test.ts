@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { call, connectServer, SEED, seedMemory, text } from './mcp-support';
 
 interface SearchOut {

@@ -11,8 +11,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLEAN_STATE_SUFFIX } from '../../../src/core/memory/database';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { CLEAN_STATE_SUFFIX } from '../../../src/core/memory/sqlite/database';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { MAIN, ROOT, call, seedMemory } from './mcp-support';
 
 type Stop = 'SIGTERM' | 'SIGINT' | 'SIGKILL' | 'stdin';

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { refitAndReembed } from '../../../src/core/app/embedding';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');

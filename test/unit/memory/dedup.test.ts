@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { dedupKey, findIdentical, normaliseQuestion } from '../../../src/core/memory/dedup';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { sampleRecord } from '../../support/records';
 

@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
-import { openDatabase, schemaVersion } from '../../../src/core/memory/database';
-import { SCHEMA_VERSION } from '../../../src/core/memory/schema';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
+import { openDatabase, schemaVersion } from '../../../src/core/memory/sqlite/database';
+import { SCHEMA_VERSION } from '../../../src/core/memory/sqlite/schema';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { sampleRecord, unitVector } from '../../support/records';
 

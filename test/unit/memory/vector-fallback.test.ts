@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import type { Logger } from '../../../src/core/logger';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import {
   assertNodeApi,
   nativeModuleError,
@@ -15,9 +15,9 @@ import {
   SQLITE_VEC_ENV,
   vectorExtensionOf,
   vectorExtensionStatus,
-} from '../../../src/core/memory/native-sqlite';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { dot, VEC_BITS_STALE_KEY } from '../../../src/core/memory/vector-index';
+} from '../../../src/core/memory/sqlite/native-sqlite';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { dot, VEC_BITS_STALE_KEY } from '../../../src/core/memory/dense/vector-index';
 import { sampleRecord, unitVector } from '../../support/records';
 
 const DIM = 64;

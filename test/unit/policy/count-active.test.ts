@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { deletionQueries } from '../../../src/core/memory/queries/deletion-candidates';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { deletionQueries } from '../../../src/core/memory/sqlite/queries/deletion-candidates';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { deleteWithinFloor } from '../../../src/core/policy/deletion/floor';
 import { sampleRecord } from '../../support/records';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { reviewQueries } from '../../../src/core/memory/queries/review';
+import { reviewQueries } from '../../../src/core/memory/sqlite/queries/review';
 import { isLargeDeletion, largeDeletionMessage } from '../../../src/core/policy/deletion-review';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { DeletionReview, resolveDeletionReview } from '../../../src/core/policy/names';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { planDeletion } from '../../../src/core/policy/deletion';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import type { Settings } from '../../../src/core/settings';

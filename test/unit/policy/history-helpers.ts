@@ -1,5 +1,5 @@
-import { MemoryStore } from '../../../src/core/memory/store';
-import { TaskLog } from '../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import type { Provenance } from '../../../src/core/memory/types';
 import { sampleRecord } from '../../support/records';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fuseRankings } from '../../../src/core/memory/fusion';
+import { fuseRankings } from '../../../src/core/memory/search/fusion';
 
 describe('fuseRankings', () => {
   it('ranks a key found by both lists above keys found by one at the same ranks', () => {

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { goldProgram } from '../../../src/core/data/gold-program';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { fitTextStatistics } from '../../../src/core/similarity/text/text-statistics';
 

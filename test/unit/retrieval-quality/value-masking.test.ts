@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { goldProgram } from '../../../src/core/data/gold-program';
-import { indexableMaskedText, programLiterals, ValueVocabulary } from '../../../src/core/memory/value-masking';
+import { indexableMaskedText, programLiterals, ValueVocabulary } from '../../../src/core/memory/search/value-masking';
 
 describe('value masking', () => {
   it('takes the literals of programs in any language, opening SQL held in strings', () => {

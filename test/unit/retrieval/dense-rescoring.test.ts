@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DenseIndex, undecidedOrder } from '../../../src/core/memory/dense-index';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { dot } from '../../../src/core/memory/vector-index';
+import { DenseIndex, undecidedOrder } from '../../../src/core/memory/dense/dense-index';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { dot } from '../../../src/core/memory/dense/vector-index';
 import { sampleRecord, unitVector } from '../../support/records';
 
 const DIM = 64;

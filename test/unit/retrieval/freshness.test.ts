@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { storeEmbedder } from '../../../src/core/app/embedding';
 import { nullLogger } from '../../../src/core/logger';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
 const WRITER = path.join(__dirname, 'support', 'other-process-writer.ts');

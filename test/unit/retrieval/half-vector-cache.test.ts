@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { fromHalf, HalfVectorCache, toHalf } from '../../../src/core/memory/half-vector-cache';
-import { dot } from '../../../src/core/memory/vector-index';
+import { fromHalf, HalfVectorCache, toHalf } from '../../../src/core/memory/dense/half-vector-cache';
+import { dot } from '../../../src/core/memory/dense/vector-index';
 import { unitVector } from '../../support/records';
 
 /** Deterministic float32 values over many magnitudes, signs and subnormal float16s. */

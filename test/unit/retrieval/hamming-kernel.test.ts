@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { BinaryCodeCache, quantizeBinary } from '../../../src/core/memory/binary-code-cache';
-import { createHammingKernel } from '../../../src/core/memory/hamming-kernel';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { BinaryCodeCache, quantizeBinary } from '../../../src/core/memory/dense/binary-code-cache';
+import { createHammingKernel } from '../../../src/core/memory/dense/hamming-kernel';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { unitVector } from '../../support/records';
 
 function naiveDistance(a: Uint8Array, b: Uint8Array): number {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { MemoryStore } from '../../../src/core/memory/store';
-import { dot } from '../../../src/core/memory/vector-index';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { dot } from '../../../src/core/memory/dense/vector-index';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { SAMPLE_QUESTIONS, sampleRecord, unitVector } from '../../support/records';
 

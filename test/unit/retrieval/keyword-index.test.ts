@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import MiniSearch from 'minisearch';
-import { codeTerms } from '../../../src/core/memory/keyword-documents';
-import { KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { codeTerms } from '../../../src/core/memory/keyword/keyword-documents';
+import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { tokenizeForKeywords } from '../../../src/core/memory/text-processing';
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 

@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { WorkerKeywords } from '../../../src/core/memory/keyword-service';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { WorkerKeywords } from '../../../src/core/memory/keyword/keyword-service';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 
 const TASKS = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');
 

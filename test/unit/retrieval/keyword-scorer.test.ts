@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import MiniSearch from 'minisearch';
 import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
-import { KeywordIndex, WARM_MIN_DF } from '../../../src/core/memory/keyword-index';
-import { KeywordScorer, WARM_PIECE_POSTINGS } from '../../../src/core/memory/keyword-scorer';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { KeywordIndex, WARM_MIN_DF } from '../../../src/core/memory/keyword/keyword-index';
+import { KeywordScorer, WARM_PIECE_POSTINGS } from '../../../src/core/memory/keyword/keyword-scorer';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 
 const TASKS = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');

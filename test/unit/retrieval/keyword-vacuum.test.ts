@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 
 const WORDS = ['aspirin', 'sepsis', 'glucose', 'heart', 'rate', 'intake', 'danazol', 'hemoglobin', 'cost', 'admitted', 'discharged', 'ward', 'icu', 'lab', 'chart', 'output', 'weight', 'diagnosis', 'procedure', 'prescribed'];

@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
 import type { Logger } from '../../../src/core/logger';
-import { KeywordIndex } from '../../../src/core/memory/keyword-index';
-import { InlineKeywords, WorkerKeywords } from '../../../src/core/memory/keyword-service';
-import { KeywordWarmer, WarmReport } from '../../../src/core/memory/keyword-warmer';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { InlineKeywords, WorkerKeywords } from '../../../src/core/memory/keyword/keyword-service';
+import { KeywordWarmer, WarmReport } from '../../../src/core/memory/keyword/keyword-warmer';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 
 const TASKS = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { collapseByProgram, programKey, type ProgramCandidate } from '../../../src/core/memory/program-collapse';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { collapseByProgram, programKey, type ProgramCandidate } from '../../../src/core/memory/search/program-collapse';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/rerank';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/search/rerank';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { sampleRecord } from '../../support/records';
 

@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HybridSearch } from '../../../src/core/memory/hybrid-search';
-import { QuestionShapes } from '../../../src/core/memory/rerank';
-import { SHAPE_PAGE_ROWS, ShapeIndex } from '../../../src/core/memory/shape-index';
-import { MemoryStore } from '../../../src/core/memory/store';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { QuestionShapes } from '../../../src/core/memory/search/rerank';
+import { SHAPE_PAGE_ROWS, ShapeIndex } from '../../../src/core/memory/search/shape-index';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { sampleRecord } from '../../support/records';
 

@@ -1,6 +1,6 @@
 import { AgentMemoryError, errorMessage, isAgentMemoryError } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
-import type { TaskLog } from '../../memory/task-log';
+import type { TaskLog } from '../../memory/sqlite/task-log';
 import type { RunRequest, RunResult } from '../runners/types';
 import type { TokenUsage } from '../model/types';
 import type { CodeGenerator, Generation } from './generators';

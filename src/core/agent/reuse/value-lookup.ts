@@ -1,4 +1,4 @@
-import type { Database } from '../../memory/database';
+import type { Database } from '../../memory/sqlite/database';
 import type { ValueLookup } from './adapt-code';
 
 const IDENT = /^[a-z_][a-z0-9_]*$/i;

@@ -13,9 +13,9 @@
 import * as fs from 'node:fs';
 import { AgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
-import { BackupResult, openChecked } from '../backup';
-import { databaseError } from '../database-errors';
-import { MemoryStore } from '../store';
+import { BackupResult, openChecked } from '../io/backup';
+import { databaseError } from '../sqlite/database-errors';
+import { MemoryStore } from '../sqlite/store';
 import type { TeamMemoryStore } from './team-store';
 import { readSqlite, readTeam, writeSqlite, writeTeam } from './transfer';
 

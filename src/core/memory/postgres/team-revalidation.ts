@@ -6,7 +6,7 @@
  * are written in one transaction, with an audit entry per record whose staleness changed; the
  * change feed tells every client.
  */
-import type { CheckWrite, RunnableRow } from '../queries/review';
+import type { CheckWrite, RunnableRow } from '../sqlite/queries/review';
 import type { RevalidationSource } from '../../revalidation/revalidate';
 import type { TeamMemoryStore } from './team-store';
 

@@ -19,8 +19,8 @@
  * So at most KEYWORD_CANDIDATES rows are read and ranked, never every match.
  */
 import type { ClientBase } from 'pg';
-import { fuseRankings, FusedHit, RankedKey } from '../fusion';
-import { rowToRecord, RecordRow } from '../record-row';
+import { fuseRankings, FusedHit, RankedKey } from '../search/fusion';
+import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import type { MemoryRecord } from '../types';
 import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
 import { vectorLiteral } from './vector-text';

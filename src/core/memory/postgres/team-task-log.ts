@@ -10,8 +10,8 @@
  */
 import { AgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
-import { TaskFinish, TaskFinishSchema, TaskRow } from '../task-log';
-import type { RetrievalLogEntry } from '../store-types';
+import { TaskFinish, TaskFinishSchema, TaskRow } from '../sqlite/task-log';
+import type { RetrievalLogEntry } from '../sqlite/store-types';
 
 const MAX_ROWS = 1000;
 

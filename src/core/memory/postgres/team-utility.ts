@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import { redactText } from '../../security/redact';
-import type { RetrievalLogEntry } from '../store-types';
+import type { RetrievalLogEntry } from '../sqlite/store-types';
 import type { TeamMemoryStore } from './team-store';
 
 const UnitIntervalSchema = z.number().min(0).max(1);

@@ -12,8 +12,8 @@
 import type { Database } from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import { AgentMemoryError } from '../../errors';
-import type { MemoryStore } from '../store';
-import { blobToVector, vectorToBlob } from '../vector-index';
+import type { MemoryStore } from '../sqlite/store';
+import { blobToVector, vectorToBlob } from '../dense/vector-index';
 import { refreshTeamStatistics, StatisticsRefresh } from './team-maintenance';
 import type { TeamMemoryStore } from './team-store';
 import { parseVector, vectorLiteral } from './vector-text';

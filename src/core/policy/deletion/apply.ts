@@ -1,4 +1,4 @@
-import type { MemoryStore } from '../../memory/store';
+import type { MemoryStore } from '../../memory/sqlite/store';
 import type { MemoryRecord, Trigger } from '../../memory/types';
 import { deleteWithinFloor } from './floor';
 import { DEFAULT_MIN_ACTIVE_RECORDS, DeletionPlan } from './types';

@@ -1,5 +1,5 @@
-import { deletionQueries } from '../../memory/queries/deletion-candidates';
-import type { MemoryStore } from '../../memory/store';
+import { deletionQueries } from '../../memory/sqlite/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/sqlite/store';
 import { planPeriodic } from './periodic';
 import { baseEvidence, CapacityOptions, CapacityOptionsSchema, PolicyDeletionPlan } from './types';
 

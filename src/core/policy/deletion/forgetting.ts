@@ -1,5 +1,5 @@
-import { deletionQueries } from '../../memory/queries/deletion-candidates';
-import type { MemoryStore } from '../../memory/store';
+import { deletionQueries } from '../../memory/sqlite/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/sqlite/store';
 import { candidatePlan, ForgettingOptions, ForgettingOptionsSchema, PolicyDeletionPlan } from './types';
 
 /**

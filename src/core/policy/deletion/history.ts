@@ -1,5 +1,5 @@
-import { deletionQueries, DeletionQueries } from '../../memory/queries/deletion-candidates';
-import type { MemoryStore } from '../../memory/store';
+import { deletionQueries, DeletionQueries } from '../../memory/sqlite/queries/deletion-candidates';
+import type { MemoryStore } from '../../memory/sqlite/store';
 import { RELATIVE_Z } from './relative';
 import { candidatePlan, HistoryOptions, HistoryOptionsSchema, PolicyDeletionPlan, UTILITY_EPSILON } from './types';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
-import type { CandidateRow } from '../../memory/queries/deletion-candidates';
+import type { CandidateRow } from '../../memory/sqlite/queries/deletion-candidates';
 import { CapacityRuleSchema, CombinedModeSchema, DeletionPolicyName, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../names';
 
 export type { CandidateRow, DeletionPolicyName };

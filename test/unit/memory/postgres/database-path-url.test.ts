@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { databasePathProblem } from '../../../../src/core/memory/database-path';
+import { databasePathProblem } from '../../../../src/core/memory/sqlite/database-path';
 
 describe('agentMemory.databasePath given a postgres:// URL (the editor opens files only so far)', () => {
   it('is refused as a team URL, never taken for a file path, and the message names the host without the password', () => {

@@ -3,11 +3,11 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { exportJsonl } from '../../../../src/core/memory/jsonl';
+import { exportJsonl } from '../../../../src/core/memory/io/jsonl';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { dumpMemory, readSqlite } from '../../../../src/core/memory/postgres/transfer';
-import { MemoryStore } from '../../../../src/core/memory/store';
-import { TaskLog } from '../../../../src/core/memory/task-log';
+import { MemoryStore } from '../../../../src/core/memory/sqlite/store';
+import { TaskLog } from '../../../../src/core/memory/sqlite/task-log';
 import { usePostgres } from '../../../support/postgres';
 import { sampleRecord, unitVector } from '../../../support/records';
 

@@ -4,7 +4,7 @@
  */
 import { storeEmbedder } from '../../../../src/core/app/embedding';
 import { nullLogger } from '../../../../src/core/logger';
-import { MemoryStore } from '../../../../src/core/memory/store';
+import { MemoryStore } from '../../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../../support/records';
 
 const [db, action, id, question] = process.argv.slice(2);

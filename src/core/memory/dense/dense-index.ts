@@ -1,0 +1,446 @@
+import type { Statement } from 'better-sqlite3';
+import { Logger, nullLogger, tagged } from '../../logger';
+import { BinaryCodeCache, quantizeBinary } from './binary-code-cache';
+import type { Database } from '../sqlite/database';
+import { HalfVectorCache } from './half-vector-cache';
+import { RecordChangeLog } from '../sqlite/record-changes';
+import type { MemoryStore } from '../sqlite/store';
+import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
+import { blobToVector, dot } from './vector-index';
+
+/** One dense neighbour. */
+export interface DenseHit {
+  rid: number;
+  /**
+   * Cosine (dot product of the L2-normalised float vectors): exact when
+   * `exact`, else from the record's float16 copy (within 2^-10 of it), which
+   * already decided the hit's place in the ranking.
+   */
+  similarity: number;
+  exact: boolean;
+}
+
+/** Rows read per step while the float16 copies fill (≈ 1.5 MB of vectors at 384 dimensions: a few ms). */
+export const HALF_FILL_ROWS = 1024;
+
+interface ChunkRow {
+  size: number;
+  validity: Buffer;
+  rowids: Buffer;
+  vectors: Buffer;
+}
+
+/**
+ * Dense search over the active records. The binary codes kept durably by
+ * sqlite-vec (`vec_bits`) are read at open in bulk, one vec0 chunk (1024
+ * codes) at a time, straight into the Hamming kernel's memory; a scan (WASM
+ * SIMD kernel) over-fetches candidates, which are then rescored by cosine.
+ * Memory at open: dim/8 bytes per active record (4.8 MB at 100k × 384)
+ * instead of the float vectors.
+ *
+ * Rescoring: once the codes are loaded, float16 copies of the vectors fill in
+ * the background (HalfVectorCache, dim × 2 bytes per record: 77 MB at 100k ×
+ * 384; `warmed` settles when full). A candidate with a copy is scored from it,
+ * with a rigorous error bound; the exact float vectors are read (one
+ * `rid IN json_each(?)` query) only for the candidates without a copy and for
+ * those whose bounds leave their order among the top `k` undecided, so the
+ * ranking is the exact one. Until the copies are full, every candidate is read.
+ *
+ * Freshness: before a query the index re-reads the records changed since the
+ * last one (the `record_changes` log, written by every process through
+ * triggers), so writes by this process, the CLI or another window are seen by
+ * the next query. A re-embed (or a log that no longer reaches back) reloads.
+ *
+ * `open(store, { background: true })` reads the chunks across event-loop turns
+ * (a few ms each) so an editor host never blocks long; a query arriving before
+ * the end finishes the load at once. The float16 copies then fill the same
+ * way; a query never waits for them.
+ *
+ * @example
+ * const dense = DenseIndex.open(store);
+ * dense.search(queryVector, 4, 128); // [{ rid, similarity }], best first; null when it cannot answer
+ */
+export class DenseIndex {
+  private cache: BinaryCodeCache | null = null;
+  private halves: HalfVectorCache | null = null;
+  /** Next rid the float16 fill reads from (null: full, or not started). */
+  private fillFrom: number | null = null;
+  private seq = 0;
+  private loader: Loader | null = null;
+  private readonly log: RecordChangeLog;
+  private readonly rescoreStmt;
+  private readonly changedStmt;
+  private readonly dimStmt;
+  private readonly fillStmt;
+  private readonly logger: Logger;
+  private disposed = false;
+  private filling: Promise<void> | null = null;
+  private vectorsRead = 0;
+  /** Settles when the codes are loaded (at once for a synchronous open). */
+  readonly ready: Promise<void>;
+
+  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean) {
+    this.logger = tagged(logger, 'dense');
+    this.log = new RecordChangeLog(db);
+    // `+status`: look the candidates up by rowid, not through the status index (one b-tree search per row instead of two).
+    this.rescoreStmt = db.prepare("SELECT rid, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
+    this.changedStmt = db.prepare('SELECT rid, status, embedding FROM records WHERE rid IN (SELECT value FROM json_each(?))');
+    this.dimStmt = db.prepare("SELECT value FROM meta WHERE key = 'vector_dim'").pluck();
+    this.fillStmt = db.prepare("SELECT rid, embedding FROM records WHERE rid >= ? AND status = 'active' ORDER BY rid LIMIT ?");
+    this.loader = this.startLoad();
+    if (!background) this.finishLoad();
+    this.ready = background ? this.loadInBackground() : Promise.resolve();
+  }
+
+  /** Settles when the float16 copies are full too (rescoring then reads almost no vectors from SQLite); a reload refills them. */
+  get warmed(): Promise<void> {
+    return this.ready.then(() => this.filling ?? undefined);
+  }
+
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): DenseIndex {
+    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
+  }
+
+  /** Number of active codes held. */
+  get size(): number {
+    this.finishLoad();
+    return this.cache?.size ?? 0;
+  }
+
+  get dimension(): number | null {
+    return this.cache?.dimension ?? null;
+  }
+
+  /** Records with a float16 copy, and the bytes the copies hold. */
+  get halfCopies(): { records: number; bytes: number } {
+    return { records: this.halves?.size ?? 0, bytes: this.halves?.bytes ?? 0 };
+  }
+
+  /** Float vectors rescoring has read from the database since open (diagnostics, tests). */
+  get rescoreReads(): number {
+    return this.vectorsRead;
+  }
+
+  /** Which Hamming kernel is in use ('wasm-simd' or 'js'). */
+  get kernelKind(): string | null {
+    return this.cache?.kernelKind ?? null;
+  }
+
+  /** Up to `count` active rids nearest to `vector` by Hamming distance of the sign codes (null when it cannot answer). */
+  candidates(vector: Float32Array, count: number): number[] | null {
+    const cache = this.fresh(vector);
+    return cache ? cache.nearest(quantizeBinary(vector), count) : null;
+  }
+
+  /**
+   * The `k` best of `candidates` coarse candidates, by cosine (the exact
+   * ranking; see DenseHit.exact for the values); null when the dense side
+   * cannot answer (no vectors, or the query comes from an embedder of another
+   * dimension).
+   */
+  search(vector: Float32Array, k: number, candidates: number): DenseHit[] | null {
+    const rids = this.candidates(vector, Math.max(k, candidates));
+    if (!rids) return null;
+    if (rids.length === 0) return [];
+    const halves = this.halves;
+    const copied = halves ? rids.filter((rid) => halves.has(rid)) : [];
+    let ranked: Scored[] = [];
+    if (halves && copied.length > 0) {
+      const { approx, bound, group } = halves.scores(vector, copied);
+      copied.forEach((rid, i) => ranked.push({ rid, score: approx[i], bound: bound[i], group: group[i] }));
+    }
+    const held = new Set(copied);
+    this.readExact(vector, rids.filter((rid) => !held.has(rid)), ranked);
+    ranked.sort(byScore);
+    // Each round reads the undecided candidates exactly (one per group of equal vectors, whose cosine the
+    // group shares); it ends when the first k are decided, usually after one round.
+    for (let undecided = undecidedOrder(ranked, k); undecided.length > 0; undecided = undecidedOrder(ranked, k)) {
+      const exact: Scored[] = [];
+      this.readExact(vector, undecided, exact);
+      const scoreOf = new Map(exact.map((s) => [s.rid, s.score]));
+      const groupScore = new Map<number, number>();
+      const asked = new Set(undecided);
+      for (const s of ranked) {
+        const score = scoreOf.get(s.rid);
+        if (score !== undefined && s.group >= 0) groupScore.set(s.group, score);
+      }
+      // A candidate read but gone (no longer active) drops out.
+      ranked = ranked.filter((s) => !asked.has(s.rid) || scoreOf.has(s.rid));
+      for (const s of ranked) {
+        const score = scoreOf.get(s.rid) ?? (s.group >= 0 ? groupScore.get(s.group) : undefined);
+        if (score === undefined) continue;
+        s.score = score;
+        s.bound = 0;
+      }
+      ranked.sort(byScore);
+    }
+    return ranked.slice(0, k).map(toHit);
+  }
+
+  /** Appends the exact cosines of the active records among `rids` (one query). */
+  private readExact(vector: Float32Array, rids: number[], into: Scored[]): void {
+    if (rids.length === 0) return;
+    this.vectorsRead += rids.length;
+    const rows = this.rescoreStmt.all(JSON.stringify(rids)) as { rid: number; embedding: Buffer | null }[];
+    for (const row of rows) {
+      if (!row.embedding || row.embedding.byteLength !== vector.byteLength) continue;
+      into.push({ rid: row.rid, score: dotBlob(vector, row.embedding), bound: 0, group: -1 });
+    }
+  }
+
+  /** Re-reads every code from sqlite-vec (synchronously). */
+  reload(): void {
+    this.loader = this.startLoad();
+    this.finishLoad();
+  }
+
+  dispose(): void {
+    this.loader = null;
+    this.disposed = true;
+    this.halves = null;
+    this.fillFrom = null;
+  }
+
+  private fresh(vector: Float32Array): BinaryCodeCache | null {
+    this.finishLoad();
+    this.catchUp();
+    const cache = this.cache;
+    if (!cache || vector.length !== cache.dimension) return null;
+    return cache;
+  }
+
+  private catchUp(): void {
+    const changes = this.log.since(this.seq);
+    if ('reload' in changes) {
+      this.logger.info(`many records changed since the codes were read (change ${this.seq} → ${changes.head}); reloading`);
+      this.reload();
+      return;
+    }
+    if (changes.rids.length === 0) return;
+    const dim = this.storedDimension();
+    if (dim !== (this.cache?.dimension ?? null)) {
+      this.reload();
+      return;
+    }
+    this.seq = changes.head;
+    const cache = this.cache;
+    if (!cache) return;
+    const rows = this.changedStmt.all(JSON.stringify(changes.rids)) as { rid: number; status: string; embedding: Buffer | null }[];
+    const live = new Set<number>();
+    for (const row of rows) {
+      if (row.status !== 'active' || !row.embedding || row.embedding.byteLength !== cache.dimension * 4) continue;
+      const vector = blobToVector(row.embedding);
+      cache.set(row.rid, quantizeBinary(vector));
+      this.halves?.set(row.rid, vector);
+      live.add(row.rid);
+    }
+    for (const rid of changes.rids) {
+      if (live.has(rid)) continue;
+      cache.delete(rid);
+      this.halves?.delete(rid);
+    }
+  }
+
+  private storedDimension(): number | null {
+    const value = this.dimStmt.get() as string | undefined;
+    return value === undefined ? null : Number(value);
+  }
+
+  private startLoad(): Loader {
+    const seq = this.log.head();
+    const dim = this.storedDimension();
+    const cache = dim === null ? null : new BinaryCodeCache(dim);
+    let chunkIds: number[] = [];
+    let chunkStmt: Statement | null = null;
+    if (cache && !codesInSqliteVec(this.db)) {
+      // No sqlite-vec (or its table lags the records): the codes come from the float vectors.
+      readCodesFromVectors(this.db, cache);
+    } else if (cache) {
+      try {
+        chunkIds = this.db.prepare('SELECT chunk_id FROM vec_bits_chunks ORDER BY chunk_id').pluck().all() as number[];
+        chunkStmt = this.db.prepare(
+          'SELECT c.size AS size, c.validity AS validity, c.rowids AS rowids, v.vectors AS vectors FROM vec_bits_chunks c JOIN vec_bits_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.chunk_id = ?',
+        );
+        cache.reserve(chunkIds.length * 1024);
+      } catch (error) {
+        this.logger.warn(`cannot read vec_bits chunks (${String(error)}); reading the codes row by row`);
+        chunkIds = [];
+        this.readRows(cache);
+      }
+    }
+    return { seq, cache, chunkIds, chunkStmt, next: 0, started: Date.now() };
+  }
+
+  /** Reads one vec0 chunk into the cache; false when done. */
+  private loadStep(loader: Loader): boolean {
+    const cache = loader.cache;
+    if (!cache || !loader.chunkStmt || loader.next >= loader.chunkIds.length) return false;
+    const chunk = loader.chunkStmt.get(loader.chunkIds[loader.next++]) as ChunkRow | undefined;
+    if (!chunk) return true;
+    const bytes = cache.dimension / 8;
+    if (chunk.vectors.length < chunk.size * bytes || chunk.rowids.length < chunk.size * 8 || chunk.validity.length * 8 < chunk.size) {
+      throw new Error(`vec_bits chunk of unexpected shape (${chunk.size} slots, ${chunk.vectors.length} code bytes)`);
+    }
+    const rowids = new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset, chunk.rowids.byteLength);
+    for (let i = 0; i < chunk.size; i++) {
+      if ((chunk.validity[i >>> 3] & (1 << (i & 7))) === 0) continue;
+      cache.setFrom(Number(rowids.getBigInt64(i * 8, true)), chunk.vectors, i * bytes, bytes);
+    }
+    return true;
+  }
+
+  /** Fallback when the vec0 chunk tables are not as expected: one row at a time through the virtual table. */
+  private readRows(cache: BinaryCodeCache): void {
+    cache.clear();
+    for (const [rid, code] of this.db.prepare('SELECT rowid, embedding FROM vec_bits').raw(true).iterate() as Iterable<[number | bigint, Buffer]>) {
+      cache.set(Number(rid), code);
+    }
+  }
+
+  private finishLoad(): void {
+    const loader = this.loader;
+    if (!loader) return;
+    try {
+      while (this.loadStep(loader));
+    } catch (error) {
+      this.logger.warn(`${String(error)}; reading the codes row by row`);
+      if (loader.cache) this.readRows(loader.cache);
+    }
+    this.complete(loader);
+  }
+
+  private complete(loader: Loader): void {
+    this.loader = null;
+    this.cache = loader.cache;
+    this.seq = loader.seq;
+    // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
+    this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension) : null;
+    this.halves?.reserve(loader.cache?.size ?? 0);
+    this.fillFrom = this.halves ? 0 : null;
+    this.catchUp();
+    this.startFill();
+    this.logger.debug(`loaded ${this.cache?.size ?? 0} binary codes in ${Date.now() - loader.started} ms (${this.cache?.kernelKind ?? 'no'} kernel)`);
+  }
+
+  /** Reads the next HALF_FILL_ROWS active vectors into the float16 copies; false when full. */
+  private fillStep(): boolean {
+    const halves = this.halves;
+    const from = this.fillFrom;
+    if (!halves || from === null) return false;
+    const rows = this.fillStmt.all(from, HALF_FILL_ROWS) as { rid: number; embedding: Buffer | null }[];
+    for (const row of rows) {
+      if (row.embedding && row.embedding.byteLength === halves.dimension * 4) halves.set(row.rid, blobToVector(row.embedding));
+    }
+    this.fillFrom = rows.length < HALF_FILL_ROWS ? null : rows[rows.length - 1].rid + 1;
+    return this.fillFrom !== null;
+  }
+
+  /** Fills the copies: at once for a synchronous index, else across event-loop turns (one run at a time; a reload restarts it from the first rid). */
+  private startFill(): void {
+    if (!this.background) {
+      while (this.fillStep());
+      return;
+    }
+    this.filling ??= this.fillInBackground().finally(() => {
+      this.filling = null;
+    });
+  }
+
+  private async fillInBackground(): Promise<void> {
+    const started = Date.now();
+    try {
+      do await new Promise<void>((resolve) => setImmediate(resolve));
+      while (!this.disposed && this.fillStep());
+    } catch (error) {
+      // Rescoring reads the vectors from SQLite without the copies: slower, same results.
+      this.logger.warn(`could not fill the float16 vector copies (${String(error)}); rescoring reads the vectors from the database`);
+      this.halves = null;
+      this.fillFrom = null;
+      return;
+    }
+    if (!this.disposed) this.logger.debug(`float16 copies of ${this.halves?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.halves?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
+  }
+
+  private async loadInBackground(): Promise<void> {
+    for (;;) {
+      const loader = this.loader;
+      if (!loader) return;
+      try {
+        if (!this.loadStep(loader)) {
+          this.complete(loader);
+          return;
+        }
+      } catch {
+        this.finishLoad();
+        return;
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+export interface Scored {
+  rid: number;
+  score: number;
+  /** |exact cosine − score| ≤ bound (0: exact). */
+  bound: number;
+  /** Candidates of one group have equal vectors (HalfScores.group); -1: none. */
+  group: number;
+}
+
+const byScore = (a: Scored, b: Scored): number => b.score - a.score || a.rid - b.rid;
+const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact: s.bound === 0 });
+
+/**
+ * The approximately scored candidates (sorted best first) whose place among
+ * the first `k` their bounds leave undecided: each pair, one of them in the
+ * first k + 1 places, whose intervals [score ± bound] overlap (pairs of two
+ * exact values, or two equal vectors, are ordered already), one record per
+ * group of equal vectors. Once none is left, the first k are the
+ * exact top k in the exact order: a record of the exact top k ranked below
+ * place k would overlap some record above it that belongs below it, and
+ * within the first k every misordered pair overlaps.
+ */
+export function undecidedOrder(sorted: readonly Scored[], k: number): number[] {
+  let widest = 0;
+  for (const s of sorted) widest = Math.max(widest, s.bound);
+  if (widest === 0) return [];
+  const out = new Set<number>();
+  const groups = new Set<number>();
+  const mark = (s: Scored) => {
+    if (s.bound === 0 || (s.group >= 0 && groups.has(s.group))) return;
+    out.add(s.rid);
+    if (s.group >= 0) groups.add(s.group);
+  };
+  const head = Math.min(sorted.length, k + 1);
+  for (let i = 0; i < head; i++) {
+    const a = sorted[i];
+    for (let j = i + 1; j < sorted.length; j++) {
+      const b = sorted[j];
+      if (a.score - b.score > a.bound + widest) break;
+      if ((a.bound === 0 && b.bound === 0) || (a.group >= 0 && a.group === b.group)) continue;
+      if (a.score - b.score <= a.bound + b.bound) {
+        mark(a);
+        mark(b);
+      }
+    }
+  }
+  return [...out];
+}
+
+interface Loader {
+  seq: number;
+  cache: BinaryCodeCache | null;
+  chunkIds: number[];
+  chunkStmt: Statement | null;
+  next: number;
+  started: number;
+}
+
+/** Dot product of a query vector and a float32 BLOB (no copy when aligned). */
+export function dotBlob(q: Float32Array, blob: Buffer): number {
+  if (blob.byteOffset % 4 === 0) return dot(q, new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4));
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return dot(q, new Float32Array(copy.buffer));
+}

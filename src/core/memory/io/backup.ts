@@ -1,0 +1,154 @@
+import BetterSqlite3 from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AgentMemoryError } from '../../errors';
+import { checkIntegrity, schemaVersion } from '../sqlite/database';
+import { databaseError } from '../sqlite/database-errors';
+import { SCHEMA_VERSION } from '../sqlite/schema';
+
+/** Pages per backup step: all of them, so the copy is one consistent snapshot even while another process writes. */
+const ALL_PAGES = 0x7fffffff;
+
+export interface BackupResult {
+  file: string;
+  records: number;
+  bytes: number;
+}
+
+/** Opens `file` read-only after checking it is an intact Agent Memory database of a schema this build reads (NOT_FOUND, NOT_A_DATABASE, MIGRATION, CORRUPT otherwise). */
+export function openChecked(file: string, role: string): BetterSqlite3.Database {
+  if (!fs.existsSync(file)) throw new AgentMemoryError('NOT_FOUND', `No ${role} at ${file}. Check the path.`, { file });
+  if (fs.statSync(file).isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'open');
+  let db: BetterSqlite3.Database;
+  try {
+    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw databaseError(error, file, 'open');
+  }
+  try {
+    checkIntegrity(db, file);
+    const hasRecords = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'").get();
+    if (!hasRecords) throw new AgentMemoryError('NOT_A_DATABASE', `${file} is a SQLite file but not an Agent Memory database (no records table). Check the path.`, { file });
+    const version = schemaVersion(db);
+    if (version > SCHEMA_VERSION) throw new AgentMemoryError('MIGRATION', `${file} has schema version ${version}, newer than this build supports (${SCHEMA_VERSION}). Update Agent Memory first.`, { file, version });
+    return db;
+  } catch (error) {
+    db.close();
+    throw databaseError(error, file, 'read');
+  }
+}
+
+function recordCount(db: BetterSqlite3.Database): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n;
+}
+
+/**
+ * Copies a memory database with SQLite's online backup API (all pages in one
+ * step: a consistent snapshot, even while another process writes). The
+ * source must pass its integrity check; the copy is checked too, written
+ * beside `out` and renamed into place only when complete. Never overwrites
+ * an existing `out`.
+ *
+ * @example
+ * const { records } = await backupDatabase('memory.sqlite', 'memory-2026-11-24.sqlite');
+ */
+export async function backupDatabase(dbFile: string, out: string): Promise<BackupResult> {
+  if (path.resolve(dbFile) === path.resolve(out)) throw new AgentMemoryError('INVALID_INPUT', 'The backup file must differ from the database.');
+  if (fs.existsSync(out)) throw new AgentMemoryError('INVALID_INPUT', `${out} already exists; a backup never overwrites a file. Choose another name or remove it first.`, { file: out });
+  const source = openChecked(dbFile, 'memory database');
+  const partial = `${out}.partial-${process.pid}`;
+  try {
+    await source.backup(partial, { progress: () => ALL_PAGES });
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    throw databaseError(error, out, 'write the backup');
+  } finally {
+    source.close();
+  }
+  let copy: BetterSqlite3.Database | undefined;
+  try {
+    copy = openChecked(partial, 'backup');
+    const records = recordCount(copy);
+    copy.close();
+    copy = undefined;
+    fs.renameSync(partial, out);
+    return { file: out, records, bytes: fs.statSync(out).size };
+  } catch (error) {
+    copy?.close();
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
+export interface RestoreResult {
+  records: number;
+  /** Where the replaced database was kept (undefined when there was none). */
+  previous?: string;
+}
+
+/**
+ * Restores `dbFile` from a backup. The backup is integrity-checked (and must
+ * be an Agent Memory database of a supported schema) before anything is
+ * touched. An existing database is first kept as `<db>.before-restore-<time>.bak`,
+ * then replaced through SQLite's backup API, so a process that has it open sees
+ * the restored content at its next query and no torn file can result. If
+ * another process holds the write lock, restore fails with LOCKED and changes
+ * nothing. The change counter is moved past both files' so derived indexes
+ * (the keyword index file) are rebuilt.
+ *
+ * @example
+ * const { records, previous } = await restoreDatabase('memory-2026-11-24.sqlite', 'memory.sqlite');
+ */
+export async function restoreDatabase(from: string, dbFile: string): Promise<RestoreResult> {
+  if (path.resolve(from) === path.resolve(dbFile)) throw new AgentMemoryError('INVALID_INPUT', 'The backup and the database are the same file.');
+  const source = openChecked(from, 'backup');
+  let previous: string | undefined;
+  let oldChange = 0;
+  try {
+    if (fs.existsSync(dbFile)) {
+      if (fs.statSync(dbFile).isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), dbFile, 'restore');
+      previous = `${dbFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
+      const kept = keepCopy(dbFile, previous);
+      oldChange = kept.changeId;
+      // An unreadable file cannot be written through SQLite (nor be in use by anyone): replace it whole.
+      if (!kept.readable) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) fs.rmSync(f, { force: true });
+    }
+    try {
+      await source.backup(dbFile, { progress: () => ALL_PAGES });
+    } catch (error) {
+      throw databaseError(error, dbFile, 'restore');
+    }
+  } finally {
+    source.close();
+  }
+  let target: BetterSqlite3.Database | undefined;
+  try {
+    target = new BetterSqlite3(dbFile);
+    checkIntegrity(target, dbFile);
+    target.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'change_id'").run(oldChange + 1);
+    return { records: recordCount(target), previous };
+  } catch (error) {
+    throw databaseError(error, dbFile, 'check the restored');
+  } finally {
+    target?.close();
+  }
+}
+
+/** Keeps the current database's content at `copy` (consistent copy; raw bytes when it cannot be read). */
+function keepCopy(dbFile: string, copy: string): { changeId: number; readable: boolean } {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(dbFile, { fileMustExist: true });
+    db.prepare('VACUUM INTO ?').run(copy);
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'change_id'").get() as { value: string } | undefined;
+    return { changeId: Number(row?.value ?? 0) || 0, readable: true };
+  } catch {
+    // Damaged or not a database (the usual reason to restore): keep its bytes as they are.
+    fs.rmSync(copy, { force: true });
+    fs.copyFileSync(dbFile, copy);
+    if (fs.existsSync(`${dbFile}-wal`)) fs.copyFileSync(`${dbFile}-wal`, `${copy}-wal`);
+    return { changeId: 0, readable: false };
+  } finally {
+    db?.close();
+  }
+}

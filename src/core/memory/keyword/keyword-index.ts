@@ -1,0 +1,423 @@
+import { errorMessage } from '../../errors';
+import { Logger, nullLogger, tagged } from '../../logger';
+import type { Database } from '../sqlite/database';
+import { readIndexFile, writeIndexFile } from './keyword-index-file';
+import { KeywordScorer, TermCacheStats } from './keyword-scorer';
+import { RecordChangeLog } from '../sqlite/record-changes';
+import type { IndexedText, MemoryStore } from '../sqlite/store';
+import { Doc, FIELD_PREFIXES, MINISEARCH_OPTIONS, newMiniSearch, SCORER_OPTIONS, splitTerms, tokenize } from './keyword-documents';
+import { tokenizeForKeywords } from '../text-processing';
+
+/** Default delay before a changed index is written to disk. */
+/** Records read per query when the index is rebuilt. */
+const REBUILD_PAGE_ROWS = 2_000;
+
+export const DEFAULT_PERSIST_DEBOUNCE_MS = 10_000;
+/**
+ * Posting-list budget of one query: query terms are taken rarest first until
+ * the summed document frequency would pass this. Frequent terms carry little
+ * BM25 weight (idf → 0) but dominate the cost, so a query over 100k templated
+ * questions stays around a millisecond. Small memories never hit the budget.
+ */
+export const DEFAULT_MAX_POSTINGS = 5_000;
+/**
+ * Fewest documents (over all fields) of a term `warmStep` caches: a rarer
+ * term costs a few tens of microseconds to search when a query needs it.
+ */
+export const WARM_MIN_DF = 20;
+export const KEYWORD_FILE_SUFFIX = '.minisearch.json';
+
+export interface KeywordHit {
+  rid: number;
+  /** BM25 score (MiniSearch). */
+  score: number;
+}
+
+export interface KeywordIndexOptions {
+  /** Where to persist; default `<database>.minisearch.json`, in memory only for ':memory:'. `null` disables persistence. */
+  file?: string | null;
+  logger?: Logger;
+  persistDebounceMs?: number;
+  maxPostings?: number;
+  /** Budget of the cached per-term results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
+  termCachePostings?: number;
+}
+
+/** How the index was obtained at open. */
+export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebuilt:stale' | 'rebuilt:corrupt';
+
+/** Warming's progress over one state of the index (see KeywordIndex.warmStep). */
+interface WarmProgress {
+  /** The frequency keys still to list the terms of; null once listed. */
+  keys: Iterator<string> | null;
+  /** Terms listed so far, by total document frequency. */
+  byDf: Map<number, string[]>;
+  /** The terms to warm, most frequent first, within the cache budget. */
+  list: string[];
+  /** How many of them are done. */
+  next: number;
+}
+
+/**
+ * BM25 keyword index (MiniSearch, through its public API only) over the ACTIVE
+ * records (question + code identifiers; document id = record rowid). Before a
+ * query it catches up on the records changed since the last one, by this or
+ * any other process (the `record_changes` log). It is persisted atomically
+ * beside the database with the change seq it reflects, so a reopened index
+ * loads the file and catches up on what other processes wrote meanwhile; it
+ * is rebuilt when the file is missing, corrupt or older than the log reaches.
+ *
+ * The index keeps its own document frequency per term (one count per field a
+ * term occurs in) to pick the rarest query terms within a postings budget.
+ * Its owner may fill the per-term result cache ahead of queries with
+ * `warmStep` (KeywordWarmer runs it in the background).
+ *
+ * @example
+ * const keywords = KeywordIndex.open(store, { logger });
+ * keywords.search('how many patients were admitted', 10); // [{ rid, score }]
+ * keywords.close(); // writes the index file
+ */
+export class KeywordIndex {
+  private ms = newMiniSearch();
+  /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
+  private readonly scorer: KeywordScorer;
+  /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
+  private frequencies = new Map<string, number>();
+  private seq = 0;
+  /** Changes applied so far (see `version`). */
+  private changes = 0;
+  /** How far warming got over the current index (null: not started). */
+  private warming: WarmProgress | null = null;
+  private dirty = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly log: RecordChangeLog;
+  private readonly changedStmt;
+  private readonly logger: Logger;
+  private readonly file: string | null;
+  private readonly debounceMs: number;
+  private readonly maxPostings: number;
+  origin: KeywordIndexOrigin = 'memory';
+
+  private constructor(private readonly db: Database, options: KeywordIndexOptions, logger: Logger) {
+    this.logger = tagged(logger, 'keywords');
+    const dbFile = db.memory ? null : db.name;
+    this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
+    this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
+    this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
+    this.scorer = new KeywordScorer(this.ms, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
+    this.log = new RecordChangeLog(db);
+    this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
+  }
+
+  /** Loads the persisted index and catches it up with the database, or rebuilds it. */
+  static open(store: MemoryStore, options: KeywordIndexOptions = {}): KeywordIndex {
+    return KeywordIndex.openDatabase(store.connectionForQueries(), options, options.logger ?? store.log ?? nullLogger);
+  }
+
+  /** As `open`, on a bare connection (the keyword worker has no store). */
+  static openDatabase(db: Database, options: KeywordIndexOptions, logger: Logger = nullLogger): KeywordIndex {
+    const index = new KeywordIndex(db, options, logger);
+    index.origin = index.file ? index.load(index.file) : 'memory';
+    if (index.origin !== 'loaded') index.rebuild();
+    if (index.file && index.origin !== 'loaded') index.persist();
+    return index;
+  }
+
+  /** Number of indexed (active) records. */
+  get size(): number {
+    this.catchUp();
+    return this.ms.documentCount;
+  }
+
+  get persistFile(): string | null {
+    return this.file;
+  }
+
+  /**
+   * Best `limit` active records for `text` by BM25 (MiniSearch's OR search: no
+   * fuzzy or prefix matching, field boosts), with the query terms taken rarest
+   * first within the postings budget.
+   */
+  search(text: string, limit: number): KeywordHit[] {
+    const terms = this.queryTerms(text, limit);
+    if (terms.length === 0) return [];
+    // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
+    if (this.ms.dirtCount > 0) return this.miniSearchOf(terms, limit);
+    return this.scorer.search(terms, limit, this.fieldFrequencies);
+  }
+
+  /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
+  searchDirect(text: string, limit: number): KeywordHit[] {
+    const terms = this.queryTerms(text, limit);
+    return terms.length === 0 ? [] : this.miniSearchOf(terms, limit);
+  }
+
+  /** Caught up with the database, the query's index terms (none when `limit` asks for nothing). */
+  private queryTerms(text: string, limit: number): string[] {
+    this.catchUp();
+    return limit <= 0 ? [] : this.selectTerms(text);
+  }
+
+  /** One MiniSearch OR search of the selected terms. */
+  private miniSearchOf(terms: string[], limit: number): KeywordHit[] {
+    // The terms are already index terms: split only (the field tokenizers would stem them again).
+    const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
+    return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
+  }
+
+  /**
+   * Number of changes applied to the index so far (records caught up on, a
+   * rebuild, a load); each drops the cached term results and restarts
+   * warming. Read as is: it does not catch up.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Sizes of the scorer's term cache (as is: no catch-up). */
+  get cacheStats(): TermCacheStats {
+    return this.scorer.cacheStats;
+  }
+
+  /**
+   * One step, of about `sliceMs`, of filling the scorer's cache in the
+   * background: caught up with the database, it lists the terms a query can
+   * select (WARM_MIN_DF to `maxPostings` documents over all fields), then
+   * caches their full results, the most frequent (the costliest to search)
+   * first, skipping terms already cached and leaving out those that would
+   * overflow the cache budget. The step ends at the first piece of a term
+   * (KeywordScorer.warm) done after `sliceMs`, and does at least one. True
+   * while more is left; a change of the index starts over. Queries answer
+   * the same whether or not their terms were warmed.
+   */
+  warmStep(sliceMs: number): boolean {
+    const deadline = performance.now() + sliceMs;
+    this.catchUp();
+    // Discarded postings still settling (see vacuum) make MiniSearch's scores drift: warm once they are gone.
+    if (this.ms.dirtCount > 0) return true;
+    const w = (this.warming ??= { keys: this.frequencies.keys(), byDf: new Map(), list: [], next: 0 });
+    if (w.keys && !this.listWarmTerms(w, deadline)) return true;
+    while (w.next < w.list.length) {
+      if (!this.scorer.warm(w.list[w.next], this.fieldFrequencies, deadline)) return true;
+      w.next++;
+      if (performance.now() >= deadline) break;
+    }
+    return w.next < w.list.length;
+  }
+
+  /** Number of postings (documents per field) of an index term. */
+  documentFrequency(term: string): number {
+    this.catchUp();
+    return this.totalFrequency(term);
+  }
+
+  /** Live documents holding `term`, per field (MINISEARCH_OPTIONS.fields order). */
+  private readonly fieldFrequencies = (term: string): number[] => FIELD_PREFIXES.map((p) => this.frequencies.get(p + term) ?? 0);
+
+  /** Postings of `term` over all fields. */
+  private totalFrequency(term: string): number {
+    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
+  }
+
+  /** Writes the file now when it changed. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.dirty && this.file) this.persist();
+    this.dirty = false;
+  }
+
+  /** Flushes pending writes. */
+  close(): void {
+    this.flush();
+  }
+
+  /** Rebuilds the whole index from the active records in the database. */
+  rebuild(): void {
+    const started = Date.now();
+    this.ms = newMiniSearch();
+    this.frequencies.clear();
+    this.seq = this.log.head();
+    this.scorer.reset(this.ms);
+    this.changed();
+    // In pieces: each read is a short native call, so a worker building the index can be stopped between them at once.
+    const page = this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active' AND rid > ? ORDER BY rid LIMIT ?");
+    for (let after = 0; ; ) {
+      const rows = page.all(after, REBUILD_PAGE_ROWS) as IndexedText[];
+      if (rows.length === 0) break;
+      this.addDocs(rows);
+      after = rows[rows.length - 1].rid;
+    }
+    this.dirty = true;
+    this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** The index changed: cached results are stale (the scorer drops them), warming starts over. */
+  private changed(): void {
+    this.changes++;
+    this.warming = null;
+  }
+
+  /**
+   * Lists the terms to warm (see warmStep) from the frequency keys, until
+   * `deadline`: true once all are listed (`list` then holds them, most
+   * frequent first, without those that would overflow the cache budget).
+   */
+  private listWarmTerms(w: WarmProgress, deadline: number): boolean {
+    const keys = w.keys;
+    if (!keys) return true;
+    for (let n = 1; ; n++) {
+      const next = keys.next();
+      if (next.done) break;
+      const key = next.value;
+      const term = key.slice(2);
+      // A term in several fields is listed once, from the key of its first field.
+      const field = FIELD_PREFIXES.findIndex((p) => key.startsWith(p));
+      if (FIELD_PREFIXES.slice(0, field).some((p) => this.frequencies.has(p + term))) continue;
+      const df = this.totalFrequency(term);
+      if (df >= WARM_MIN_DF && df <= this.maxPostings) {
+        const bucket = w.byDf.get(df);
+        if (bucket) bucket.push(term);
+        else w.byDf.set(df, [term]);
+      }
+      if (n % 256 === 0 && performance.now() >= deadline) return false;
+    }
+    w.keys = null;
+    let postings = 0;
+    for (const df of [...w.byDf.keys()].sort((a, b) => b - a)) {
+      for (const term of w.byDf.get(df) ?? []) {
+        if (postings + df > this.scorer.cacheBudget) break;
+        w.list.push(term);
+        postings += df;
+      }
+    }
+    w.byDf.clear();
+    return true;
+  }
+
+  private selectTerms(text: string): string[] {
+    const unique = [...new Set(tokenizeForKeywords(text))];
+    const withDf = unique.map((t) => ({ t, df: this.totalFrequency(t) })).filter((x) => x.df > 0);
+    withDf.sort((a, b) => a.df - b.df);
+    const out: string[] = [];
+    let used = 0;
+    for (const { t, df } of withDf) {
+      if (out.length > 0 && used + df > this.maxPostings) break;
+      out.push(t);
+      used += df;
+    }
+    return out;
+  }
+
+  /** Applies the changes other connections (and this one) committed since the last query. */
+  private catchUp(): void {
+    const changes = this.log.since(this.seq);
+    if ('reload' in changes) {
+      this.logger.info(`the change log no longer reaches change ${this.seq}; rebuilding`);
+      this.rebuild();
+      this.schedulePersist();
+      return;
+    }
+    if (changes.rids.length === 0) return;
+    this.seq = changes.head;
+    this.apply(changes.rids);
+    this.schedulePersist();
+  }
+
+  private apply(rids: number[]): void {
+    const gone = rids.filter((rid) => this.ms.has(rid));
+    for (const rid of gone) this.count(this.textOf(rid), -1);
+    if (gone.length > 0) this.ms.discardAll(gone);
+    this.scorer.discarded(gone);
+    this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
+    this.vacuum();
+    this.changed();
+    this.dirty = true;
+  }
+
+  /**
+   * Drops the postings of discarded documents: with a batch larger than the
+   * term count MiniSearch's `vacuum` walks the whole index before it first
+   * yields, so nothing can interleave with it and `dirtCount` is 0 on return
+   * (unless a previous vacuum is still settling: it then runs at the next
+   * microtask, and searches answer through MiniSearch directly meanwhile).
+   */
+  private vacuum(): void {
+    if (this.ms.dirtCount === 0) return;
+    this.ms.vacuum({ batchSize: Number.MAX_SAFE_INTEGER }).catch((error: unknown) => {
+      this.logger.warn(`keyword index vacuum failed: ${errorMessage(error)}; rebuilding`);
+      this.rebuild();
+    });
+  }
+
+  /** The indexed text of a record as it still is in the database (for frequency bookkeeping). */
+  private textOf(rid: number): Doc | null {
+    const row = this.db.prepare('SELECT question, code FROM records WHERE rid = ?').get(rid) as { question: string; code: string } | undefined;
+    return row ? { id: rid, question: row.question, code: row.code } : null;
+  }
+
+  private count(doc: Doc | null, delta: number): void {
+    if (!doc) return;
+    const terms = new Set([...tokenize(doc.question, 'question').map((t) => `q:${t}`), ...tokenize(doc.code, 'code').map((t) => `c:${t}`)]);
+    for (const key of terms) {
+      const next = (this.frequencies.get(key) ?? 0) + delta;
+      if (next > 0) this.frequencies.set(key, next);
+      else this.frequencies.delete(key);
+    }
+  }
+
+  private schedulePersist(): void {
+    if (!this.file || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      try {
+        this.flush();
+      } catch (error) {
+        this.logger.warn(`could not persist the keyword index: ${errorMessage(error)}`);
+      }
+    }, this.debounceMs);
+    this.timer.unref();
+  }
+
+  private addDocs(records: IndexedText[]): void {
+    const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
+    for (const doc of docs) this.count(doc, 1);
+    this.ms.addAll(docs);
+    this.scorer.added(docs.map((d) => d.id));
+  }
+
+  private load(file: string): KeywordIndexOrigin {
+    const read = readIndexFile<Doc>(file, MINISEARCH_OPTIONS, this.logger);
+    if (read.origin !== 'loaded') return read.origin;
+    const changes = this.log.since(read.seq);
+    if (read.seq > this.log.head() || 'reload' in changes) {
+      this.logger.info(`keyword index ${file} is stale (change ${read.seq}, the database is at ${changes.head} and its log does not reach back); rebuilding`);
+      return 'rebuilt:stale';
+    }
+    this.ms = read.index;
+    this.scorer.reset(this.ms);
+    this.changed();
+    this.vacuum();
+    this.frequencies = read.frequencies;
+    this.seq = read.seq;
+    if (changes.rids.length > 0) {
+      this.logger.info(`keyword index ${file} is behind (change ${read.seq} → ${changes.head}); catching up on ${changes.rids.length} records`);
+      this.seq = changes.head;
+      this.apply(changes.rids);
+    }
+    return 'loaded';
+  }
+
+  private persist(): void {
+    if (!this.file) return;
+    try {
+      writeIndexFile(this.file, { seq: this.seq, documentCount: this.ms.documentCount }, this.frequencies, this.ms);
+    } catch (error) {
+      // The file is a cache of the database: failing to write it (disk full) loses nothing; the next open rebuilds.
+      this.logger.warn(`could not write the keyword index file ${this.file} (${errorMessage(error)}); it will be rebuilt at the next open`);
+    }
+    this.dirty = false;
+  }
+}

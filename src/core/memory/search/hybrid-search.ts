@@ -1,0 +1,395 @@
+import { z } from 'zod';
+import { AgentMemoryError } from '../../errors';
+import { Logger } from '../../logger';
+import { DenseIndex } from '../dense/dense-index';
+import { fuseRankings, FusionOptions, RankedKey } from './fusion';
+import { KeywordIndex, KeywordIndexOptions } from '../keyword/keyword-index';
+import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keyword-service';
+import type { MemoryStore } from '../sqlite/store';
+import { dotBlob } from '../dense/dense-index';
+import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
+import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RerankParts } from './rerank';
+import { ShapeIndex } from './shape-index';
+
+/**
+ * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
+ * codes of sparse hashed vectors rank near neighbours loosely in a small
+ * memory, so small memories over-fetch more (cheap there: the scan is short);
+ * in a large memory the neighbourhoods are dense and fewer suffice. Measured
+ * recall@4 on the bench data: 0.99 at 1k and 10k with 128 per neighbour,
+ * 0.999 at 100k with 32 per neighbour.
+ */
+export const DENSE_OVERFETCH_SMALL = 128;
+export const DENSE_OVERFETCH_LARGE = 32;
+/** Memory size from which the smaller over-fetch applies. */
+export const LARGE_MEMORY = 50_000;
+/** Depth of each ranking handed to fusion, per requested neighbour. */
+export const FUSION_DEPTH = 8;
+export const MIN_FUSION_DEPTH = 20;
+export const MAX_K = 1000;
+
+export type SearchMode = 'hybrid' | 'vector' | 'keyword';
+
+export interface SearchQuery {
+  text: string;
+  /** Query embedding from the store's embedder; without it the search is keyword-only. */
+  vector?: Float32Array;
+}
+
+export interface SearchOptions {
+  mode?: SearchMode;
+  /** Recency weighting ω = exp(−λ(T − t)), t = the record's created task, T = currentTask. */
+  recency?: { lambda: number; currentTask: number };
+  fusion?: FusionOptions;
+  /**
+   * Collapse records with the same normalised program to one representative
+   * (see program-collapse.ts). Default: on in hybrid mode (the product's
+   * ranking), off in the diagnostic vector and keyword modes.
+   */
+  collapse?: boolean;
+  /** MMR-style diversity λ in [0, 1] among the collapsed groups (default 0: relevance only). */
+  diversity?: number;
+  /**
+   * With collapse, also keep one entry per program on each side before fusion (copies then take one
+   * rank per side; 20 copies: precision@4 0.5532 vs 0.5522 without). Default off: it cost ~2× hybrid
+   * p50 at 100k (measured under load).
+   */
+  collapseSides?: boolean;
+  /**
+   * Re-rank the best collapsed groups by question shape and program links
+   * (see rerank.ts), with all parts (`true`) or these; applies only with
+   * collapse. Default: {@link DEFAULT_RERANK} (off). The first re-ranked search
+   * reads every active record's shape (ShapeIndex: synchronously, or in the
+   * background for a background open, the fused order standing meanwhile).
+   */
+  rerank?: boolean | RerankParts;
+}
+
+export interface SearchHit {
+  recordId: string;
+  rid: number;
+  /** Hybrid: fused RRF score; vector: exact cosine; keyword: BM25; times ω when recency applies. */
+  score: number;
+  /** Exact cosine between the query vector and the record's vector (read with the record's row); null without vectors. */
+  inputSimilarity: number | null;
+  /** 1-based rank in the exact dense ranking, when the record was a dense candidate. */
+  denseRank?: number;
+  /** 1-based rank in the BM25 ranking, when the record was a keyword candidate. */
+  keywordRank?: number;
+  /** With collapse: how many other candidates have the same normalised program ("+12 identical"). */
+  identical?: number;
+}
+
+/** A retrieval side that contributed to an answer. */
+export type SearchSide = 'dense' | 'keyword';
+
+export interface SearchAnswer {
+  hits: SearchHit[];
+  /**
+   * The sides that answered: both when fused; 'dense' alone while the keyword
+   * index is still loading (or failed); 'keyword' alone when the dense side
+   * cannot answer (no query vector, embedder mismatch, no vectors stored).
+   */
+  sides: SearchSide[];
+}
+
+export interface HybridSearchOptions extends KeywordIndexOptions {
+  logger?: Logger;
+  /**
+   * Open without blocking: the dense codes load across event-loop turns and
+   * the keyword index loads in a worker thread (fused once ready). Default:
+   * on for a file-backed store with a persisted keyword index, off otherwise.
+   */
+  background?: boolean;
+}
+
+const OptionsSchema = z.object({
+  mode: z.enum(['hybrid', 'vector', 'keyword']).default('hybrid'),
+  recency: z.object({ lambda: z.number().min(0).finite(), currentTask: z.number().int().min(0) }).optional(),
+  collapse: z.boolean().optional(),
+  diversity: z.number().min(0).max(1).default(0),
+});
+
+/** Deepest candidate list a collapsing search widens to while it finds fewer than k distinct programs. */
+export const MAX_COLLAPSE_DEPTH = 4096;
+
+interface CandidateRow {
+  rid: number;
+  id: string;
+  created_task: number;
+  embedding: Buffer | null;
+}
+
+interface ProgramRow {
+  rid: number;
+  question: string;
+  code: string;
+  language: string;
+  utility_sum: number;
+  utility_count: number;
+  created_task: number;
+}
+
+interface Ranked {
+  fused: RankedKey[];
+  denseRank: Map<string, number>;
+  keywordRank: Map<string, number>;
+  sides: SearchSide[];
+  /** Collapsing: a side holds fewer distinct programs than asked while a deeper list may hold more. */
+  short: boolean;
+  /** Collapsing: candidates left out of the rankings as copies of a better-ranked program (grouped after fusion). */
+  copies: string[];
+}
+
+/**
+ * Hybrid retrieval over the active records: dense candidates (binary-code
+ * Hamming scan over sqlite-vec's `vec_bits` codes held in the kernel's memory,
+ * then cosine rescoring of the candidates: float16 copies, with the exact
+ * vectors read from `records.embedding` where the copies leave the order
+ * undecided; see DenseIndex),
+ * keyword candidates (MiniSearch BM25), fused with reciprocal-rank fusion and
+ * de-duplicated, optionally weighted by recency. The keyword side is the
+ * backup: it answers alone when the dense side cannot (no query vector,
+ * embedder mismatch, no vectors), waiting for it to load if need be. Both sides
+ * see writes of other processes at the next query (record_changes log).
+ *
+ * @example
+ * const search = HybridSearch.open(store, { logger });
+ * const hits = search.search({ text: question, vector: embedder.embedSync(question) }, 4);
+ * // [{ recordId, rid, score, inputSimilarity, denseRank, keywordRank }]
+ * search.answer(query, 4).sides; // ['dense', 'keyword']
+ * search.close();
+ */
+export class HybridSearch {
+  private readonly rowStmt;
+  private readonly programStmt;
+  private shapeIndex: ShapeIndex | null = null;
+
+  constructor(
+    store: MemoryStore,
+    readonly keywords: KeywordSource,
+    readonly dense: DenseIndex,
+    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean } | null = null,
+  ) {
+    this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
+    this.programStmt = store
+      .connectionForQueries()
+      .prepare("SELECT rid, question, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
+  }
+
+  /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
+  static open(store: MemoryStore, options: HybridSearchOptions = {}): HybridSearch {
+    const logger = options.logger ?? store.log;
+    const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
+    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background });
+  }
+
+  /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
+  get ready(): Promise<void> {
+    return Promise.all([this.dense.ready, this.keywords.ready, this.shapeIndex?.ready]).then(() => undefined);
+  }
+
+  /**
+   * The re-ranking's memory-side state, read when first asked for (the first re-ranked search):
+   * nothing is read or held while the re-ranking is off.
+   */
+  get shapes(): ShapeIndex {
+    if (!this.shapeIndex) {
+      const o = this.shapeOptions;
+      if (!o) throw new AgentMemoryError('INVALID_STATE', 'This search was built without a store for the re-ranking; open it with HybridSearch.open.');
+      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background });
+    }
+    return this.shapeIndex;
+  }
+
+  /**
+   * Settles when the warm caches filled after loading are full too: the dense
+   * side's float16 vector copies and the keyword side's per-term results
+   * (first warm; both refill after changes).
+   */
+  get warmed(): Promise<void> {
+    return Promise.all([this.dense.warmed, this.keywords.warmed]).then(() => undefined);
+  }
+
+  /** The `k` best active records for the query. */
+  search(query: SearchQuery, k: number, options: SearchOptions = {}): SearchHit[] {
+    return this.answer(query, k, options).hits;
+  }
+
+  /** The `k` best active records for the query, and which sides answered. */
+  answer(query: SearchQuery, k: number, options: SearchOptions = {}): SearchAnswer {
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new AgentMemoryError('INVALID_INPUT', `k must be an integer from 1 to ${MAX_K}, got ${k}.`);
+    const { mode, recency, collapse, diversity } = OptionsSchema.parse({ mode: options.mode, recency: options.recency, collapse: options.collapse, diversity: options.diversity });
+    const vector = query.vector;
+    const collapsing = collapse ?? mode === 'hybrid';
+    const perSide = collapsing && options.collapseSides === true;
+    const baseDepth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
+    const parts = collapsing ? rerankParts(options.rerank) : null;
+    const shapes = parts ? this.shapes.shapes() : null;
+    let depth = baseDepth;
+    for (;;) {
+      // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
+      // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
+      const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
+      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth);
+      const weigh = (rid: number, createdTask: number, score: number): number =>
+        recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
+      if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
+      // Collapse: every candidate's program is read (a short row read each), weighted, then grouped.
+      const candidates: (ProgramCandidate & { key: string })[] = [];
+      for (const h of ranked.fused) {
+        const row = this.programOf(h.key, programs);
+        if (!row) continue;
+        candidates.push({ key: h.key, rid: row.rid, score: weigh(row.rid, row.created_task, h.score), code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+      }
+      // Copies follow the ranked candidates: they join their program's group (counted, eligible as representative).
+      for (const key of ranked.copies) {
+        const row = this.programOf(key, programs);
+        if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+      }
+      if (recency) candidates.sort((a, b) => b.score - a.score);
+      // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
+      const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
+      let groups = collapseByProgram(candidates, want, { diversity });
+      // Fewer distinct programs than wanted while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
+      if ((perSide ? ranked.short : groups.length < want && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
+        depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
+        continue;
+      }
+      if (shapes && parts) {
+        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
+        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g);
+      }
+      groups = groups.slice(0, k);
+      const hits: SearchHit[] = [];
+      for (const g of groups) {
+        const row = this.rowStmt.get(g.representative.rid) as CandidateRow | undefined;
+        if (!row) continue;
+        const hit = this.hitOf(row, g.score, mode, vector, ranked, g.representative.key);
+        hit.identical = g.identical;
+        hits.push(hit);
+      }
+      return { hits, sides: ranked.sides };
+    }
+  }
+
+  /** The record's program row (read once per search into `cache`); null when it is no longer active. */
+  private programOf(key: string, cache: Map<string, ProgramRow | null> | null): ProgramRow | null {
+    let row = cache?.get(key);
+    if (row === undefined) {
+      row = (this.programStmt.get(Number(key)) as ProgramRow | undefined) ?? null;
+      cache?.set(key, row);
+    }
+    return row;
+  }
+
+  /**
+   * One entry per normalised program, the best-ranked (input order); the others go to `copies` (still
+   * counted and eligible as the representative); records no longer active are dropped.
+   */
+  private onePerProgram(list: RankedKey[], cache: Map<string, ProgramRow | null>, copies: Set<string>): RankedKey[] {
+    const seen = new Set<string>();
+    return list.filter((h) => {
+      const row = this.programOf(h.key, cache);
+      if (!row) return false;
+      const key = programKey(row.code, row.language);
+      if (seen.has(key)) {
+        copies.add(h.key);
+        return false;
+      }
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /**
+   * The dense and keyword rankings for one depth, fused (or one of them alone, by mode). With
+   * `programs` (collapsing), each ranking keeps only its best entry per program before fusion.
+   */
+  private rank(query: SearchQuery, k: number, depth: number, mode: SearchMode, fusion: FusionOptions | undefined, programs: Map<string, ProgramRow | null> | null = null, want = depth): Ranked {
+    const vector = query.vector;
+    const useDense = mode !== 'keyword' && vector !== undefined;
+    const useKeyword = mode !== 'vector';
+    const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
+    // A keyword worker searches while this thread does the dense side.
+    if (useKeyword && useDense) this.keywords.prefetch(query.text, depth);
+    const denseAnswer = useDense ? this.dense.search(vector, depth, Math.max(k * overfetch, depth)) : null;
+    if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
+      throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
+    }
+    // The keyword side is the backup: without a dense answer, wait for it to load.
+    const keywordAnswer = useKeyword ? this.keywords.search(query.text, depth, denseAnswer === null) : null;
+    const sides: SearchSide[] = [];
+    if (denseAnswer) sides.push('dense');
+    if (keywordAnswer) sides.push('keyword');
+    let denseRanked: RankedKey[] = (denseAnswer ?? []).map((h) => ({ key: String(h.rid), score: h.similarity }));
+    let keywordRanked: RankedKey[] = (keywordAnswer ?? []).map((h) => ({ key: String(h.rid), score: h.score }));
+    let short = false;
+    const copies = new Set<string>();
+    if (programs) {
+      // A side that filled its list but kept fewer distinct programs than `want` may hold more deeper down.
+      const dense = this.onePerProgram(denseRanked, programs, copies);
+      const keyword = this.onePerProgram(keywordRanked, programs, copies);
+      short = (denseRanked.length >= depth && dense.length < want) || (keywordRanked.length >= depth && keyword.length < want);
+      denseRanked = dense;
+      keywordRanked = keyword;
+    }
+    const fused = mode === 'vector' ? denseRanked : mode === 'keyword' ? keywordRanked : fuseRankings(denseRanked, keywordRanked, fusion).map((h) => ({ key: h.key, score: h.score }));
+    for (const h of fused) copies.delete(h.key);
+    return { fused, sides, short, copies: [...copies], denseRank: new Map(denseRanked.map((h, i) => [h.key, i + 1])), keywordRank: new Map(keywordRanked.map((h, i) => [h.key, i + 1])) };
+  }
+
+  /**
+   * Without collapse: rows are read only for the hits returned (all fused ones when recency
+   * re-orders them); a row that is no longer active (changed since the caches were read) is skipped.
+   */
+  private plainHits(ranked: Ranked, k: number, mode: SearchMode, vector: Float32Array | undefined, weigh: (rid: number, createdTask: number, score: number) => number, reorder: boolean): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (const h of ranked.fused) {
+      if (!reorder && out.length === k) break;
+      const row = this.rowStmt.get(Number(h.key)) as CandidateRow | undefined;
+      if (!row) continue;
+      const hit = this.hitOf(row, h.score, mode, vector, ranked, h.key);
+      hit.score = weigh(row.rid, row.created_task, hit.score);
+      out.push(hit);
+    }
+    if (reorder) out.sort((a, b) => b.score - a.score);
+    return out.slice(0, k);
+  }
+
+  private hitOf(row: CandidateRow, score: number, mode: SearchMode, vector: Float32Array | undefined, ranked: Ranked, key: string): SearchHit {
+    let cosine = vector && row.embedding && row.embedding.byteLength === vector.byteLength ? dotBlob(vector, row.embedding) : null;
+    // Float32 dot products of unit vectors can land a hair outside [-1, 1].
+    if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
+    // Vector mode scores by cosine: the exact one (the dense side may rank from float16 copies).
+    const hit: SearchHit = { recordId: row.id, rid: row.rid, score: mode === 'vector' && cosine !== null ? cosine : score, inputSimilarity: cosine };
+    const dr = ranked.denseRank.get(key);
+    const kr = ranked.keywordRank.get(key);
+    if (dr !== undefined) hit.denseRank = dr;
+    if (kr !== undefined) hit.keywordRank = kr;
+    return hit;
+  }
+
+  /** Persists the keyword index now (also done debounced after changes and on close). */
+  flush(): void {
+    this.keywords.flush();
+  }
+
+  /** After close(): settles when the keyword side has stopped (see KeywordSource.stopped). */
+  get stopped(): Promise<void> {
+    return this.keywords.stopped;
+  }
+
+  close(): void {
+    this.keywords.close();
+    this.dense.dispose();
+    this.shapeIndex?.dispose();
+  }
+}
+
+/** The re-ranking parts a search applies (null: none). */
+function rerankParts(option: boolean | RerankParts | undefined): RerankParts | null {
+  const parts = option === undefined ? (DEFAULT_RERANK ? ALL_RERANK_PARTS : null) : option === true ? ALL_RERANK_PARTS : option === false ? null : option;
+  return parts && (parts.slots || parts.links) ? parts : null;
+}

@@ -1,0 +1,141 @@
+/**
+ * The re-ranking's memory-side state ({@link QuestionShapes}) kept with the
+ * active records of a store: every active record's shape is computed once
+ * when it is read (open, or the first query after it was added, restored or
+ * its text changed) and un-counted when it leaves (deleted, purged, any
+ * status other than active), through the `record_changes` log, as the dense
+ * and keyword sides follow it. A log that no longer reaches back reloads.
+ *
+ * Open: the active records are read in pages of {@link SHAPE_PAGE_ROWS}
+ * (question and code; ~20–40 µs of masking per record). With `background`
+ * the pages are read across event-loop turns, so an editor host never blocks
+ * long, and `shapes()` answers null until the load is complete: the search
+ * then keeps the fused order (a cold start's first answers are not re-ranked).
+ * Without it the load completes in `open`.
+ *
+ * @example
+ * const index = ShapeIndex.open(store);
+ * index.shapes()?.rerank(query, candidates); // null while a background load runs
+ * index.dispose();
+ */
+import { Logger, nullLogger, tagged } from '../../logger';
+import type { Database } from '../sqlite/database';
+import { RecordChangeLog } from '../sqlite/record-changes';
+import { QuestionShapes } from './rerank';
+import type { MemoryStore } from '../sqlite/store';
+
+/** Records read per load step (a few ms of masking each step at 2 cores). */
+export const SHAPE_PAGE_ROWS = 256;
+
+interface ShapeRow {
+  rid: number;
+  question: string;
+  code: string;
+}
+
+export class ShapeIndex {
+  private readonly state = new QuestionShapes();
+  private readonly log: RecordChangeLog;
+  private readonly pageStmt;
+  private readonly changedStmt;
+  private readonly logger: Logger;
+  /** Next rid the load reads from; null once loaded. */
+  private loadFrom: number | null = 0;
+  private loadSeq = 0;
+  private seq = 0;
+  private disposed = false;
+  private started = Date.now();
+  /** Settles when the records are loaded (at once for a synchronous open). */
+  readonly ready: Promise<void>;
+
+  private constructor(db: Database, logger: Logger, background: boolean) {
+    this.logger = tagged(logger, 'shapes');
+    this.log = new RecordChangeLog(db);
+    this.pageStmt = db.prepare("SELECT rid, question, code FROM records WHERE rid >= ? AND status = 'active' ORDER BY rid LIMIT ?");
+    this.changedStmt = db.prepare('SELECT rid, status, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?))');
+    this.startLoad();
+    if (!background) this.finishLoad();
+    this.ready = background ? this.loadInBackground() : Promise.resolve();
+  }
+
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): ShapeIndex {
+    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
+  }
+
+  /** Whether every active record's shape is held (false while a background load runs). */
+  get loaded(): boolean {
+    return this.loadFrom === null && !this.disposed;
+  }
+
+  /** The state, caught up with the store's changes; null while a background load runs (or after dispose). */
+  shapes(): QuestionShapes | null {
+    if (!this.loaded) return null;
+    this.catchUp();
+    return this.state;
+  }
+
+  /** Re-reads every active record (synchronously). */
+  reload(): void {
+    this.startLoad();
+    this.finishLoad();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.loadFrom = null;
+    this.state.clear();
+  }
+
+  private startLoad(): void {
+    this.state.clear();
+    this.loadSeq = this.log.head();
+    this.loadFrom = 0;
+    this.started = Date.now();
+  }
+
+  /** Reads one page of active records; false when done. */
+  private loadStep(): boolean {
+    const from = this.loadFrom;
+    if (from === null || this.disposed) return false;
+    const rows = this.pageStmt.all(from, SHAPE_PAGE_ROWS) as ShapeRow[];
+    for (const row of rows) this.state.set(row.rid, row.question, row.code);
+    if (rows.length < SHAPE_PAGE_ROWS) {
+      this.loadFrom = null;
+      this.seq = this.loadSeq;
+      this.logger.debug(`read ${this.state.size} question shapes in ${Date.now() - this.started} ms`);
+      return false;
+    }
+    this.loadFrom = rows[rows.length - 1].rid + 1;
+    return true;
+  }
+
+  private finishLoad(): void {
+    while (this.loadStep());
+  }
+
+  /** One page per event-loop turn, starting after the opening turn (open returns at once). */
+  private async loadInBackground(): Promise<void> {
+    do await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.loadStep());
+  }
+
+  /** Applies the changes committed (by any process) since the last query; a re-read record replaces its shape. */
+  private catchUp(): void {
+    const changes = this.log.since(this.seq);
+    if ('reload' in changes) {
+      this.logger.info(`many records changed since the question shapes were read (change ${this.seq} → ${changes.head}); reloading`);
+      this.reload();
+      return;
+    }
+    if (changes.rids.length === 0) return;
+    this.seq = changes.head;
+    const rows = this.changedStmt.all(JSON.stringify(changes.rids)) as (ShapeRow & { status: string })[];
+    const live = new Set<number>();
+    for (const row of rows) {
+      if (row.status !== 'active') continue;
+      this.state.set(row.rid, row.question, row.code);
+      live.add(row.rid);
+    }
+    for (const rid of changes.rids) if (!live.has(rid)) this.state.delete(rid);
+  }
+}

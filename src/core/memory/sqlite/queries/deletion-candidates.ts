@@ -1,0 +1,301 @@
+import type { Statement } from 'better-sqlite3';
+import { AgentMemoryError } from '../../../errors';
+import type { Database } from '../database';
+import type { MemoryStore } from '../store';
+import type { DeletionThreshold, PeriodicBounds } from '../../../policy/names';
+
+/**
+ * The set-based SQL of the deletion policies, as named queries returning typed
+ * rows (the store owns its SQL; src/core/policy builds plans from these rows).
+ * Every query scans the covering index `records_policy` (schema v2) and the
+ * retrieval log's `retrievals_task` index; at most `limit` rows are materialized
+ * (oldest first unless stated) and the question text is looked up only for those.
+ * Statements are prepared once per database and SQL text.
+ */
+
+/** Columns every candidate query reads from the covering index (alias r). */
+const CANDIDATE_COLUMNS = 'r.rid, r.id, r.provenance, r.created_task, r.retrieval_count, r.utility_sum, r.utility_count, r.last_retrieved_task';
+/** Retrievals of each record inside the window (windowStart, t] (`closed`: [windowStart, t]), aggregated from the retrieval log. */
+function windowCte(bounds: PeriodicBounds): string {
+  return `win AS (SELECT rid, COUNT(*) AS n FROM retrievals WHERE task_index ${bounds === 'closed' ? '>=' : '>'} @windowStart AND task_index <= @t GROUP BY rid)`;
+}
+const WINDOW_FROM = 'records r LEFT JOIN win ON win.rid = r.rid';
+/** The periodic rule on `records r` (params @windowStart, @alpha). */
+const PERIODIC_CONDITION = '(r.created_task <= @windowStart AND COALESCE(win.n, 0) <= @alpha)';
+/** The history rule on `records r` (params @n, @beta, @eps): count ≥ n and mean Φ ≤ β. */
+const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
+/**
+ * The relative history rule (params @n, @acc, @z2): count ≥ n and the Wilson upper bound of
+ * mean Φ below the running accuracy, in the polynomial form s < a·c ∧ (s − a·c)² > z²·a(1 − a)·c
+ * (policy/deletion/relative.ts derives it).
+ */
+const RELATIVE_CONDITION =
+  '(r.utility_count >= @n AND r.utility_count > 0 AND r.utility_sum < @acc * r.utility_count AND (r.utility_sum - @acc * r.utility_count) * (r.utility_sum - @acc * r.utility_count) > @z2 * @acc * (1 - @acc) * r.utility_count)';
+const OLDEST_FIRST = 'r.created_task, r.rid';
+/** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
+const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
+
+function historyCondition(p: HistoryParams): string {
+  return p.threshold === 'relative' ? RELATIVE_CONDITION : HISTORY_CONDITION;
+}
+
+function historyParams(p: HistoryParams): Record<string, number> {
+  if (p.threshold !== 'relative') return { n: p.minRetrievals, beta: p.beta, eps: p.eps };
+  if (p.accuracy === undefined || p.z === undefined) throw new AgentMemoryError('INVALID_INPUT', 'The relative history threshold needs the running accuracy and z: plan it through planHistory / planCombined, which resolve them.');
+  return { n: p.minRetrievals, acc: p.accuracy, z2: p.z * p.z };
+}
+
+/** One candidate record, as the policies' covering index holds it. */
+export interface CandidateRow {
+  rid: number;
+  id: string;
+  question: string;
+  provenance: string;
+  created_task: number;
+  retrieval_count: number;
+  utility_sum: number;
+  utility_count: number;
+  last_retrieved_task: number | null;
+}
+export interface WindowCandidateRow extends CandidateRow {
+  /** Retrievals inside the window (t − period, t]. */
+  in_window: number;
+}
+export interface CombinedCandidateRow extends WindowCandidateRow {
+  periodic_hit: number;
+  history_hit: number;
+}
+/** At most `limit` rows, and the number of records the condition holds for. */
+export interface CandidateRows<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface WindowParams {
+  taskIndex: number;
+  period: number;
+  alpha: number;
+  protectSeeds: boolean;
+  /** (t − period, t] (default) or [t − period, t]. */
+  periodicBounds?: PeriodicBounds;
+}
+export interface HistoryParams {
+  minRetrievals: number;
+  beta: number;
+  /** Tolerance of "mean ≤ β" on floating-point sums. */
+  eps: number;
+  protectSeeds: boolean;
+  /** `paper` (mean ≤ β, default) or `relative` (Wilson upper bound < accuracy, with `accuracy` and `z`). */
+  threshold?: DeletionThreshold;
+  accuracy?: number;
+  z?: number;
+}
+
+/** A record's utility statistics, as the rule engine sees them. */
+export interface UtilityRow {
+  recordId: string;
+  evaluatedCount: number;
+  meanUtility: number | null;
+}
+
+/** Row-by-row inputs of the naive baseline (bench:policies). */
+export interface NaiveRecordRow {
+  rid: number;
+  id: string;
+  status: string;
+  provenance: string;
+  created_task: number;
+}
+export interface NaiveRetrievalRow {
+  rid: number;
+  task_index: number;
+  utility: number | null;
+}
+
+const statements = new WeakMap<Database, Map<string, Statement>>();
+
+/** A statement prepared once per database and SQL text (shared by the named queries of this folder). */
+export function prepared(db: Database, sql: string): Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
+
+function seedFilter(protectSeeds: boolean): string {
+  return protectSeeds ? "AND r.provenance <> 'seed'" : '';
+}
+
+function candidates<T extends CandidateRow>(
+  db: Database,
+  spec: { cte?: string; from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean },
+): CandidateRows<T> {
+  const withClause = spec.cte ? `${spec.cte},` : '';
+  const from = spec.from ?? 'records r';
+  const extra = spec.extraColumns ? `, ${spec.extraColumns}` : '';
+  const rows = prepared(
+    db,
+    `WITH ${withClause} cand AS (SELECT ${CANDIDATE_COLUMNS}${extra} FROM ${from} WHERE ${spec.where} ORDER BY ${spec.orderBy ?? OLDEST_FIRST} LIMIT @limit)
+     SELECT cand.*, (SELECT question FROM records q WHERE q.rid = cand.rid) AS question FROM cand`,
+  ).all({ ...spec.params, limit: spec.limit }) as T[];
+  let total = rows.length;
+  if (rows.length === spec.limit && spec.countTotal !== false) {
+    const withCount = spec.cte ? `WITH ${spec.cte}` : '';
+    total = (prepared(db, `${withCount} SELECT COUNT(*) AS n FROM ${from} WHERE ${spec.where}`).get(spec.params) as { n: number }).n;
+  }
+  return { rows, total };
+}
+
+function windowSpec(p: WindowParams): { cte: string; from: string } {
+  return { cte: windowCte(p.periodicBounds ?? 'half-open'), from: WINDOW_FROM };
+}
+
+function windowParams(p: WindowParams): Record<string, number> {
+  return { t: p.taskIndex, windowStart: p.taskIndex - p.period, alpha: p.alpha };
+}
+
+/**
+ * The named deletion queries of one store.
+ *
+ * @example
+ * const q = deletionQueries(store);
+ * q.historyCandidates({ minRetrievals: 5, beta: 0.7, eps: 1e-9, protectSeeds: false }, 1000).rows;
+ */
+export function deletionQueries(store: MemoryStore): DeletionQueries {
+  return new DeletionQueries(store.connectionForQueries());
+}
+
+export class DeletionQueries {
+  constructor(private readonly db: Database) {}
+
+  /** Active records at least one period old, retrieved ≤ α times in (t − period, t], oldest first, limit L. */
+  periodicCandidates(p: WindowParams, limit: number): CandidateRows<WindowCandidateRow> {
+    return candidates(this.db, {
+      ...windowSpec(p),
+      where: `r.status = 'active' AND ${PERIODIC_CONDITION} ${seedFilter(p.protectSeeds)}`,
+      extraColumns: 'COALESCE(win.n, 0) AS in_window',
+      params: windowParams(p),
+      limit,
+    });
+  }
+
+  /**
+   * Active records retrieved (with Φ) ≥ n times that the history rule selects (mean Φ ≤ β, or the
+   * relative threshold), oldest first (`order: 'worst'`: lowest mean first), limit L; with
+   * `recordIds`, only those (driven from the id list: a few index lookups); with `notPeriodic`,
+   * only records the periodic rule of that window keeps.
+   */
+  historyCandidates(p: HistoryParams, limit: number, recordIds?: readonly string[], options: { order?: 'oldest' | 'worst'; notPeriodic?: WindowParams } = {}): CandidateRows<CandidateRow & { in_window?: number }> {
+    const params = { ...historyParams(p), ...(recordIds ? { ids: JSON.stringify(recordIds) } : {}), ...(options.notPeriodic ? windowParams(options.notPeriodic) : {}) };
+    const window = options.notPeriodic ? windowSpec(options.notPeriodic) : undefined;
+    // CROSS JOIN fixes the join order: the id list drives the query.
+    const from = `${recordIds ? 'json_each(@ids) j CROSS JOIN ' : ''}${window ? window.from : 'records r'}`;
+    return candidates(this.db, {
+      ...(window ? { cte: window.cte, extraColumns: 'COALESCE(win.n, 0) AS in_window' } : {}),
+      from,
+      where: `r.status = 'active' AND ${historyCondition(p)} ${seedFilter(p.protectSeeds)} ${recordIds ? 'AND r.id = j.value' : ''} ${window ? `AND NOT ${PERIODIC_CONDITION}` : ''}`,
+      ...(options.order === 'worst' ? { orderBy: WORST_FIRST } : {}),
+      params,
+      limit,
+    });
+  }
+
+  /**
+   * Active records the periodic OR (`both`: AND) the history rule selects, in one pass
+   * over the same snapshot, oldest first, limit L; each row says which rule hit.
+   */
+  combinedCandidates(p: WindowParams & HistoryParams & { mode: 'either' | 'both' }, limit: number, order: 'oldest' | 'worst' = 'oldest'): CandidateRows<CombinedCandidateRow> {
+    const join = p.mode === 'either' ? 'OR' : 'AND';
+    const history = historyCondition(p);
+    return candidates(this.db, {
+      ...windowSpec(p),
+      where: `r.status = 'active' AND (${PERIODIC_CONDITION} ${join} ${history}) ${seedFilter(p.protectSeeds)}`,
+      extraColumns: `COALESCE(win.n, 0) AS in_window, ${PERIODIC_CONDITION} AS periodic_hit, ${history} AS history_hit`,
+      ...(order === 'worst' ? { orderBy: WORST_FIRST } : {}),
+      params: { ...windowParams(p), ...historyParams(p) },
+      limit,
+    });
+  }
+
+  /** The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none is evaluated). */
+  runningAccuracy(taskIndex: number): number | null {
+    const row = prepared(this.db, 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?').get(taskIndex) as { a: number | null };
+    return row.a;
+  }
+
+  /**
+   * The active record with the least mean Φ among those the periodic rule keeps
+   * (ties: fewer retrievals, then older; never-evaluated records last, or with
+   * `evaluatedOnly` (§6.2 as the paper reads) never), or undefined.
+   */
+  leastUtilityRecord(p: WindowParams, evaluatedOnly = false): CandidateRow | undefined {
+    return candidates<CandidateRow>(this.db, {
+      ...windowSpec(p),
+      where: `r.status = 'active' ${seedFilter(p.protectSeeds)} AND NOT ${PERIODIC_CONDITION}${evaluatedOnly ? ' AND r.utility_count > 0' : ''}`,
+      orderBy: '(r.utility_count = 0), r.utility_sum / MAX(r.utility_count, 1), r.retrieval_count, r.created_task, r.rid',
+      params: windowParams(p),
+      limit: 1,
+      countTotal: false,
+    }).rows[0];
+  }
+
+  /**
+   * Active records whose forgetting-curve retention is below θ:
+   * (t − last retrieval or creation) > ln(1/θ)·s·(1 + retrievals), oldest first, limit L.
+   */
+  forgettingCandidates(p: { taskIndex: number; logInverseThreshold: number; timeScale: number; protectSeeds: boolean }, limit: number): CandidateRows<CandidateRow> {
+    return candidates(this.db, {
+      where: `r.status = 'active' ${seedFilter(p.protectSeeds)} AND (@t - COALESCE(r.last_retrieved_task, r.created_task)) > @k * @s * (1 + r.retrieval_count)`,
+      params: { t: p.taskIndex, k: p.logInverseThreshold, s: p.timeScale },
+      limit,
+    });
+  }
+
+  /** Number of active records. */
+  countActive(): number {
+    return (prepared(this.db, "SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number }).n;
+  }
+
+  /**
+   * Number of active records, counted up to `cap` (min(active, cap)): a bounded
+   * scan, for questions like "are there more than floor + n active records?"
+   * that a full count answers in time proportional to the whole memory.
+   */
+  countActiveUpTo(cap: number): number {
+    if (cap <= 0) return 0;
+    return (prepared(this.db, "SELECT COUNT(*) AS n FROM (SELECT 1 FROM records WHERE status = 'active' LIMIT ?)").get(Math.floor(cap)) as { n: number }).n;
+  }
+
+  /** The ids among `ids` that are active now. */
+  activeAmong(ids: readonly string[]): Set<string> {
+    const rows = prepared(this.db, "SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Utility statistics of the active records among `ids`. */
+  utilityOf(ids: readonly string[]): UtilityRow[] {
+    if (ids.length === 0) return [];
+    const rows = prepared(this.db, "SELECT id, utility_sum, utility_count FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as {
+      id: string;
+      utility_sum: number;
+      utility_count: number;
+    }[];
+    return rows.map((r) => ({ recordId: r.id, evaluatedCount: r.utility_count, meanUtility: r.utility_count > 0 ? r.utility_sum / r.utility_count : null }));
+  }
+
+  /** Whether task `taskIndex` was begun. */
+  taskExists(taskIndex: number): boolean {
+    return prepared(this.db, 'SELECT 1 FROM tasks WHERE task_index = ?').get(taskIndex) !== undefined;
+  }
+
+  /** Every record, row by row (the naive baseline of bench:policies only). */
+  *scanRecords(): IterableIterator<NaiveRecordRow> {
+    yield* prepared(this.db, 'SELECT rid, id, status, provenance, created_task FROM records').iterate() as IterableIterator<NaiveRecordRow>;
+  }
+
+  /** Every retrieval row (the naive baseline of bench:policies only). */
+  *scanRetrievals(): IterableIterator<NaiveRetrievalRow> {
+    yield* prepared(this.db, 'SELECT rid, task_index, utility FROM retrievals').iterate() as IterableIterator<NaiveRetrievalRow>;
+  }
+}
