@@ -15,6 +15,28 @@ import { createTeamTaskMemory } from '../memory/postgres/team-task-memory';
 import type { TeamMemoryStore } from '../memory/postgres/team-store';
 import type { TeamSweepInput } from '../memory/postgres/team-sweep';
 import { codeSimilarity } from '../similarity/code';
+import type { QuestionEmbedder } from '../similarity/embedder';
+import { isAgentMemoryError } from '../errors';
+import { readSharedEmbedder } from '../memory/postgres/team-embedder';
+import { KEYWORD_ONLY_EMBEDDER } from '../memory/postgres/team-task-memory';
+import { redactText } from '../security/redact';
+
+/**
+ * The space's shared embedder (the unfitted hashing embedder its meta names), seeing the redacted
+ * question as memory_record does, so task records carry the same vectors as MCP records. A space
+ * whose embedder this client cannot compute (e.g. migrated from a file with a fitted one) runs on
+ * keywords, said once in the log.
+ */
+async function teamQuestionEmbedder(team: TeamMemoryStore, logger: Logger): Promise<QuestionEmbedder> {
+  try {
+    const { embedder } = await team.withClient((c) => readSharedEmbedder(c, team.space), 'read the shared embedder', { retryBroken: true });
+    return { id: embedder.id, embedQuery: (text) => Promise.resolve(embedder.embedSync(redactText(text))) };
+  } catch (error) {
+    if (!isAgentMemoryError(error, 'UNSUPPORTED') && !isAgentMemoryError(error, 'EMBEDDER_MISMATCH')) throw error;
+    logger.warn(`[team] tasks on space '${team.space}' retrieve by keywords and store records without vectors: ${error.message}`);
+    return KEYWORD_ONLY_EMBEDDER;
+  }
+}
 
 export interface TeamTaskOptions {
   language: 'python' | 'javascript';
@@ -29,7 +51,8 @@ export interface TeamTaskOptions {
 /** Runs `items` one after the other on `team`; resolves once every write of every task was committed. */
 export async function runTeamTasks(team: TeamMemoryStore, items: { question: string; answer?: unknown }[], options: TeamTaskOptions): Promise<void> {
   const { logger, language } = options;
-  const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep });
+  const embedder = await teamQuestionEmbedder(team, logger);
+  const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep, embedder });
   const session = createBenchSession({ databasePath: options.dataPath, language, endpoint: options.endpoint, logger });
   try {
     const { generator, judge, run } = session.deps;

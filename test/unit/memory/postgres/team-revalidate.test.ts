@@ -63,7 +63,7 @@ describe('revalidate on a postgres:// team space (real CLI process, real cluster
     const staleOne = records.find((x) => usesColumn.has(x.id))!;
     const audit = await team.audit({ recordId: staleOne.id });
     assert.ok(audit.some((e) => e.operation === 'revalidate' && /stale/.test(e.reason) && e.client.startsWith('cli@')), 'the stale mark is audited with the client');
-    // Its own question no longer brings it back from the team memory (keywords: the seed has no vectors).
+    // Its own question no longer brings it back from the team memory (the keyword side here; the dense side filters the same way).
     const hits = await searchTeam(team, staleOne.question, null, 10);
     assert.ok(hits.length > 0, 'the search still answers');
     assert.ok(hits.every((h) => !usesColumn.has(h.record.id)), 'no stale record is returned');

@@ -1,9 +1,13 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import { isAgentMemoryError } from '../../../../src/core/errors';
 import { nullLogger } from '../../../../src/core/logger';
 import { TEAM_DEFAULT_DIMENSION } from '../../../../src/core/memory/postgres/team-embedder';
 import { searchTeam } from '../../../../src/core/memory/postgres/team-search';
+import { seedTeamDemo } from '../../../../src/core/memory/postgres/team-seed';
+import { runTeamTasks } from '../../../../src/core/team/team-tasks';
+import type { AgentTaskResult } from '../../../../src/core/app/types';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
 import { TeamMemoryTools } from '../../../../src/core/memory/postgres/team-tools';
@@ -13,6 +17,7 @@ import type { ToolClient } from '../../../../src/core/tools/memory-tools';
 import { usePostgres } from '../../../support/postgres';
 
 const AGENT: ToolClient = { via: 'mcp', name: 'test-agent' };
+const DEMO_DB = path.join(__dirname, '..', '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
 const ADMITTED = { question: 'how many patients were admitted', code: "answer = sql('select count(*) from admissions')", language: 'python', outcome: 'success' } as const;
 const ASPIRIN = { question: 'list the prescriptions of aspirin', code: "answer = sql('select drug from prescriptions')", language: 'python', outcome: 'success' } as const;
 /** Shares no keyword with ADMITTED (question or code), but stems to the same words: only the dense side can find it. */
@@ -94,5 +99,34 @@ describe('team memory shared vectors: memory_record embeds, memory_search embeds
     await assert.rejects(setupTeamMemory(pg().ownerUrl, { dimensions: [32], space: 'vec' }), (e) => isAgentMemoryError(e, 'EMBEDDER_MISMATCH'));
     const again = await setupTeamMemory(pg().ownerUrl, { dimensions: [64], space: 'vec' });
     assert.equal(again.sharedEmbedder, 'hash-v1-64');
+  });
+
+  it('seed and the task pipeline store the shared embedder\'s vectors too, and the task retrieves on both sides', async () => {
+    const store = await connect('vec-tasks');
+    const tasksFile = path.join(__dirname, '..', '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');
+    assert.equal(await seedTeamDemo(store, tasksFile, 10, 'python'), 10);
+    const rows = await su.query<{ question: string; embedder_id: string | null; embedding: string | null }>(
+      'SELECT question, embedder_id, embedding::text AS embedding FROM records WHERE space = $1',
+      ['vec-tasks'],
+    );
+    assert.equal(rows.rows.length, 10);
+    const shared = new HashingEmbedder({ dimension: TEAM_DEFAULT_DIMENSION });
+    for (const r of rows.rows) {
+      assert.equal(r.embedder_id, shared.id, 'the space claimed the default shared embedder');
+      const expected = shared.embedSync(r.question);
+      const got = parseVector(r.embedding!);
+      assert.ok(Math.max(...Array.from(expected, (x, i) => Math.abs(x - got[i]))) < 1e-3, 'the seeded vector is the shared embedder\'s');
+    }
+    const question = `${rows.rows[0].question} please`;
+    const results: AgentTaskResult[] = [];
+    await runTeamTasks(store, [{ question }], { language: 'python', dataPath: DEMO_DB, k: 4, sweep: null, logger: nullLogger, onResult: (r) => results.push(r) });
+    assert.equal(results.length, 1);
+    assert.ok(results[0].demonstrations.length > 0);
+    const top = results[0].demonstrations[0];
+    assert.ok(top.inputSimilarity !== null && top.inputSimilarity > 0.5, `the top demonstration comes with its dense similarity (${top.inputSimilarity})`);
+    if (results[0].addition.recordId) {
+      const added = await su.query<{ embedder_id: string | null }>('SELECT embedder_id FROM records WHERE space = $1 AND id = $2', ['vec-tasks', results[0].addition.recordId]);
+      assert.equal(added.rows[0].embedder_id, shared.id, 'the task\'s record carries the shared vector');
+    }
   });
 });
