@@ -106,7 +106,6 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     const program = path.join(dir, 'p.py');
     fs.writeFileSync(program, 'answer = 1\n');
     const cases: [string[], RegExp][] = [
-      [['re-embed', '--db', pg().appUrl], /re-embedding a team space is not written yet: a space's vectors come from its shared built-in hashing embedder/],
       [['run', '--language', 'python', '--db', pg().appUrl, '--code-file', program], /--db is the SQLite data file the program queries, not a memory.*agent-memory task --db postgres/],
     ];
     for (const [argv, why] of cases) {
@@ -114,7 +113,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
       assert.equal(r.code, 1, `${argv[0]}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite ${argv[0] === 'run' ? 'data' : 'memory'} file only`));
       assert.match(r.stderr, why);
-      assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, revalidate, mcp, migrate, team-setup\. Nothing was done/);
+      assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, revalidate, re-embed, mcp, migrate, team-setup\. Nothing was done/);
     }
     assert.deepEqual(fs.readdirSync(process.cwd()).sort(), cwdBefore);
     const mixed = await runCli(['mcp', '--db', bare, '--addition', 'all']);
