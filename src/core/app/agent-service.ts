@@ -29,6 +29,7 @@ import type { Maintenance } from './maintenance';
 import type { MemoryPolicies } from './memory-policies';
 import { RunnerHolder } from './runner-holder';
 import type { SettingsSession } from './settings-session';
+import { taskResultOf } from './task-result';
 import type { AgentTaskResult, RoleMemoryView, TaskProgress, TaskStreamItem } from './types';
 
 interface Model {
@@ -140,26 +141,7 @@ export class AgentService extends Disposable {
     );
     const { run, after } = r;
     if (after.addition.recordId && run.outcome === 'success') this.policies.recordFingerprint(after.addition.recordId, this.fingerprintOf(dataPath));
-    return {
-      taskIndex: run.taskIndex,
-      question,
-      model: run.model,
-      language,
-      code: run.code,
-      answer: run.answer,
-      outcome: run.outcome,
-      verdict: r.verdict,
-      modelKind: r.modelKind,
-      attempts: run.attempts.length,
-      demonstrations: run.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
-      utility: after.utility,
-      addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
-      deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds, ...(d.proposed?.length ? { proposed: d.proposed } : {}), ...(d.largeProposed ? { large: true } : {}) })),
-      inputSimilarity: after.similarity.inputSimilarity,
-      outputSimilarity: after.similarity.outputSimilarity,
-      ...(run.gaveUp ? { error: run.gaveUp } : {}),
-      durationMs: r.durationMs,
-    };
+    return taskResultOf(r, question, language, run.taskIndex);
   }
 
   /** Tasks one after the other; settings changed during the stream apply between two of its tasks. */

@@ -51,8 +51,11 @@ function atLeast(json: GridJson, better: string, worse: string, margin: number, 
   return { claim, met: difference.mean >= margin, measured: `${a.accuracy_mean.toFixed(2)} % vs ${b.accuracy_mean.toFixed(2)} %: ${fmt(difference)}`, difference };
 }
 
-/** `lean` within `points` of `full` with at most `share` of its memory. */
-function withinAndSmaller(json: GridJson, lean: string, full: string, points: number, share: number, claim: string): PaperCheck | null {
+/**
+ * `lean` within `points` of `full` with at most `share` of its memory; `oneSided`: at least
+ * `full` − `points` (a gain is not a miss; issue 19: deletion must not hurt).
+ */
+function withinAndSmaller(json: GridJson, lean: string, full: string, points: number, share: number, claim: string, oneSided = false): PaperCheck | null {
   const a = cell(json, lean);
   const b = cell(json, full);
   if (!a || !b) return null;
@@ -60,7 +63,7 @@ function withinAndSmaller(json: GridJson, lean: string, full: string, points: nu
   const ratio = b.memory_mean > 0 ? a.memory_mean / b.memory_mean : Number.POSITIVE_INFINITY;
   return {
     claim,
-    met: Math.abs(difference.mean) <= points && ratio <= share,
+    met: (oneSided ? difference.mean >= -points : Math.abs(difference.mean) <= points) && ratio <= share,
     measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean} (${(100 * ratio).toFixed(0)} %)`,
     difference,
   };
@@ -73,16 +76,6 @@ function notWorseAndSmaller(json: GridJson, lean: string, full: string, points: 
   if (!a || !b) return null;
   const difference = pairedDifference(a, b);
   return { claim, met: difference.mean >= -points && a.memory_mean < b.memory_mean, measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean}`, difference };
-}
-
-/** `lean` at least `full` − `points` with at most `share` of its memory (issue 19: deletion must not hurt). */
-function notWorseWithin(json: GridJson, lean: string, full: string, points: number, share: number, claim: string): PaperCheck | null {
-  const a = cell(json, lean);
-  const b = cell(json, full);
-  if (!a || !b) return null;
-  const difference = pairedDifference(a, b);
-  const ratio = b.memory_mean > 0 ? a.memory_mean / b.memory_mean : Number.POSITIVE_INFINITY;
-  return { claim, met: difference.mean >= -points && ratio <= share, measured: `accuracy ${fmt(difference)}; memory ${a.memory_mean} vs ${b.memory_mean} (${(100 * ratio).toFixed(0)} %)`, difference };
 }
 
 function floorHolds(json: GridJson): PaperCheck {
@@ -108,7 +101,7 @@ export function paperChecks(json: GridJson): PaperCheck[] {
     const { gain, loss, share } = LONG_STREAM;
     checks.push(atLeast(json, 'strict/none/standard/shown', 'fixed/none/standard/shown', gain, `strict ≥ fixed + ${gain} points`));
     checks.push(atLeast(json, 'strict/none/standard/shown', 'all/none/standard/shown', gain, `strict ≥ all + ${gain} points`));
-    checks.push(notWorseWithin(json, 'strict/combined/standard/shown', 'strict/none/standard/shown', loss, share, `strict + combined (paper threshold) ≥ strict − ${loss} points with ≤ ${100 * share} % of its memory`));
+    checks.push(withinAndSmaller(json, 'strict/combined/standard/shown', 'strict/none/standard/shown', loss, share, `strict + combined (paper threshold) ≥ strict − ${loss} points with ≤ ${100 * share} % of its memory`, true));
   } else if (json.agent === 'simulated') {
     checks.push(atLeast(json, 'strict/none/standard/shown', 'fixed/none/standard/shown', 2, 'strict ≥ fixed + 2 points'));
     checks.push(atLeast(json, 'strict/none/standard/shown', 'all/none/standard/shown', 2, 'strict ≥ all + 2 points'));

@@ -8,6 +8,7 @@ import { RoleMemories } from '../agent/role-memories';
 import { toolboxDocs } from '../agent/runners';
 import { EditorEvaluator, GoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
+import { taskResultOf } from '../app/task-result';
 import type { AgentTaskResult } from '../app/types';
 import { createBenchSession } from '../bench/session';
 import type { Logger } from '../logger';
@@ -65,27 +66,7 @@ export async function runTeamTasks(team: TeamMemoryStore, items: { question: str
         item.question,
         { databasePath: options.dataPath, language, k: options.k },
       );
-      const { run: done, after } = r;
-      options.onResult({
-        taskIndex: after.taskIndex,
-        question: item.question,
-        model: done.model,
-        language,
-        code: done.code,
-        answer: done.answer,
-        outcome: done.outcome,
-        verdict: r.verdict,
-        modelKind: r.modelKind,
-        attempts: done.attempts.length,
-        demonstrations: done.demonstrations.map((d) => ({ recordId: d.recordId, question: d.question, inputSimilarity: d.inputSimilarity, code: d.code, shown: d.shown })),
-        utility: after.utility,
-        addition: { added: after.addition.recordId !== null, recordId: after.addition.recordId, status: after.addition.status ?? null, reason: after.addition.reason },
-        deletions: after.deletions.map((d) => ({ rule: d.ruleId, recordIds: d.recordIds })),
-        inputSimilarity: after.similarity.inputSimilarity,
-        outputSimilarity: after.similarity.outputSimilarity,
-        ...(done.gaveUp ? { error: done.gaveUp } : {}),
-        durationMs: r.durationMs,
-      });
+      options.onResult(taskResultOf(r, item.question, language, r.after.taskIndex));
     }
     await shared.settled();
   } finally {
