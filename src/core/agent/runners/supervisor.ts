@@ -38,6 +38,8 @@ const MAX_CHANNEL_LINE = 32 * 1024 * 1024;
 /** How long a child that sent its result may take to exit by itself. */
 const EXIT_GRACE_MS = 300;
 const RSS_POLL_MS = 50;
+/** After the child exits, how long its pipes may stay open before they are destroyed (last resort). */
+const PIPE_DRAIN_MS = 5_000;
 
 /**
  * Spawns a child with stdio [ignore, stdout, stderr, channel] and enforces the
@@ -182,11 +184,22 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
       cleanup();
       reject(error);
     });
-    // A grandchild that escaped the kill may hold the pipes open; do not wait for it.
+    // A grandchild left in the group may hold the pipes open: kill the group so the pipes reach EOF
+    // and everything the child wrote (its result on fd 3 included) is read, however loaded the
+    // machine. Destroying the pipes is only the last resort (a grandchild that left the group);
+    // doing it early loses a result still in the pipe (seen under load as "exited with code 0
+    // without a result").
     child.on('exit', () => {
+      if (posix && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // the group is already gone
+        }
+      }
       const drain = setTimeout(() => {
         for (const stream of child.stdio) stream?.destroy();
-      }, EXIT_GRACE_MS);
+      }, PIPE_DRAIN_MS);
       drain.unref();
     });
     child.on('close', (code, signal) => {
