@@ -1,5 +1,5 @@
 /**
- * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json]`.
+ * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them).
  *
  * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
  * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
@@ -37,6 +37,8 @@ const ArgsSchema = z.object({
   json: z.boolean().default(false),
   probe: z.enum(['new', 'old']).optional(),
   src: z.string().optional(),
+  /** The new path searches with the re-ranking (`rerank: true`): its question shapes load in the background. */
+  rerank: z.boolean().default(false),
 });
 type Args = z.infer<typeof ArgsSchema>;
 
@@ -45,7 +47,7 @@ function parseArgs(argv: string[]): Args {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  return ArgsSchema.parse({ n: value('n'), runs: value('runs'), db: value('db'), baseline: value('baseline'), json: argv.includes('--json'), probe: value('probe'), src: value('src') });
+  return ArgsSchema.parse({ n: value('n'), runs: value('runs'), db: value('db'), baseline: value('baseline'), json: argv.includes('--json'), probe: value('probe'), src: value('src'), rerank: argv.includes('--rerank') });
 }
 
 const ProbeSchema = z.object({
@@ -74,17 +76,25 @@ interface ProbeModules {
 }
 interface ProbeSearch {
   search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
-  answer?(q: { text: string; vector?: Float32Array }, k: number): { hits: { recordId: string }[]; sides: string[] };
+  answer?(q: { text: string; vector?: Float32Array }, k: number, options?: { rerank?: boolean }): { hits: { recordId: string }[]; sides: string[] };
   dense: { ready?: Promise<void> };
   ready?: Promise<void>;
   warmed?: Promise<void>;
   close(): void;
 }
 
-async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void> {
+async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean): Promise<void> {
   const t0 = performance.now();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
-  const mods = { store: load('memory/store'), embedding: load(kind === 'new' ? 'app/embedding' : 'app-embedding'), logger: load('logger'), hybrid: load('memory/hybrid-search') } as ProbeModules;
+  // The memory's modules moved into folders (sqlite/, search/); a baseline tree may predate that.
+  const loadFirst = (...candidates: string[]) => load(candidates.find((m) => fs.existsSync(path.join(src, 'core', `${m}.ts`))) ?? candidates[0]);
+  const mods = {
+    store: loadFirst('memory/sqlite/store', 'memory/store'),
+    embedding: load(kind === 'new' ? 'app/embedding' : 'app-embedding'),
+    logger: load('logger'),
+    hybrid: loadFirst('memory/search/hybrid-search', 'memory/hybrid-search'),
+  } as ProbeModules;
+  const options = rerank && kind === 'new' ? { rerank: true } : {};
   const tImports = performance.now();
   let maxGap = 0;
   let last = performance.now();
@@ -101,7 +111,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void
   await search.dense.ready;
   const tDense = performance.now();
   const query = { text: QUERY, vector: embedder.embedSync(QUERY) };
-  const first = search.answer ? search.answer(query, 4) : { hits: search.search(query, 4), sides: ['dense', 'keyword'] };
+  const first = search.answer ? search.answer(query, 4, options) : { hits: search.search(query, 4), sides: ['dense', 'keyword'] };
   const tFirst = performance.now();
   const firstRss = process.memoryUsage().rss / 1e6;
   await search.ready;
@@ -111,7 +121,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string): Promise<void
   await new Promise((resolve) => setTimeout(resolve, 20));
   clearInterval(tick);
   const blocked = Math.max(0, maxGap - 5);
-  const after = search.answer ? search.answer(query, 4) : { hits: search.search(query, 4) };
+  const after = search.answer ? search.answer(query, 4, options) : { hits: search.search(query, 4) };
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const result: Probe = {
     imports_ms: tImports - t0,
@@ -151,8 +161,8 @@ function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
   });
 }
 
-async function runProbe(kind: 'new' | 'old', src: string, db: string): Promise<Probe & { spawn_to_first_ms: number }> {
-  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db]);
+async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false): Promise<Probe & { spawn_to_first_ms: number }> {
+  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : [])]);
   const p = ProbeSchema.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
   // The child prints after closing; spawn → first result = spawn → child start + the child's own first_ms.
   return { ...p, spawn_to_first_ms: p.first_ms };
@@ -163,7 +173,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
-  if (args.probe) return probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!);
+  if (args.probe) return probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-coldstart-'));
   try {
     const db = args.db ?? path.join(work, 'memory.sqlite');
@@ -187,12 +197,12 @@ async function main(argv: string[]): Promise<void> {
     oldRaw.pragma('user_version = 3');
     oldRaw.close();
     process.stderr.write('preparing: first opens write each path\'s keyword index file…\n');
-    await runProbe('new', path.join(ROOT, 'src'), db);
+    await runProbe('new', path.join(ROOT, 'src'), db, args.rerank);
     await runProbe('old', path.join(oldRoot, 'src'), oldDb);
     const rows: { kind: string; p: Probe & { spawn_to_first_ms: number } }[] = [];
     for (let i = 0; i < args.runs; i++) {
       for (const kind of ['new', 'old'] as const) {
-        const p = await runProbe(kind, path.join(kind === 'new' ? ROOT : oldRoot, 'src'), kind === 'new' ? db : oldDb);
+        const p = await runProbe(kind, path.join(kind === 'new' ? ROOT : oldRoot, 'src'), kind === 'new' ? db : oldDb, args.rerank);
         rows.push({ kind, p });
         process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, warm ${r1(p.warm_ms)} ms, max block ${r1(p.max_block_ms)} ms, steady rss ${r1(p.steady_rss_mb)} MB\n`);
       }

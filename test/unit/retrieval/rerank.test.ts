@@ -51,6 +51,24 @@ describe('QuestionShapes (re-ranking)', () => {
     assert.deepEqual(shapes.rerank('Which care unit did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
   });
 
+  it('a candidate shape kept between queries follows a change of its record\'s text (never a stale shape)', () => {
+    const shapes = shapesOf(WARD, CAREUNIT);
+    const query = 'Which care unit did patient 9 stay in first?';
+    const before = [
+      { id: 'ward', key: 0, score: 1, ...WARD },
+      { id: 'careunit', key: 1, score: 0.95, ...CAREUNIT },
+    ];
+    assert.deepEqual(shapes.rerank(query, before, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+    // The two records swap texts: key 1 now holds the ward program, key 0 the care-unit one.
+    shapes.set(0, CAREUNIT.question, CAREUNIT.code);
+    shapes.set(1, WARD.question, WARD.code);
+    const after = [
+      { id: 'ward', key: 1, score: 1, ...WARD },
+      { id: 'careunit', key: 0, score: 0.95, ...CAREUNIT },
+    ];
+    assert.deepEqual(shapes.rerank(query, after, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+  });
+
   it('reads identifiers of any language, leaving literals out', () => {
     assert.deepEqual(identifierWords(`const wardId = rows.filter((r) => r.careUnit === 'MICU ward')`).sort(), ['care', 'const', 'filter', 'rows', 'unit', 'ward'].sort());
   });

@@ -133,6 +133,25 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
     }
   });
 
+  it('a background load starts only once `after` settles (a search passes its dense and keyword loads): the first answers of a cold start do not share turns with it', async () => {
+    const store = MemoryStore.open(path.join(dir, 'after.sqlite'));
+    embedded(store, RECORDS);
+    let release!: () => void;
+    const sides = new Promise<void>((resolve) => (release = resolve));
+    const index = ShapeIndex.open(store, { background: true, after: sides });
+    try {
+      for (let turn = 0; turn < 20; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.equal(index.loaded, false, 'nothing read while the sides load');
+      release();
+      await index.ready;
+      assert.equal(index.shapes()!.size, RECORDS.length);
+      assertSameAsRebuild(store, index.shapes()!, 'load after the sides');
+    } finally {
+      index.dispose();
+      store.close();
+    }
+  });
+
   it('off by default: nothing is read until a search asks for the re-ranking; before the background load completes it keeps the fused order, and re-ranks once loaded', async () => {
     const store = MemoryStore.open(path.join(dir, 'm.sqlite'));
     embedded(store, RECORDS);

@@ -51,8 +51,10 @@ export interface SearchOptions {
   diversity?: number;
   /**
    * With collapse, also keep one entry per program on each side before fusion (copies then take one
-   * rank per side; 20 copies: precision@4 0.5532 vs 0.5522 without). Default off: it cost ~2× hybrid
-   * p50 at 100k (measured under load).
+   * rank per side; 20 copies: precision@4 0.5532 vs 0.5522 without). `false`: never; `true`: always
+   * (it cost ~2× hybrid p50 at 100k, measured under load). Default: only a re-ranked search whose
+   * collapsed top holds copies runs again collapsing per side, so the re-ranking sees the programs
+   * (and their order) it would see without the copies; a memory without copies pays nothing.
    */
   collapseSides?: boolean;
   /**
@@ -198,7 +200,7 @@ export class HybridSearch {
     if (!this.shapeIndex) {
       const o = this.shapeOptions;
       if (!o) throw new AgentMemoryError('INVALID_STATE', 'This search was built without a store for the re-ranking; open it with HybridSearch.open.');
-      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background });
+      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background, after: Promise.all([this.dense.ready, this.keywords.ready]) });
     }
     return this.shapeIndex;
   }
@@ -223,7 +225,9 @@ export class HybridSearch {
     const { mode, recency, collapse, diversity } = OptionsSchema.parse({ mode: options.mode, recency: options.recency, collapse: options.collapse, diversity: options.diversity });
     const vector = query.vector;
     const collapsing = collapse ?? mode === 'hybrid';
-    const perSide = collapsing && options.collapseSides === true;
+    // Re-ranked searches collapse per side when the collapsed top holds copies (see SearchOptions.collapseSides).
+    let perSide = collapsing && options.collapseSides === true;
+    const sidesWhenCopies = collapsing && options.collapseSides === undefined;
     const baseDepth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
     const parts = collapsing ? rerankParts(options.rerank) : null;
     const shapes = parts ? this.shapes.shapes() : null;
@@ -255,6 +259,11 @@ export class HybridSearch {
       // Fewer distinct programs than wanted while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
       if ((perSide ? ranked.short : groups.length < want && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
+        continue;
+      }
+      if (shapes && !perSide && sidesWhenCopies && groups.some((g) => g.identical > 0)) {
+        perSide = true;
+        depth = baseDepth;
         continue;
       }
       if (shapes && parts) {

@@ -48,8 +48,10 @@ import { programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } fro
 
 /**
  * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
- * Holding every record's shape cost ~480 MB of steady RSS at 100k records and its load delayed the first
- * answer of a cold start from 1.6 to 18.8 s (README); `rerank: true` / `eval-retrieval --rerank` opt in.
+ * Its cold-start cost is gone (compact state, loaded after both sides: first answer unchanged, steady RSS
+ * +66 MB at 100k), but a re-ranked search at 100k synthetic records takes 6.8 ms p50 against 1.9 ms
+ * (wider collapse, and per-side collapse where copies are found; README). `rerank: true` /
+ * `eval-retrieval --rerank` opt in.
  */
 export const DEFAULT_RERANK = false;
 /** How many of the best candidates are re-ordered. */
@@ -137,71 +139,105 @@ function slotCount(tokens: readonly string[]): number {
   return tokens.filter((t) => t === VALUE_PLACEHOLDER).length;
 }
 
-/** The shape of one record (its question masked with its own program's literals only). */
-export function recordShape(question: string, code: string): RecordShape {
-  const literals = programLiterals(code);
+/** What one record adds to the memory-wide counts: its program's value phrases and its question's words outside values. */
+export function recordCounts(question: string, code: string): { phrases: string[]; tokens: string[]; words: string[] } {
   const phrases = valuePhrases(code);
   const tokens = tokensOf(new ValueVocabulary().maskWith(question, ValueVocabulary.of(phrases)).text);
-  const terms = identifierWords(code, literals);
-  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)] };
+  return { phrases, tokens, words: [...new Set(tokens)] };
 }
 
+/** The shape of one record (its question masked with its own program's literals only). */
+export function recordShape(question: string, code: string): RecordShape {
+  const { phrases, tokens, words } = recordCounts(question, code);
+  const terms = identifierWords(code);
+  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words };
+}
+
+/** Candidate shapes kept for re-use between queries (computed again when evicted; a few µs each). */
+export const SHAPE_CACHE_SIZE = 2048;
+
 /**
- * The memory-side state of the re-ranking: each record's shape by key (rid),
- * the value vocabulary of the stored programs and the words stored questions
- * use outside values, the last two counted per record so they follow records
- * as they come (`set`) and go (`delete`).
+ * The memory-side state of the re-ranking: the value vocabulary of the stored
+ * programs and the words stored questions use outside values, counted per
+ * record so they follow records as they come (`set`) and go (`delete`).
+ *
+ * Compact: per record only what it added to the two counts is held, as ids of
+ * interned words in one typed array (about 40 bytes a record plus the Map
+ * entry); a candidate's own shape (slots, identifier words, the ones its
+ * question names) is computed when a query first needs it and kept in a
+ * bounded cache ({@link SHAPE_CACHE_SIZE}). Holding every record's shape as
+ * objects cost ~480 MB of RSS at 100k records.
  */
 export class QuestionShapes {
   private vocabulary = new ValueVocabulary();
   private readonly known = new Map<string, number>();
-  private readonly records = new Map<number, RecordShape>();
-  /** One string per distinct word or phrase, shared by the records' shapes. */
-  private readonly interned = new Map<string, string>();
+  /** Per record: [number of phrases, phrase ids…, word ids…] (ids into `words`). */
+  private readonly counted = new Map<number, Uint32Array>();
+  /** Word or phrase → id, and back. */
+  private readonly ids = new Map<string, number>();
+  private readonly words: string[] = [];
+  /** Candidates' shapes by key, least recently used first. */
+  private readonly cache = new Map<number, RecordShape>();
 
   /** Number of records held. */
   get size(): number {
-    return this.records.size;
+    return this.counted.size;
   }
 
   has(key: number): boolean {
-    return this.records.has(key);
+    return this.counted.has(key);
   }
 
   /** Adds a record, or replaces the one held under `key` (its text changed). */
   set(key: number, question: string, code: string): void {
     this.delete(key);
-    const shape = recordShape(question, code);
-    const intern = (list: Iterable<string>): string[] => [...list].map((t) => this.intern(t));
-    this.records.set(key, { slots: shape.slots, terms: intern(shape.terms), own: new Set(intern(shape.own)), phrases: intern(shape.phrases), words: intern(shape.words) });
-    for (const p of shape.phrases) this.vocabulary.addPhrase(p);
-    for (const w of shape.words) this.known.set(w, (this.known.get(w) ?? 0) + 1);
+    const { phrases, words } = recordCounts(question, code);
+    const counts = new Uint32Array(1 + phrases.length + words.length);
+    counts[0] = phrases.length;
+    let i = 1;
+    for (const p of phrases) {
+      counts[i++] = this.idOf(p);
+      this.vocabulary.addPhrase(p);
+    }
+    for (const w of words) {
+      counts[i++] = this.idOf(w);
+      this.known.set(w, (this.known.get(w) ?? 0) + 1);
+    }
+    this.counted.set(key, counts);
   }
 
   /** Un-counts a record (nothing happens when it is not held). */
   delete(key: number): void {
-    const shape = this.records.get(key);
-    if (!shape) return;
-    this.records.delete(key);
-    for (const p of shape.phrases) this.vocabulary.removePhrase(p);
-    for (const w of shape.words) {
-      const n = this.known.get(w) ?? 0;
-      if (n > 1) this.known.set(w, n - 1);
-      else this.known.delete(w);
+    this.cache.delete(key);
+    const counts = this.counted.get(key);
+    if (!counts) return;
+    this.counted.delete(key);
+    const phrases = counts[0];
+    for (let i = 1; i < counts.length; i++) {
+      const word = this.words[counts[i]];
+      if (i <= phrases) {
+        this.vocabulary.removePhrase(word);
+        continue;
+      }
+      const n = this.known.get(word) ?? 0;
+      if (n > 1) this.known.set(word, n - 1);
+      else this.known.delete(word);
     }
   }
 
   clear(): void {
-    this.records.clear();
+    this.counted.clear();
     this.known.clear();
-    this.interned.clear();
+    this.ids.clear();
+    this.words.length = 0;
+    this.cache.clear();
     this.vocabulary = new ValueVocabulary();
   }
 
   /** The memory-wide counts, sorted (tests compare an incrementally kept state with a rebuilt one). */
   snapshot(): { records: number[]; phrases: [string, number][]; known: [string, number][] } {
     const byKey = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    return { records: [...this.records.keys()].sort((a, b) => a - b), phrases: this.vocabulary.entries(), known: [...this.known.entries()].sort(byKey) };
+    return { records: [...this.counted.keys()].sort((a, b) => a - b), phrases: this.vocabulary.entries(), known: [...this.known.entries()].sort(byKey) };
   }
 
   /** Tokens of the query's masked view: vocabulary values, then words no stored question uses, as value slots. */
@@ -223,7 +259,7 @@ export class QuestionShapes {
     const q = this.maskQuery(query);
     const qSlots = slotCount(q);
     const scored = head.map((c, index) => {
-      const p = this.records.get(c.key) ?? recordShape(c.question, c.code);
+      const p = this.shapeOf(c);
       let value = DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + index);
       if (parts.slots && p.slots === qSlots) value += SLOT_WEIGHT;
       if (parts.links) value += LINK_WEIGHT * jaccard(linked(q, p.terms), p.own);
@@ -233,10 +269,32 @@ export class QuestionShapes {
     return [...scored.map((s) => s.c), ...candidates.slice(RERANK_DEPTH)];
   }
 
-  private intern(word: string): string {
-    const held = this.interned.get(word);
-    if (held !== undefined) return held;
-    this.interned.set(word, word);
-    return word;
+  /** A candidate's shape: from the cache, else computed from its question and code (and cached). */
+  private shapeOf(c: RerankCandidate): RecordShape {
+    const held = this.cache.get(c.key);
+    if (held) {
+      this.cache.delete(c.key);
+      this.cache.set(c.key, held);
+      return held;
+    }
+    const shape = recordShape(c.question, c.code);
+    if (this.counted.has(c.key)) this.remember(c.key, shape);
+    return shape;
+  }
+
+  private remember(key: number, shape: RecordShape): void {
+    this.cache.delete(key);
+    this.cache.set(key, shape);
+    if (this.cache.size > SHAPE_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as number);
+  }
+
+  private idOf(word: string): number {
+    let id = this.ids.get(word);
+    if (id === undefined) {
+      id = this.words.length;
+      this.words.push(word);
+      this.ids.set(word, id);
+    }
+    return id;
   }
 }

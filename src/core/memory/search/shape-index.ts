@@ -24,8 +24,8 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import { QuestionShapes } from './rerank';
 import type { MemoryStore } from '../sqlite/store';
 
-/** Records read per load step (a few ms of masking each step at 2 cores). */
-export const SHAPE_PAGE_ROWS = 256;
+/** Records read per load step (2–10 ms of masking each step at 2 cores, so an editor host never blocks long). */
+export const SHAPE_PAGE_ROWS = 64;
 
 interface ShapeRow {
   rid: number;
@@ -48,18 +48,22 @@ export class ShapeIndex {
   /** Settles when the records are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
 
-  private constructor(db: Database, logger: Logger, background: boolean) {
+  private constructor(db: Database, logger: Logger, background: boolean, after: Promise<unknown>) {
     this.logger = tagged(logger, 'shapes');
     this.log = new RecordChangeLog(db);
     this.pageStmt = db.prepare("SELECT rid, question, code FROM records WHERE rid >= ? AND status = 'active' ORDER BY rid LIMIT ?");
     this.changedStmt = db.prepare('SELECT rid, status, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?))');
     this.startLoad();
     if (!background) this.finishLoad();
-    this.ready = background ? this.loadInBackground() : Promise.resolve();
+    this.ready = background ? this.loadInBackground(after) : Promise.resolve();
   }
 
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): ShapeIndex {
-    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
+  /**
+   * `after`: a background load starts once it settles (the search passes its dense and keyword sides'
+   * loads, so the shapes never compete with them for the first answer of a cold start).
+   */
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown> } = {}): ShapeIndex {
+    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.after ?? Promise.resolve());
   }
 
   /** Whether every active record's shape is held (false while a background load runs). */
@@ -113,8 +117,9 @@ export class ShapeIndex {
     while (this.loadStep());
   }
 
-  /** One page per event-loop turn, starting after the opening turn (open returns at once). */
-  private async loadInBackground(): Promise<void> {
+  /** One page per event-loop turn, starting after `after` and the opening turn (open returns at once). */
+  private async loadInBackground(after: Promise<unknown>): Promise<void> {
+    await after.catch(() => undefined);
     do await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.loadStep());
   }
