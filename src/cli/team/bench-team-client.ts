@@ -38,11 +38,13 @@ async function main(): Promise<void> {
   let previous: string | undefined;
   for (let r = 0; r < input.rounds; r++) {
     const id = `bench-${input.index}-${r}`;
+    let added = false;
     try {
       await team.add([{ id, question: `bench question ${input.index} round ${r} about admissions`, execution: { code: `answer = ${r}`, language: 'python', outcome: 'success' }, provenance: 'agent' }], {
         trigger: 'agent', embeddings: [benchVector(input.index * 100_000 + r, input.dimension)], embedderId: 'bench', returnRecords: false, merge: false,
       });
       emit({ t: 'ack', id });
+      added = true;
     } catch (error) {
       emit({ t: 'failed', id, message: (error as Error).message });
     }
@@ -66,7 +68,8 @@ async function main(): Promise<void> {
     } catch (error) {
       emit({ t: 'failed', id: `round-${r}`, message: (error as Error).message });
     }
-    previous = id;
+    // Only a record whose add was acknowledged is approved next round (approving one that failed to add fails by design).
+    previous = added ? id : undefined;
     if (r % 25 === 0) emit({ t: 'rss', mb: process.memoryUsage().rss / 2 ** 20 });
   }
   emit({ t: 'rss', mb: process.memoryUsage().rss / 2 ** 20 });
