@@ -263,7 +263,9 @@ export class HybridSearch {
       }
       if (shapes && !perSide && sidesWhenCopies && groups.some((g) => g.identical > 0)) {
         perSide = true;
-        depth = baseDepth;
+        // Start as deep as the copies seen so far suggest (records per program), not at the base depth.
+        const recordsPerProgram = groups.reduce((n, g) => n + 1 + g.identical, 0) / Math.max(1, groups.length);
+        depth = Math.min(MAX_COLLAPSE_DEPTH, Math.ceil(baseDepth * Math.max(1, recordsPerProgram)));
         continue;
       }
       if (shapes && parts) {

@@ -48,10 +48,10 @@ import { programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } fro
 
 /**
  * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
- * Its cold-start cost is gone (compact state, loaded after both sides: first answer unchanged, steady RSS
- * +66 MB at 100k), but a re-ranked search at 100k synthetic records takes 6.8 ms p50 against 1.9 ms
- * (wider collapse, and per-side collapse where copies are found; README). `rerank: true` /
- * `eval-retrieval --rerank` opt in.
+ * Its cold-start cost is gone (compact state read after both sides: the first answer is unchanged at
+ * 100k records), but at 100k synthetic records with many identical programs a re-ranked search takes
+ * 4.0 ms p50 / 107 ms p95 against 2.6 / 7.8 ms (the per-side pass over copies; README), and the grids
+ * were measured with the fused ranking. `rerank: true` / `eval-retrieval --rerank` opt in.
  */
 export const DEFAULT_RERANK = false;
 /** How many of the best candidates are re-ordered. */
@@ -153,72 +153,64 @@ export function recordShape(question: string, code: string): RecordShape {
   return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words };
 }
 
-/** Candidate shapes kept for re-use between queries (computed again when evicted; a few µs each). */
-export const SHAPE_CACHE_SIZE = 2048;
+/** Header of a record's packed shape: counts of phrases, words, terms and own terms, then the slot count. */
+const HEAD = 5;
 
 /**
- * The memory-side state of the re-ranking: the value vocabulary of the stored
- * programs and the words stored questions use outside values, counted per
- * record so they follow records as they come (`set`) and go (`delete`).
+ * The memory-side state of the re-ranking: each record's shape by key (rid),
+ * the value vocabulary of the stored programs and the words stored questions
+ * use outside values, the last two counted per record so they follow records
+ * as they come (`set`) and go (`delete`).
  *
- * Compact: per record only what it added to the two counts is held, as ids of
- * interned words in one typed array (about 40 bytes a record plus the Map
- * entry); a candidate's own shape (slots, identifier words, the ones its
- * question names) is computed when a query first needs it and kept in a
- * bounded cache ({@link SHAPE_CACHE_SIZE}). Holding every record's shape as
- * objects cost ~480 MB of RSS at 100k records.
+ * Compact: a record's shape is one typed array of ids of interned words
+ * (`[phrases, words, terms, own, slots, phrase ids…, word ids…, term ids…, own
+ * ids…]`, about 150 bytes a record), not objects: a query decodes the shapes of
+ * its ten candidates (array lookups), so re-ranking computes nothing per
+ * candidate. Reading 100k records keeps about 40 MB of heap.
  */
 export class QuestionShapes {
   private vocabulary = new ValueVocabulary();
   private readonly known = new Map<string, number>();
-  /** Per record: [number of phrases, phrase ids…, word ids…] (ids into `words`). */
-  private readonly counted = new Map<number, Uint32Array>();
-  /** Word or phrase → id, and back. */
+  /** Per record: its packed shape (see the class comment; ids into `words`). */
+  private readonly packed = new Map<number, Uint32Array>();
+  /** Word, phrase or identifier word → id, and back. */
   private readonly ids = new Map<string, number>();
   private readonly words: string[] = [];
-  /** Candidates' shapes by key, least recently used first. */
-  private readonly cache = new Map<number, RecordShape>();
 
   /** Number of records held. */
   get size(): number {
-    return this.counted.size;
+    return this.packed.size;
   }
 
   has(key: number): boolean {
-    return this.counted.has(key);
+    return this.packed.has(key);
   }
 
   /** Adds a record, or replaces the one held under `key` (its text changed). */
   set(key: number, question: string, code: string): void {
     this.delete(key);
-    const { phrases, words } = recordCounts(question, code);
-    const counts = new Uint32Array(1 + phrases.length + words.length);
-    counts[0] = phrases.length;
-    let i = 1;
-    for (const p of phrases) {
-      counts[i++] = this.idOf(p);
-      this.vocabulary.addPhrase(p);
-    }
-    for (const w of words) {
-      counts[i++] = this.idOf(w);
-      this.known.set(w, (this.known.get(w) ?? 0) + 1);
-    }
-    this.counted.set(key, counts);
+    const shape = recordShape(question, code);
+    const lists = [shape.phrases, shape.words, shape.terms, [...shape.own]];
+    const out = new Uint32Array(HEAD + lists.reduce((n, l) => n + l.length, 0));
+    lists.forEach((l, i) => (out[i] = l.length));
+    out[4] = shape.slots;
+    let i = HEAD;
+    for (const l of lists) for (const w of l) out[i++] = this.idOf(w);
+    for (const p of shape.phrases) this.vocabulary.addPhrase(p);
+    for (const w of shape.words) this.known.set(w, (this.known.get(w) ?? 0) + 1);
+    this.packed.set(key, out);
   }
 
   /** Un-counts a record (nothing happens when it is not held). */
   delete(key: number): void {
-    this.cache.delete(key);
-    const counts = this.counted.get(key);
-    if (!counts) return;
-    this.counted.delete(key);
-    const phrases = counts[0];
-    for (let i = 1; i < counts.length; i++) {
-      const word = this.words[counts[i]];
-      if (i <= phrases) {
-        this.vocabulary.removePhrase(word);
-        continue;
-      }
+    const shape = this.packed.get(key);
+    if (!shape) return;
+    this.packed.delete(key);
+    const phraseEnd = HEAD + shape[0];
+    const wordEnd = phraseEnd + shape[1];
+    for (let i = HEAD; i < phraseEnd; i++) this.vocabulary.removePhrase(this.words[shape[i]]);
+    for (let i = phraseEnd; i < wordEnd; i++) {
+      const word = this.words[shape[i]];
       const n = this.known.get(word) ?? 0;
       if (n > 1) this.known.set(word, n - 1);
       else this.known.delete(word);
@@ -226,18 +218,17 @@ export class QuestionShapes {
   }
 
   clear(): void {
-    this.counted.clear();
+    this.packed.clear();
     this.known.clear();
     this.ids.clear();
     this.words.length = 0;
-    this.cache.clear();
     this.vocabulary = new ValueVocabulary();
   }
 
   /** The memory-wide counts, sorted (tests compare an incrementally kept state with a rebuilt one). */
   snapshot(): { records: number[]; phrases: [string, number][]; known: [string, number][] } {
     const byKey = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    return { records: [...this.counted.keys()].sort((a, b) => a - b), phrases: this.vocabulary.entries(), known: [...this.known.entries()].sort(byKey) };
+    return { records: [...this.packed.keys()].sort((a, b) => a - b), phrases: this.vocabulary.entries(), known: [...this.known.entries()].sort(byKey) };
   }
 
   /** Tokens of the query's masked view: vocabulary values, then words no stored question uses, as value slots. */
@@ -259,7 +250,7 @@ export class QuestionShapes {
     const q = this.maskQuery(query);
     const qSlots = slotCount(q);
     const scored = head.map((c, index) => {
-      const p = this.shapeOf(c);
+      const p = this.shapeOf(c.key) ?? recordShape(c.question, c.code);
       let value = DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + index);
       if (parts.slots && p.slots === qSlots) value += SLOT_WEIGHT;
       if (parts.links) value += LINK_WEIGHT * jaccard(linked(q, p.terms), p.own);
@@ -269,23 +260,17 @@ export class QuestionShapes {
     return [...scored.map((s) => s.c), ...candidates.slice(RERANK_DEPTH)];
   }
 
-  /** A candidate's shape: from the cache, else computed from its question and code (and cached). */
-  private shapeOf(c: RerankCandidate): RecordShape {
-    const held = this.cache.get(c.key);
-    if (held) {
-      this.cache.delete(c.key);
-      this.cache.set(c.key, held);
-      return held;
-    }
-    const shape = recordShape(c.question, c.code);
-    if (this.counted.has(c.key)) this.remember(c.key, shape);
-    return shape;
-  }
-
-  private remember(key: number, shape: RecordShape): void {
-    this.cache.delete(key);
-    this.cache.set(key, shape);
-    if (this.cache.size > SHAPE_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as number);
+  /** The slots, identifier words and own words of a record held (decoded from its packed shape). */
+  private shapeOf(key: number): Pick<RecordShape, 'slots' | 'terms' | 'own'> | undefined {
+    const shape = this.packed.get(key);
+    if (!shape) return undefined;
+    const termStart = HEAD + shape[0] + shape[1];
+    const ownStart = termStart + shape[2];
+    const terms: string[] = [];
+    for (let i = termStart; i < ownStart; i++) terms.push(this.words[shape[i]]);
+    const own = new Set<string>();
+    for (let i = ownStart; i < ownStart + shape[3]; i++) own.add(this.words[shape[i]]);
+    return { slots: shape[4], terms, own };
   }
 
   private idOf(word: string): number {
