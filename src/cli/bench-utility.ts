@@ -33,7 +33,7 @@ import { runMain } from './run-main';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution] [--fit-embedder] [--json]';
+const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution] [--fit-embedder] [--rerank] [--json]';
 const AGENTS = ['simulated', 'reuse'] as const;
 
 const OptionsSchema = z.object({
@@ -44,6 +44,8 @@ const OptionsSchema = z.object({
   cell: z.string().default('strict/none/standard/shown'),
   /** Fit the built-in embedder on the initial memory (as seeding does in the product) instead of the unfitted one. */
   'fit-embedder': z.boolean().default(false),
+  /** Re-rank the stream's retrieval (hybrid-search's opt-in stage). */
+  rerank: z.boolean().default(false),
 });
 
 export interface UtilitySummary {
@@ -84,7 +86,7 @@ function share(flags: (boolean | null)[]): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' }, json: { type: 'boolean' }, 'fit-embedder': { type: 'boolean' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' }, json: { type: 'boolean' }, 'fit-embedder': { type: 'boolean' }, rerank: { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const o = parseValues(OptionsSchema, parsed.values, USAGE);
   const [addition, deletion, variant, attribution] = o.cell.split('/');
@@ -101,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
       const plan = planPaperStream(tasks, { initialMemory: 100, seed });
       const storePath = path.join(dir, `${agent}-seed-${seed}.sqlite`);
       const maxDebugRounds = agent === 'simulated' ? SIMULATION_PARAMETERS.maxDebugRounds : undefined;
-      const run = await runBench(plan, { ...cellConfig(cell, { seed, language: 'python', maxDebugRounds }), fitEmbedder: o['fit-embedder'] }, { ...agentDeps({ agent, seed }, session, tasks), storePath });
+      const run = await runBench(plan, { ...cellConfig(cell, { seed, language: 'python', maxDebugRounds }), fitEmbedder: o['fit-embedder'], rerank: o.rerank }, { ...agentDeps({ agent, seed }, session, tasks), storePath });
       const db = new BetterSqlite3(storePath, { readonly: true });
       try {
         const recs = db.prepare('SELECT utility_count AS n, utility_sum AS s FROM records').all() as { n: number; s: number }[];

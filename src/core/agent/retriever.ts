@@ -22,6 +22,8 @@ export interface MemoryRetrieverOptions {
   /** Keyword index file (default: beside the database; null: in memory only). */
   file?: string | null;
   logger?: Logger;
+  /** Re-rank every search (the opt-in stage of hybrid-search; default: the search's own, off). */
+  rerank?: boolean;
 }
 
 /**
@@ -34,13 +36,13 @@ export class MemoryRetriever extends Disposable {
   // Question, code and language of a record never change: cached by id.
   private readonly texts = new Map<string, { question: string; code: string; language: Language }>();
 
-  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch) {
+  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch, private readonly rerank: boolean | undefined) {
     super();
     this._register({ dispose: () => search.close() });
   }
 
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
-    return new MemoryRetriever(store, HybridSearch.open(store, options));
+    return new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
   }
 
   /**
@@ -56,10 +58,11 @@ export class MemoryRetriever extends Disposable {
     if (k <= 0) return [];
     const query = { text: question, vector };
     const stale = reviewQueries(this.store).staleIds();
-    if (!options.languages && stale.size === 0) return this.search.search(query, Math.min(k, MAX_K)).map((hit, rank) => this.demonstration(hit, rank));
+    const searchOptions = this.rerank === undefined ? {} : { rerank: this.rerank };
+    if (!options.languages && stale.size === 0) return this.search.search(query, Math.min(k, MAX_K), searchOptions).map((hit, rank) => this.demonstration(hit, rank));
     const allowed = options.languages ? new Set(options.languages.map((l) => l.toLowerCase())) : null;
     for (let fetch = Math.min(k, MAX_K); ; fetch = Math.min(fetch * 4, MAX_K)) {
-      const hits = this.search.search(query, fetch);
+      const hits = this.search.search(query, fetch, searchOptions);
       const kept = hits.map((hit) => this.demonstration(hit, 0)).filter((d) => (!allowed || allowed.has(d.language)) && !stale.has(d.recordId));
       if (kept.length >= k || hits.length < fetch || fetch === MAX_K) return kept.slice(0, k).map((d, rank) => ({ ...d, rank }));
     }

@@ -80,6 +80,8 @@ export const BenchConfigSchema = z.object({
    * less often than the unfitted embedder (see README, bench section).
    */
   fitEmbedder: z.boolean().default(false),
+  /** Re-rank retrieval (hybrid-search's opt-in stage); off, as the product. */
+  rerank: z.boolean().default(false),
   /** Which retrieved records take Φ: `shown` (the paper) or `followed` (a labelled variant beyond the paper). */
   attribution: AttributionSchema.default('shown'),
   /** Memory floor: no deletion takes active memory below it (the paper's code keeps ≥ 1). */

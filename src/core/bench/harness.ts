@@ -171,7 +171,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const store = MemoryStore.open(deps.storePath ?? ':memory:');
   const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
   const cacheBefore = cache ? { ...cache.stats } : null;
-  const retriever = MemoryRetriever.open(store, { file: null });
+  const retriever = MemoryRetriever.open(store, { file: null, rerank: config.rerank });
   let policies: BenchPolicies | null = null;
   let templates: ActiveTemplates | null = null;
   try {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/search/rerank';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
@@ -98,6 +99,26 @@ describe('HybridSearch with the re-ranking stage', () => {
       assert.equal(hits[0].recordId, 'r0');
     } finally {
       search.close();
+      store.close();
+    }
+  });
+
+  it('the agent\'s retriever re-ranks when opened with rerank (the bench\'s `rerank` switch), and keeps the fused order otherwise', () => {
+    const embedder = new HashingEmbedder();
+    const store = MemoryStore.open(':memory:');
+    const COST_PROCEDURE_OF_PATIENT = { question: 'What is the cost of a procedure for patient 42?', code: `answer = sql("select sum(cost) from cost where event_type = 'procedures_icd' and subject_id = 42")` };
+    const records = [COST_PROCEDURE, COST_PROCEDURE_OF_PATIENT, WARD, CAREUNIT].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
+    store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    const fused = MemoryRetriever.open(store, { file: null });
+    const reranked = MemoryRetriever.open(store, { file: null, rerank: true });
+    try {
+      // One value slot ("hip arthroplasty"), as the knee-replacement record's question; the patient record's words overlap more.
+      const q = 'What is the cost of a procedure named hip arthroplasty for patient?';
+      assert.equal(fused.retrieve(q, embedder.embedSync(q), 4)[0].recordId, 'r1');
+      assert.equal(reranked.retrieve(q, embedder.embedSync(q), 4)[0].recordId, 'r0');
+    } finally {
+      fused.close();
+      reranked.close();
       store.close();
     }
   });
