@@ -29,7 +29,7 @@ import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative],…] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
+const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--rerank] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative],…] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
 
 const OptionsSchema = z
   .object({
@@ -39,6 +39,8 @@ const OptionsSchema = z
     'seed-base': z.coerce.number().int().min(0).default(1),
     jobs: z.coerce.number().int().min(1).max(16).default(2),
     json: z.boolean().default(false),
+    /** Re-rank the stream's retrieval (hybrid-search's opt-in stage); off, as the product. */
+    rerank: z.boolean().default(false),
     /** `off` runs every program in the sandbox (the baseline of the speed figures). */
     'sql-shortcut': z.enum(['on', 'off']).default('on'),
     language: z.enum(['python', 'javascript']).default('python'),
@@ -66,6 +68,7 @@ export function parsePaperOptions(argv: string[]): PaperOptions {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') raw.json = true;
+    else if (a === '--rerank') raw.rerank = true;
     else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|periodic-bounds|history-per-task|answer-match|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
     else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
   }
@@ -98,7 +101,7 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   let done = 0;
   const results = await runGridPool(
     {
-      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit, switches })),
+      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit, switches, ...(o.rerank ? { rerank: true } : {}) })),
       tasks: o.tasks,
       db: o.db,
       cacheRoot: o.cache,
@@ -110,12 +113,13 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   );
   const seconds = (performance.now() - started) / 1000;
   const label = o.agent === 'simulated' ? SIMULATION_LABEL : undefined;
-  const json: GridJson = { ...aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label), stream: o.stream, period: gridPeriod(o) ?? streamPeriod(o.stream, results[0]?.result.tasks ?? 0), switches };
+  const json: GridJson = { ...aggregateGrid(o.agent, o.seeds, o['seed-base'], cells, results.map((r) => r.result), label), stream: o.stream, period: gridPeriod(o) ?? streamPeriod(o.stream, results[0]?.result.tasks ?? 0), switches, retrieval: o.rerank ? 're-ranked' : 'fused' };
   const hits = results.reduce((s, r) => s + r.result.cacheHits, 0);
   const misses = results.reduce((s, r) => s + r.result.cacheMisses, 0);
   const footer = [
     `${o.seeds} seeds from ${o['seed-base']}; ${cells.length} cells; ${json.tasks} tasks per stream; ${o.jobs} worker process(es); wall time ${seconds.toFixed(1)} s; program executions ${misses} run, ${hits} from the run cache.`,
     `Stream ${o.stream} (${path.basename(o.tasks)}), periodic window ${json.period}: test tasks with a non-empty answer, shuffled by seed; initial memory: 100 gold programs drawn by seed from the valid lines of the stream's templates.`,
+    `Retrieval: ${o.rerank ? 're-ranked (hybrid-search\'s opt-in stage, --rerank)' : 'fused + collapse (the product\'s default)'}.`,
     `Fidelity switches: periodic window ${switches.periodicBounds === 'closed' ? '[t − P, t]' : '(t − P, t]'}; history deletes ${switches.historyPerTask === 'worst' ? 'at most the worst record per task (the paper\'s code)' : 'every match'}; strict evaluator ${switches.answerMatch === 'contains' ? 'ground truth contained in the answer (the paper)' : 'set-of-rows match'}. Relative threshold: Wilson upper bound (z = 1.96) of a record's mean Φ below the running accuracy (beyond the paper).`,
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,

@@ -28,6 +28,7 @@ export const WorkerInputSchema = z.object({
       limit: z.number().int().positive().optional(),
       params: SimulationParametersSchema.optional(),
       switches: FidelitySwitchesSchema.optional(),
+      rerank: z.boolean().optional(),
       /** Tag echoed back with each result (calibration: the parameter point). */
       tag: z.string().default(''),
     }),

@@ -35,6 +35,8 @@ export interface GridJson {
   cells: GridCellJson[];
   /** The paper-fidelity switches the grid ran with (bench:paper flags). */
   switches?: FidelitySwitches;
+  /** The stream's retrieval: `fused` (the product's default) or `re-ranked` (bench:paper --rerank). */
+  retrieval?: 'fused' | 're-ranked';
 }
 
 export interface CellCurves {

@@ -69,6 +69,8 @@ export interface SeedJob {
   params?: SimulationParameters;
   /** Paper-fidelity switches for every cell (bench:paper flags). */
   switches?: FidelitySwitches;
+  /** Re-rank the stream's retrieval (hybrid-search's opt-in stage; bench:paper --rerank). */
+  rerank?: boolean;
 }
 
 /** How a seed runs: `memo` (default on) shares the process-wide memos (grid-memo.ts, the simulated agent's verdicts); off = every computation afresh, same results. */
@@ -99,7 +101,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
   const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
   for (const cell of job.cells) {
     const cpu = process.cpuUsage();
-    const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), deps);
+    const run = await runBench(plan, { ...cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), ...(job.rerank ? { rerank: true } : {}) }, deps);
     let correct = 0;
     const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
     const memoryCurve = run.rows.map((r) => r.memorySize);

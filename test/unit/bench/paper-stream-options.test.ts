@@ -14,6 +14,8 @@ describe('bench:paper --stream (issue 19)', () => {
     assert.equal(path.basename(paper.tasks), STREAM_TASK_FILES.paper);
     assert.equal(parsePaperOptions(['--stream', 'paper', '--tasks', '/x.jsonl']).tasks, '/x.jsonl');
     assert.throws(() => parsePaperOptions(['--stream', 'long']), /--stream/);
+    assert.equal(human.rerank, false, 'the stream retrieves as the product: fused');
+    assert.equal(parsePaperOptions(['--rerank', '--stream', 'paper']).rerank, true);
   });
 
   it('runs the paper stream with the paper period 200 unscaled, the human stream with the scaled one', () => {
