@@ -63,7 +63,9 @@ export class ShapeIndex {
    * loads, so the shapes never compete with them for the first answer of a cold start).
    */
   static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown> } = {}): ShapeIndex {
-    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.after ?? Promise.resolve());
+    // A side that failed to load does not stop the shapes (nor leave a rejection unhandled when nothing waits on it).
+    const after = (options.after ?? Promise.resolve()).catch(() => undefined);
+    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, after);
   }
 
   /** Whether every active record's shape is held (false while a background load runs). */
@@ -119,7 +121,7 @@ export class ShapeIndex {
 
   /** One page per event-loop turn, starting after `after` and the opening turn (open returns at once). */
   private async loadInBackground(after: Promise<unknown>): Promise<void> {
-    await after.catch(() => undefined);
+    await after;
     do await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.loadStep());
   }
