@@ -18,7 +18,6 @@ import type { TeamSweepInput } from '../memory/postgres/team-sweep';
 import { codeSimilarity } from '../similarity/code';
 import type { QuestionEmbedder } from '../similarity/embedder';
 import { isAgentMemoryError } from '../errors';
-import { readSharedEmbedder } from '../memory/postgres/team-embedder';
 import { KEYWORD_ONLY_EMBEDDER } from '../memory/postgres/team-task-memory';
 import { redactText } from '../security/redact';
 
@@ -30,7 +29,7 @@ import { redactText } from '../security/redact';
  */
 async function teamQuestionEmbedder(team: TeamMemoryStore, logger: Logger): Promise<QuestionEmbedder> {
   try {
-    const { embedder } = await team.withClient((c) => readSharedEmbedder(c, team.space), 'read the shared embedder', { retryBroken: true });
+    const { embedder } = await team.sharedEmbedder();
     return { id: embedder.id, embedQuery: (text) => Promise.resolve(embedder.embedSync(redactText(text))) };
   } catch (error) {
     if (!isAgentMemoryError(error, 'UNSUPPORTED') && !isAgentMemoryError(error, 'EMBEDDER_MISMATCH')) throw error;

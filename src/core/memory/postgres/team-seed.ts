@@ -9,7 +9,6 @@
  * const added = await seedTeamDemo(team, 'data/ehr/ehrsql-mimic3-tasks.jsonl', 100, 'python');
  */
 import { demoSeedRecords, readDemoTasks } from '../../data/ehr-tasks';
-import { readSharedEmbedder } from './team-embedder';
 import type { TeamMemoryStore } from './team-store';
 
 export async function seedTeamDemo(team: TeamMemoryStore, tasksFile: string, count: number, language: 'python' | 'javascript'): Promise<number> {
@@ -22,7 +21,7 @@ export async function seedTeamDemo(team: TeamMemoryStore, tasksFile: string, cou
   const existing = new Set(seeded.rows.flatMap((r) => (r.s === null ? [] : [r.s])));
   const fresh = records.filter((r) => !existing.has(String(r.metadata?.sourceId)));
   if (fresh.length === 0) return 0;
-  const { embedder } = await team.withClient((c) => readSharedEmbedder(c, team.space), 'read the shared embedder', { retryBroken: true });
+  const { embedder } = await team.sharedEmbedder();
   await team.add(fresh, { trigger: 'user', reason: `seeded ${fresh.length} demo records (EHRSQL gold programs)`, merge: false, returnRecords: false, embedder });
   return fresh.length;
 }

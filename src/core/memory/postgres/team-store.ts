@@ -22,7 +22,8 @@ import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '..
 import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
 import { describeConnection, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
 import { assertSchemaCurrent } from './migrations';
-import { EMBEDDER_DIM_META, EMBEDDER_ID_META } from './team-embedder';
+import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
+import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import { vectorLiteral } from './vector-text';
 
 /** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
@@ -199,6 +200,15 @@ export class TeamMemoryStore {
       c.query('INSERT INTO meta(space, key, value) VALUES ($1, $2, $3) ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value', [this.space, key, value]);
     if (client) await run(client);
     else await this.withClient(run, 'write a setting');
+  }
+
+  /**
+   * The space's shared embedder (team-embedder.ts); `stored`: named in the space's meta (else the
+   * default, claimed by the first record written with a vector). UNSUPPORTED when the meta names one
+   * this client cannot compute.
+   */
+  sharedEmbedder(): Promise<{ embedder: HashingEmbedder; stored: boolean }> {
+    return this.withClient((c) => readSharedEmbedder(c, this.space), 'read the shared embedder', { retryBroken: true });
   }
 
   /** The space's addition policy (default strict: records from agents wait for a reviewer). */

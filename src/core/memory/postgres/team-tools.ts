@@ -20,7 +20,6 @@ import { clientLabel, evaluationOf, MemoryToolApi, parseToolInput, searchResultI
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
-import { readSharedEmbedder } from './team-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
 import { beginTeamTask, finishTeamTask, logTeamRetrievals, setTeamUtility, type TeamTaskFinish } from './team-utility';
@@ -138,7 +137,7 @@ export class TeamMemoryTools implements MemoryToolApi {
   /** The space's shared embedder (UNSUPPORTED when its meta names one this client cannot compute). */
   private async sharedEmbedder(team: TeamMemoryStore): Promise<HashingEmbedder> {
     if (this.embedder?.team === team) return this.embedder.embedder;
-    const { embedder, stored } = await team.withClient((c) => readSharedEmbedder(c, team.space), 'read the shared embedder', { retryBroken: true });
+    const { embedder, stored } = await team.sharedEmbedder();
     // Not named yet: the default, claimed by the first record written; read again until then.
     if (stored) this.embedder = { team, embedder };
     return embedder;
