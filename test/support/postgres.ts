@@ -20,3 +20,8 @@ export function usePostgres(): () => ThrowawayPostgres {
     return cluster;
   };
 }
+
+/** The cluster's superuser on the team memory's database (agent_memory): for checks the app role may not make. */
+export function superuserMemoryUrl(cluster: ThrowawayPostgres): string {
+  return cluster.superuserUrl.replace('/postgres?', '/agent_memory?');
+}

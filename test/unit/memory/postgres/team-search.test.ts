@@ -7,7 +7,7 @@ import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store
 import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
 import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../../../src/core/memory/postgres/team-utility';
 import { writeTeam } from '../../../../src/core/memory/postgres/transfer';
-import { usePostgres } from '../../../support/postgres';
+import { superuserMemoryUrl, usePostgres } from '../../../support/postgres';
 import { sampleRecord, unitVector } from '../../../support/records';
 
 /** term → df of the space as the triggers keep it ('' = active records; rows at 0 left out). */
@@ -41,7 +41,7 @@ describe('team memory keyword search bounded by term statistics (real server)', 
 
   before(async () => {
     await setupTeamMemory(pg().ownerUrl, { dimensions: [16] });
-    su = new Client({ connectionString: pg().superuserUrl.replace('/postgres?', '/agent_memory?') });
+    su = new Client({ connectionString: superuserMemoryUrl(pg()) });
     await su.connect();
   });
   after(async () => {

@@ -14,7 +14,7 @@ import { TeamMemoryTools } from '../../../../src/core/memory/postgres/team-tools
 import { parseVector } from '../../../../src/core/memory/postgres/vector-text';
 import { HashingEmbedder } from '../../../../src/core/similarity/hashing-embedder';
 import type { ToolClient } from '../../../../src/core/tools/memory-tools';
-import { usePostgres } from '../../../support/postgres';
+import { superuserMemoryUrl, usePostgres } from '../../../support/postgres';
 
 const AGENT: ToolClient = { via: 'mcp', name: 'test-agent' };
 const DEMO_DB = path.join(__dirname, '..', '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
@@ -38,7 +38,7 @@ describe('team memory shared vectors: memory_record embeds, memory_search embeds
   before(async () => {
     const setup = await setupTeamMemory(pg().ownerUrl, { dimensions: [64], space: 'vec' });
     assert.equal(setup.sharedEmbedder, 'hash-v1-64');
-    su = new Client({ connectionString: pg().superuserUrl.replace('/postgres?', '/agent_memory?') });
+    su = new Client({ connectionString: superuserMemoryUrl(pg()) });
     await su.connect();
   });
   after(async () => {
