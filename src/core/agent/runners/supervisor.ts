@@ -76,15 +76,19 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
 
-    const kill = (reason: KilledBy | undefined): void => {
-      if (killedBy === undefined && reason !== undefined && result === undefined) killedBy = reason;
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    /** SIGKILL to the child's whole process group (POSIX; the child alone elsewhere). */
+    const killGroup = (pid: number): void => {
       try {
-        if (posix) process.kill(-child.pid, 'SIGKILL');
+        if (posix) process.kill(-pid, 'SIGKILL');
         else child.kill('SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }
+    };
+    const kill = (reason: KilledBy | undefined): void => {
+      if (killedBy === undefined && reason !== undefined && result === undefined) killedBy = reason;
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      killGroup(child.pid);
     };
 
     const capture = (target: Buffer[]) => (chunk: Buffer) => {
@@ -190,13 +194,7 @@ export function supervise(options: SuperviseOptions): Promise<Supervised> {
     // doing it early loses a result still in the pipe (seen under load as "exited with code 0
     // without a result").
     child.on('exit', () => {
-      if (posix && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // the group is already gone
-        }
-      }
+      if (posix && child.pid !== undefined) killGroup(child.pid);
       const drain = setTimeout(() => {
         for (const stream of child.stdio) stream?.destroy();
       }, PIPE_DRAIN_MS);
