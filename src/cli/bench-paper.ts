@@ -101,7 +101,7 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   let done = 0;
   const results = await runGridPool(
     {
-      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit, switches, ...(o.rerank ? { rerank: true } : {}) })),
+      jobs: seeds.map((seed) => ({ agent: o.agent, seed, cells, language: o.language, period: gridPeriod(o), limit: o.limit, switches, rerank: o.rerank })),
       tasks: o.tasks,
       db: o.db,
       cacheRoot: o.cache,

@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
       const plan = planPaperStream(tasks, { initialMemory: 100, seed });
       const storePath = path.join(dir, `${agent}-seed-${seed}.sqlite`);
       const maxDebugRounds = agent === 'simulated' ? SIMULATION_PARAMETERS.maxDebugRounds : undefined;
-      const run = await runBench(plan, { ...cellConfig(cell, { seed, language: 'python', maxDebugRounds }), fitEmbedder: o['fit-embedder'], rerank: o.rerank }, { ...agentDeps({ agent, seed }, session, tasks), storePath });
+      const run = await runBench(plan, { ...cellConfig(cell, { seed, language: 'python', maxDebugRounds, rerank: o.rerank }), fitEmbedder: o['fit-embedder'] }, { ...agentDeps({ agent, seed }, session, tasks), storePath });
       const db = new BetterSqlite3(storePath, { readonly: true });
       try {
         const recs = db.prepare('SELECT utility_count AS n, utility_sum AS s FROM records').all() as { n: number; s: number }[];

@@ -60,7 +60,7 @@ export function cellKey(c: Pick<PaperCell, 'addition' | 'deletion' | 'variant' |
  * never-evaluated one: capacityRule `paper`), not combined deletion plus a cap, which
  * would bulk-delete everything under β.
  */
-export function cellConfig(cell: PaperCellInput, base: { seed: number; language: 'python' | 'javascript'; maxDebugRounds?: number; period?: number; switches?: FidelitySwitches }): BenchConfigInput {
+export function cellConfig(cell: PaperCellInput, base: { seed: number; language: 'python' | 'javascript'; maxDebugRounds?: number; period?: number; switches?: FidelitySwitches; rerank?: boolean }): BenchConfigInput {
   const capacity = cell.variant === 'capacity';
   return {
     addition: cell.addition,
@@ -75,6 +75,7 @@ export function cellConfig(cell: PaperCellInput, base: { seed: number; language:
     language: base.language,
     ...(base.maxDebugRounds !== undefined ? { maxDebugRounds: base.maxDebugRounds } : {}),
     ...(base.period !== undefined ? { period: base.period } : {}),
+    ...(base.rerank ? { rerank: true } : {}),
   };
 }
 

@@ -101,7 +101,7 @@ export async function* runSeed(job: SeedJob, session: BenchSession, tasks: reado
   const maxDebugRounds = job.agent === 'simulated' ? (job.params ?? SIMULATION_PARAMETERS).maxDebugRounds : undefined;
   for (const cell of job.cells) {
     const cpu = process.cpuUsage();
-    const run = await runBench(plan, { ...cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches }), ...(job.rerank ? { rerank: true } : {}) }, deps);
+    const run = await runBench(plan, cellConfig(cell, { seed: job.seed, language: job.language, maxDebugRounds, period: job.period, switches: job.switches, rerank: job.rerank }), deps);
     let correct = 0;
     const accuracyCurve = run.rows.map((r, i) => Math.round(((correct += r.correct) / (i + 1)) * 1e5) / 1e3);
     const memoryCurve = run.rows.map((r) => r.memorySize);
