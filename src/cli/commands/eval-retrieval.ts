@@ -1,7 +1,8 @@
 /**
  * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
  *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]
- *   [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts slots,links]]`
+ *   [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts slots,links,columns]
+ *   [--values-from DB.sqlite]]`
  *
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
  * MiniSearch, the product's retrieval; `--backend in-process` swaps in the
@@ -14,18 +15,20 @@
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
  * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
  * stage over the collapsed top 10 (rerank.ts; off by default, as in the product),
- * `--rerank-parts` picks its parts (`slots`, `links`; default both) for the
- * ablation table.
+ * `--rerank-parts` picks its parts (`slots`, `links`, `columns`; default all)
+ * for the ablation table, and `--values-from` gives the value columns the
+ * values of the database the questions are about.
  */
 import { z } from 'zod';
 import { RERANK_PART_NAMES } from '../../core/memory/search/rerank';
+import { readDomainValues } from '../../core/data/domain-values-reader';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}] [--values-from DB.sqlite]]\n`;
 
 
 const ArgsSchema = z.object({
@@ -45,6 +48,8 @@ const ArgsSchema = z.object({
     .default(RERANK_PART_NAMES.join(','))
     .transform((v) => v.split(',').map((p) => p.trim()).filter((p) => p !== ''))
     .pipe(z.array(z.enum(RERANK_PART_NAMES, { message: `--rerank-parts takes a comma-separated list of ${RERANK_PART_NAMES.join(', ')}` }))),
+  /** The SQLite database the questions are about: its values by column feed the re-ranking's value columns. */
+  'values-from': z.string().min(1, '--values-from takes the path of a SQLite database').optional(),
 });
 
 export async function run(argv: string[]): Promise<number> {
@@ -58,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
       'no-collapse': { type: 'boolean' },
       rerank: { type: 'boolean' },
       'rerank-parts': { type: 'string' },
+      'values-from': { type: 'string' },
     },
   });
   if (parsed === HELP_SHOWN) return 0;
@@ -66,9 +72,11 @@ export async function run(argv: string[]): Promise<number> {
   const queries = loadEvalFile(args.queries);
   if (memory.length === 0) throw new AgentMemoryError('INVALID_INPUT', `${args.memory} has no records; the memory file needs at least one line.`);
   if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
-  const parts = { slots: args['rerank-parts'].includes('slots'), links: args['rerank-parts'].includes('links') };
-  const rerank = args.rerank && (parts.slots || parts.links) ? parts : false;
-  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank });
+  const parts = Object.fromEntries(RERANK_PART_NAMES.map((name) => [name, args['rerank-parts'].includes(name)])) as Record<(typeof RERANK_PART_NAMES)[number], boolean>;
+  const rerank = args.rerank && Object.values(parts).some(Boolean) ? parts : false;
+  if (args['values-from'] && !rerank) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns: add --rerank (with the columns part).');
+  const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
+  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank, domainValues });
   const explain = args.explain
     ? (e: ExplainedHit): void => {
         const list = (words: string[]): string => (words.length ? words.map((w) => `'${w}'`).join(', ') : 'none');
@@ -82,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
   const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
   // Collapse (and so the re-ranking) is on by default in hybrid mode only.
   const collapse = !args['no-collapse'] && args.mode === 'hybrid';
-  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse, rerank: collapse ? rerank : false };
+  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse, rerank: collapse ? rerank : false, domain_values: domainValues ? domainValues.size : 0 };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

@@ -9,6 +9,7 @@ import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-search';
 import { reviewQueries } from '../memory/sqlite/queries/review';
+import type { DomainValues } from '../memory/search/domain-values';
 import type { MemoryStore } from '../memory/sqlite/store';
 import type { Language } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
@@ -24,6 +25,8 @@ export interface MemoryRetrieverOptions {
   logger?: Logger;
   /** Re-rank every search (the opt-in stage of hybrid-search; default: the search's own, off). */
   rerank?: boolean;
+  /** The values of the database the agent queries, by column (the re-ranking's value columns). */
+  domainValues?: DomainValues;
 }
 
 /**

@@ -37,6 +37,7 @@ import { TfidfBaselineIndex } from './tfidf-baseline';
 import { programKey } from '../memory/search/program-collapse';
 import { indexableMaskedText, ValueVocabulary } from '../memory/search/value-masking';
 import type { RerankParts } from '../memory/search/rerank';
+import type { DomainValues } from '../memory/search/domain-values';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
@@ -183,6 +184,8 @@ export interface StoreBackendOptions {
   collapse?: boolean;
   /** Re-rank the collapsed top by question shape and program links (rerank.ts): all parts, none, or these (default: the search's own, DEFAULT_RERANK). */
   rerank?: boolean | RerankParts;
+  /** The values of the database the questions are about, by column (the re-ranking's value columns). */
+  domainValues?: DomainValues;
 }
 
 /**
@@ -224,7 +227,7 @@ export class StoreBackend implements RetrievalBackend {
         records.map((r) => ({ id: r.key, question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'import' as const })),
         { trigger: 'import', reason: 'eval-retrieval memory', embeddings: vectors, embedderId: this.embedder.id, returnRecords: false },
       );
-      this.index = HybridSearch.open(store, { file: null });
+      this.index = HybridSearch.open(store, { file: null, domainValues: this.options.domainValues });
     } catch (error) {
       store.close();
       throw error;

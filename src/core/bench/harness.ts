@@ -6,6 +6,7 @@
  * turns them into metrics.json).
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { CodeGenerator } from '../agent/loop/generators';
 import { RoleMemories } from '../agent/role-memories';
 import { InMemoryRoleMemoryStore } from '../agent/role-memory-store';
@@ -21,6 +22,8 @@ import { codeSimilarity } from '../similarity/code';
 import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
 import { goldProgram } from '../data/gold-program';
+import { readDomainValues } from '../data/domain-values-reader';
+import type { DomainValues } from '../memory/search/domain-values';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
 import { BenchPolicies, PolicySettings } from './policy-adapter';
 import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';
@@ -171,7 +174,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
   const store = MemoryStore.open(deps.storePath ?? ':memory:');
   const cache = config.runCache ? (deps.cache ?? new RunCache(deps.run)) : null;
   const cacheBefore = cache ? { ...cache.stats } : null;
-  const retriever = MemoryRetriever.open(store, { file: null, rerank: config.rerank });
+  const retriever = MemoryRetriever.open(store, { file: null, rerank: config.rerank, domainValues: config.rerank ? domainValuesOf(deps.databasePath) : undefined });
   let policies: BenchPolicies | null = null;
   let templates: ActiveTemplates | null = null;
   try {
@@ -278,4 +281,17 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
     retriever.close();
     store.close();
   }
+}
+
+/** The database's values by column, read once per file (every cell of a grid run re-ranks with the same data). */
+const domainValuesRead = new Map<string, DomainValues>();
+function domainValuesOf(databasePath: string): DomainValues {
+  const st = fs.statSync(databasePath);
+  const key = `${path.resolve(databasePath)}\u0000${st.size}\u0000${st.mtimeMs}`;
+  let values = domainValuesRead.get(key);
+  if (!values) {
+    values = readDomainValues(databasePath);
+    domainValuesRead.set(key, values);
+  }
+  return values;
 }

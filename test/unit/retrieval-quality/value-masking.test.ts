@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { goldProgram } from '../../../src/core/data/gold-program';
-import { indexableMaskedText, programLiterals, ValueVocabulary } from '../../../src/core/memory/search/value-masking';
+import { indexableMaskedText, literalColumns, programLiterals, ValueVocabulary } from '../../../src/core/memory/search/value-masking';
 
 describe('value masking', () => {
   it('takes the literals of programs in any language, opening SQL held in strings', () => {
@@ -48,5 +48,16 @@ describe('value masking', () => {
     assert.deepEqual(v.mask('heparin sodium or insulin?').masked, []);
     v.remove(b); // removing what is not there changes nothing
     assert.equal(v.size, 0);
+  });
+
+  it('names the column each value literal is compared with, in any language (SQL in a string, ===, LIKE), values only', () => {
+    assert.deepEqual(
+      literalColumns(goldProgram("select min(valuenum) from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'Potassium') and subject_id = 42 and charttime like '2104%'", 'python')),
+      [['potassium', 'd_labitems.label']],
+    );
+    assert.deepEqual(literalColumns('const r = rows.filter((r) => r.careUnit === "MICU ward" || r.ward != \'b\')'), [['micu ward', 'r.careunit']]);
+    assert.deepEqual(literalColumns(`rows = db.execute("SELECT * FROM t WHERE name LIKE 'acute kidney failure'")`), [['acute kidney failure', 'name']]);
+    // A literal that is not compared names no column; a number is left to the generic patterns.
+    assert.deepEqual(literalColumns(`print("hello world"); x = 3`), []);
   });
 });

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { DomainValues } from '../../../src/core/memory/search/domain-values';
 import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/search/rerank';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
@@ -39,7 +40,7 @@ describe('QuestionShapes (re-ranking)', () => {
     ];
     // "hip replacement" is a value slot; the patient id is a number shape, not a value slot.
     assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates).map((c) => c.id), ['procedure', 'patient']);
-    assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates, { slots: false, links: false }).map((c) => c.id), ['patient', 'procedure']);
+    assert.deepEqual(shapes.rerank('What is the cost of a procedure named hip replacement?', candidates, { slots: false, links: false, columns: false }).map((c) => c.id), ['patient', 'procedure']);
   });
 
   it('prefers the candidate whose program the query names the way its own question did (links)', () => {
@@ -48,8 +49,44 @@ describe('QuestionShapes (re-ranking)', () => {
       { id: 'careunit', key: 1, score: 1, ...CAREUNIT },
       { id: 'ward', key: 0, score: 0.95, ...WARD },
     ];
-    assert.deepEqual(shapes.rerank('Which ward did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['ward', 'careunit']);
-    assert.deepEqual(shapes.rerank('Which care unit did patient 9 stay in first?', candidates, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+    assert.deepEqual(shapes.rerank('Which ward did patient 9 stay in first?', candidates, { slots: false, links: true, columns: false }).map((c) => c.id), ['ward', 'careunit']);
+    assert.deepEqual(shapes.rerank('Which care unit did patient 9 stay in first?', candidates, { slots: false, links: true, columns: false }).map((c) => c.id), ['careunit', 'ward']);
+  });
+
+  it('prefers the candidate whose program compares the query\'s known values with the same column (value columns)', () => {
+    const LAB = { question: 'What was the last potassium value of patient 4?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };
+    const CHART = { question: 'What was the last heart rate value of patient 5?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 5")` };
+    const SODIUM = { question: 'Sodium in the lab for patient 9?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'sodium') and subject_id = 9")` };
+    const shapes = shapesOf(LAB, CHART, SODIUM);
+    assert.deepEqual(shapes.queryColumns('Minimum sodium of patient 12 since 2104?'), [['d_labitems.label']]);
+    assert.deepEqual(shapes.queryColumns('Minimum troponin of patient 12?'), [], 'a value the memory never compared names no column');
+    const candidates = [
+      { id: 'chart', key: 1, score: 1, ...CHART },
+      { id: 'lab', key: 0, score: 0.95, ...LAB },
+    ];
+    const only = { slots: false, links: false, columns: true };
+    assert.deepEqual(shapes.rerank('What was the last sodium value of patient 12?', candidates, only).map((c) => c.id), ['lab', 'chart']);
+    assert.deepEqual(shapes.rerank('What was the last sodium value of patient 12?', candidates, { ...only, columns: false }).map((c) => c.id), ['chart', 'lab']);
+    // The column leaves with the last record that compared the value.
+    shapes.delete(2);
+    assert.deepEqual(shapes.queryColumns('Minimum sodium of patient 12 since 2104?'), []);
+  });
+
+  it('with the data\'s values, a value no stored program compares still names its columns; the memory\'s own use speaks first', () => {
+    const LAB = { question: 'What was the last potassium value of patient 4?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };
+    const CHART = { question: 'What was the last heart rate value of patient 5?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 5")` };
+    const shapes = shapesOf(LAB, CHART);
+    const query = 'What was the last troponin value of patient 12?';
+    const candidates = [
+      { id: 'chart', key: 1, score: 1, ...CHART },
+      { id: 'lab', key: 0, score: 0.95, ...LAB },
+    ];
+    const only = { slots: false, links: false, columns: true };
+    assert.deepEqual(shapes.rerank(query, candidates, only).map((c) => c.id), ['chart', 'lab'], 'without the data, troponin is unknown');
+    shapes.setDomainValues(new DomainValues([['Troponin', 'd_labitems.label'], ['heart rate', 'd_items.label'], ['heart rate', 'd_labitems.label'], ['value', 'd_items.label']]));
+    assert.deepEqual(shapes.queryColumns(query), [['d_labitems.label']], '"value" is a word the stored questions use: not a value');
+    assert.deepEqual(shapes.rerank(query, candidates, only).map((c) => c.id), ['lab', 'chart']);
+    assert.deepEqual(shapes.queryColumns('heart rate of patient 3'), [['d_items.label']], 'the memory compares heart rate with d_items.label: its column, not the data\'s two');
   });
 
   it('a candidate shape kept between queries follows a change of its record\'s text (never a stale shape)', () => {
@@ -59,7 +96,7 @@ describe('QuestionShapes (re-ranking)', () => {
       { id: 'ward', key: 0, score: 1, ...WARD },
       { id: 'careunit', key: 1, score: 0.95, ...CAREUNIT },
     ];
-    assert.deepEqual(shapes.rerank(query, before, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+    assert.deepEqual(shapes.rerank(query, before, { slots: false, links: true, columns: false }).map((c) => c.id), ['careunit', 'ward']);
     // The two records swap texts: key 1 now holds the ward program, key 0 the care-unit one.
     shapes.set(0, CAREUNIT.question, CAREUNIT.code);
     shapes.set(1, WARD.question, WARD.code);
@@ -67,7 +104,7 @@ describe('QuestionShapes (re-ranking)', () => {
       { id: 'ward', key: 1, score: 1, ...WARD },
       { id: 'careunit', key: 0, score: 0.95, ...CAREUNIT },
     ];
-    assert.deepEqual(shapes.rerank(query, after, { slots: false, links: true }).map((c) => c.id), ['careunit', 'ward']);
+    assert.deepEqual(shapes.rerank(query, after, { slots: false, links: true, columns: false }).map((c) => c.id), ['careunit', 'ward']);
   });
 
   it('reads identifiers of any language, leaving literals out', () => {

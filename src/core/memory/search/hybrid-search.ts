@@ -8,7 +8,8 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keywor
 import type { MemoryStore } from '../sqlite/store';
 import { dotBlob } from '../dense/dense-index';
 import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
-import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RerankParts } from './rerank';
+import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RERANK_PART_NAMES, RerankParts } from './rerank';
+import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
 
 /**
@@ -103,6 +104,8 @@ export interface HybridSearchOptions extends KeywordIndexOptions {
    * on for a file-backed store with a persisted keyword index, off otherwise.
    */
   background?: boolean;
+  /** The values of the data the agent works on, by column, for the re-ranking's value columns (see rerank.ts). */
+  domainValues?: DomainValues;
 }
 
 const OptionsSchema = z.object({
@@ -171,7 +174,7 @@ export class HybridSearch {
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
-    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean } | null = null,
+    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean; domainValues?: DomainValues } | null = null,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
@@ -184,7 +187,7 @@ export class HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background });
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background, domainValues: options.domainValues });
   }
 
   /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
@@ -200,7 +203,7 @@ export class HybridSearch {
     if (!this.shapeIndex) {
       const o = this.shapeOptions;
       if (!o) throw new AgentMemoryError('INVALID_STATE', 'This search was built without a store for the re-ranking; open it with HybridSearch.open.');
-      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background, after: Promise.all([this.dense.ready, this.keywords.ready]) });
+      this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background, after: Promise.all([this.dense.ready, this.keywords.ready]), domainValues: o.domainValues });
     }
     return this.shapeIndex;
   }
@@ -402,5 +405,5 @@ export class HybridSearch {
 /** The re-ranking parts a search applies (null: none). */
 function rerankParts(option: boolean | RerankParts | undefined): RerankParts | null {
   const parts = option === undefined ? (DEFAULT_RERANK ? ALL_RERANK_PARTS : null) : option === true ? ALL_RERANK_PARTS : option === false ? null : option;
-  return parts && (parts.slots || parts.links) ? parts : null;
+  return parts && RERANK_PART_NAMES.some((name) => parts[name]) ? parts : null;
 }

@@ -24,6 +24,17 @@
  *   own question (Jaccard). "Which ward" links `wardid`, "care unit" links
  *   `careunit`: the candidate whose program the query talks about the way its
  *   own question did wins. Any language: only identifiers and literals are read.
+ * - **value columns** (`columns`): the share of the query's values whose column
+ *   the candidate's program compares a literal with. Stored programs tell which
+ *   named thing each value belongs to (`d_labitems.label = 'potassium'`, `r.drug
+ *   == "aspirin"`: see `literalColumns`); a value of the query found in the
+ *   vocabulary takes the column it is most often compared with, so "minimum
+ *   potassium" prefers a lab-test program to a chart-event one of the same
+ *   wording. With the values of the data the agent works on
+ *   ({@link QuestionShapes.setDomainValues}), a query's value no stored
+ *   program has used yet counts too, with every column holding it (a
+ *   one-word value the stored questions use as a word is left out). Queries
+ *   with no known value get nothing from it.
  *
  * Cost: each record's shape (its masked question's slot count, its program's
  * identifier words and the ones its question names, and what it adds to the
@@ -44,7 +55,8 @@
  */
 import { DEFAULT_RANK_CONSTANT } from './fusion';
 import { FUNCTION_WORDS } from '../text-processing';
-import { programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
+import type { DomainValues } from './domain-values';
+import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
  * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
@@ -60,6 +72,8 @@ export const RERANK_DEPTH = 10;
 export const SLOT_WEIGHT = 0.5;
 /** Times the Jaccard agreement of the program parts the two questions name. */
 export const LINK_WEIGHT = 0.5;
+/** Times the share of the query's known values whose column the candidate's program compares a literal with. */
+export const COLUMN_WEIGHT = 0.5;
 /** Shortest shared prefix that links a question word to a longer identifier word. */
 export const LINK_PREFIX = 5;
 
@@ -67,11 +81,12 @@ export const LINK_PREFIX = 5;
 export interface RerankParts {
   slots: boolean;
   links: boolean;
+  columns: boolean;
 }
 
-export const RERANK_PART_NAMES = ['slots', 'links'] as const;
+export const RERANK_PART_NAMES = ['slots', 'links', 'columns'] as const;
 
-export const ALL_RERANK_PARTS: RerankParts = { slots: true, links: true };
+export const ALL_RERANK_PARTS: RerankParts = { slots: true, links: true, columns: true };
 
 export interface RerankCandidate {
   /** The record's key (rid): its shape is looked up by it, computed from question and code when not held. */
@@ -94,6 +109,8 @@ export interface RecordShape {
   phrases: readonly string[];
   /** Distinct words of its question outside values (counted as known). */
   words: readonly string[];
+  /** Value phrases its program compares with a named thing, with that name (counted into the value columns). */
+  columns: readonly (readonly [string, string])[];
 }
 
 const TOKEN = /<\w+>|[\p{L}\p{N}]+/gu;
@@ -145,32 +162,53 @@ export function recordShape(question: string, code: string): RecordShape {
   const phrases = valuePhrases(code);
   const tokens = tokensOf(new ValueVocabulary().maskWith(question, ValueVocabulary.of(phrases)).text);
   const terms = identifierWords(code, literals);
-  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)] };
+  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)], columns: literalColumns(code) };
 }
 
-/** Header of a record's packed shape: counts of phrases, words, terms and own terms, then the slot count. */
-const HEAD = 5;
+/** The packed lists of a record's shape, in order (see {@link QuestionShapes}). */
+const LISTS = ['phrases', 'words', 'terms', 'own', 'columnPhrases', 'columns'] as const;
+const at = (list: (typeof LISTS)[number]): number => LISTS.indexOf(list);
+/** Header of a record's packed shape: the length of each list, then the slot count. */
+const HEAD = LISTS.length + 1;
+const SLOTS = LISTS.length;
+
+/** Share of the query's values (each with the columns it may belong to) whose column `held` has (0 without values). */
+function coverage(values: readonly (readonly string[])[], held: ReadonlySet<string>): number {
+  if (values.length === 0) return 0;
+  let n = 0;
+  for (const columns of values) if (columns.some((c) => held.has(c))) n += 1;
+  return n / values.length;
+}
 
 /**
  * The memory-side state of the re-ranking: each record's shape by key (rid),
- * the value vocabulary of the stored programs and the words stored questions
- * use outside values, the last two counted per record so they follow records
- * as they come (`set`) and go (`delete`).
+ * the value vocabulary of the stored programs, the words stored questions
+ * use outside values and the columns each value is compared with, all counted
+ * per record so they follow records as they come (`set`) and go (`delete`).
  *
  * Compact: a record's shape is one typed array of ids of interned words
- * (`[phrases, words, terms, own, slots, phrase ids…, word ids…, term ids…, own
- * ids…]`), not objects: a query decodes the shapes of its ten candidates (array
- * lookups), so re-ranking computes nothing per candidate. 100k records keep
- * about 58 MB (heap and typed arrays; 77 MB as objects).
+ * (`[the length of each of LISTS, slots, phrase ids…, word ids…, term ids…,
+ * own ids…, compared phrase ids…, their column ids…]`), not objects: a query
+ * decodes the shapes of its ten candidates (array lookups), so re-ranking
+ * computes nothing per candidate. 100k records keep about 58 MB (heap and
+ * typed arrays; 77 MB as objects) before the value columns.
  */
 export class QuestionShapes {
   private vocabulary = new ValueVocabulary();
   private readonly known = new Map<string, number>();
+  /** Value phrase → column it is compared with → number of records that do. */
+  private readonly phraseColumns = new Map<string, Map<string, number>>();
   /** Per record: its packed shape (see the class comment; ids into `words`). */
   private readonly packed = new Map<number, Uint32Array>();
   /** Word, phrase or identifier word → id, and back. */
   private readonly ids = new Map<string, number>();
   private readonly words: string[] = [];
+  private domain: DomainValues | null = null;
+
+  /** The values of the data the agent works on, by column (null: the memory's programs only). */
+  setDomainValues(values: DomainValues | null): void {
+    this.domain = values;
+  }
 
   /** Number of records held. */
   get size(): number {
@@ -185,14 +223,26 @@ export class QuestionShapes {
   set(key: number, question: string, code: string): void {
     this.delete(key);
     const shape = recordShape(question, code);
-    const lists = [shape.phrases, shape.words, shape.terms, [...shape.own]];
-    const out = new Uint32Array(HEAD + lists.reduce((n, l) => n + l.length, 0));
-    lists.forEach((l, i) => (out[i] = l.length));
-    out[4] = shape.slots;
+    const lists: Record<(typeof LISTS)[number], readonly string[]> = {
+      phrases: shape.phrases,
+      words: shape.words,
+      terms: shape.terms,
+      own: [...shape.own],
+      columnPhrases: shape.columns.map(([phrase]) => phrase),
+      columns: shape.columns.map(([, column]) => column),
+    };
+    const out = new Uint32Array(HEAD + LISTS.reduce((n, l) => n + lists[l].length, 0));
+    LISTS.forEach((l, i) => (out[i] = lists[l].length));
+    out[SLOTS] = shape.slots;
     let i = HEAD;
-    for (const l of lists) for (const w of l) out[i++] = this.idOf(w);
+    for (const l of LISTS) for (const w of lists[l]) out[i++] = this.idOf(w);
     for (const p of shape.phrases) this.vocabulary.addPhrase(p);
     for (const w of shape.words) this.known.set(w, (this.known.get(w) ?? 0) + 1);
+    for (const [phrase, column] of shape.columns) {
+      const byColumn = this.phraseColumns.get(phrase) ?? new Map<string, number>();
+      byColumn.set(column, (byColumn.get(column) ?? 0) + 1);
+      this.phraseColumns.set(phrase, byColumn);
+    }
     this.packed.set(key, out);
   }
 
@@ -201,71 +251,123 @@ export class QuestionShapes {
     const shape = this.packed.get(key);
     if (!shape) return;
     this.packed.delete(key);
-    const phraseEnd = HEAD + shape[0];
-    const wordEnd = phraseEnd + shape[1];
-    for (let i = HEAD; i < phraseEnd; i++) this.vocabulary.removePhrase(this.words[shape[i]]);
-    for (let i = phraseEnd; i < wordEnd; i++) {
-      const word = this.words[shape[i]];
-      const n = this.known.get(word) ?? 0;
-      if (n > 1) this.known.set(word, n - 1);
-      else this.known.delete(word);
-    }
+    for (const id of this.list(shape, 'phrases')) this.vocabulary.removePhrase(this.words[id]);
+    for (const id of this.list(shape, 'words')) decrement(this.known, this.words[id]);
+    const columns = this.list(shape, 'columns');
+    this.list(shape, 'columnPhrases').forEach((id, i) => {
+      const phrase = this.words[id];
+      const byColumn = this.phraseColumns.get(phrase);
+      if (!byColumn) return;
+      decrement(byColumn, this.words[columns[i]]);
+      if (byColumn.size === 0) this.phraseColumns.delete(phrase);
+    });
   }
 
   clear(): void {
     this.packed.clear();
     this.known.clear();
+    this.phraseColumns.clear();
     this.ids.clear();
     this.words.length = 0;
     this.vocabulary = new ValueVocabulary();
   }
 
   /** The memory-wide counts, sorted (tests compare an incrementally kept state with a rebuilt one). */
-  snapshot(): { records: number[]; phrases: [string, number][]; known: [string, number][] } {
+  snapshot(): { records: number[]; phrases: [string, number][]; known: [string, number][]; columns: [string, number][] } {
     const byKey = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    return { records: [...this.packed.keys()].sort((a, b) => a - b), phrases: this.vocabulary.entries(), known: [...this.known.entries()].sort(byKey) };
+    const columns: [string, number][] = [];
+    for (const [phrase, byColumn] of this.phraseColumns) for (const [column, n] of byColumn) columns.push([`${phrase} → ${column}`, n]);
+    return {
+      records: [...this.packed.keys()].sort((a, b) => a - b),
+      phrases: this.vocabulary.entries(),
+      known: [...this.known.entries()].sort(byKey),
+      columns: columns.sort(byKey),
+    };
   }
 
   /** Tokens of the query's masked view: vocabulary values, then words no stored question uses, as value slots. */
   maskQuery(query: string): string[] {
-    const out: string[] = [];
-    for (const t of tokensOf(this.vocabulary.mask(query).text)) {
-      const token = t.startsWith('<') || this.known.has(t) ? t : VALUE_PLACEHOLDER;
-      // Adjacent value words are one value ("isosorbide dinitrate").
-      if (token === VALUE_PLACEHOLDER && out[out.length - 1] === VALUE_PLACEHOLDER) continue;
-      out.push(token);
-    }
-    return out;
+    return this.maskedQuery(query).tokens;
+  }
+
+  /**
+   * Per value of the query, the columns it may belong to: a vocabulary value, the one stored programs most
+   * often compare it with (ties: the first name in order); then a value of the data no stored program
+   * compares, every column holding it.
+   */
+  queryColumns(query: string): string[][] {
+    return this.columnsOf(query, this.maskedQuery(query).values);
   }
 
   /** The candidates re-ordered (the best {@link RERANK_DEPTH}; the rest follow unchanged). */
   rerank<C extends RerankCandidate>(query: string, candidates: readonly C[], parts: RerankParts = ALL_RERANK_PARTS): C[] {
-    if (candidates.length < 2 || (!parts.slots && !parts.links)) return [...candidates];
+    if (candidates.length < 2 || (!parts.slots && !parts.links && !parts.columns)) return [...candidates];
     const head = candidates.slice(0, RERANK_DEPTH);
-    const q = this.maskQuery(query);
+    const { tokens: q, values } = this.maskedQuery(query);
     const qSlots = slotCount(q);
+    const qColumns = parts.columns ? this.columnsOf(query, values) : [];
     const scored = head.map((c, index) => {
-      const p = this.shapeOf(c.key) ?? recordShape(c.question, c.code);
+      const p = this.shapeOf(c.key) ?? heldShape(recordShape(c.question, c.code));
       let value = DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + index);
       if (parts.slots && p.slots === qSlots) value += SLOT_WEIGHT;
       if (parts.links) value += LINK_WEIGHT * jaccard(linked(q, p.terms), p.own);
+      if (parts.columns) value += COLUMN_WEIGHT * coverage(qColumns, p.columns);
       return { c, value, index };
     });
     scored.sort((a, b) => b.value - a.value || a.index - b.index);
     return [...scored.map((s) => s.c), ...candidates.slice(RERANK_DEPTH)];
   }
 
-  /** The slots, identifier words and own words of a record held (decoded from its packed shape). */
-  private shapeOf(key: number): Pick<RecordShape, 'slots' | 'terms' | 'own'> | undefined {
+  private maskedQuery(query: string): { tokens: string[]; values: string[] } {
+    const masked = this.vocabulary.mask(query);
+    const tokens: string[] = [];
+    for (const t of tokensOf(masked.text)) {
+      const token = t.startsWith('<') || this.known.has(t) ? t : VALUE_PLACEHOLDER;
+      // Adjacent value words are one value ("isosorbide dinitrate").
+      if (token === VALUE_PLACEHOLDER && tokens[tokens.length - 1] === VALUE_PLACEHOLDER) continue;
+      tokens.push(token);
+    }
+    return { tokens, values: masked.masked };
+  }
+
+  private columnsOf(query: string, values: readonly string[]): string[][] {
+    const out: string[][] = [];
+    const seen = new Set<string>();
+    for (const value of values) {
+      const phrase = phraseKey(value);
+      const byColumn = this.phraseColumns.get(phrase);
+      if (!byColumn) continue;
+      let best: [string, number] | null = null;
+      for (const entry of byColumn) if (!best || entry[1] > best[1] || (entry[1] === best[1] && entry[0] < best[0])) best = entry;
+      if (best) out.push([best[0]]);
+      seen.add(phrase);
+    }
+    for (const { phrase, columns } of this.domain?.columnsIn(query) ?? []) {
+      if (seen.has(phrase) || (!phrase.includes(' ') && this.known.has(phrase))) continue;
+      seen.add(phrase);
+      out.push([...columns]);
+    }
+    return out;
+  }
+
+  /** One packed list of a record's shape (ids into `words`). */
+  private list(shape: Uint32Array, name: (typeof LISTS)[number]): Uint32Array {
+    let start = HEAD;
+    for (let i = 0; i < at(name); i++) start += shape[i];
+    return shape.subarray(start, start + shape[at(name)]);
+  }
+
+  /** The slots, identifier words, own words and compared columns of a record held (decoded from its packed shape). */
+  private shapeOf(key: number): HeldShape | undefined {
     const shape = this.packed.get(key);
     if (!shape) return undefined;
-    const termStart = HEAD + shape[0] + shape[1];
-    const ownStart = termStart + shape[2];
-    const terms: string[] = [];
-    for (let i = termStart; i < ownStart; i++) terms.push(this.words[shape[i]]);
-    const own = new Set<string>();
-    for (let i = ownStart; i < ownStart + shape[3]; i++) own.add(this.words[shape[i]]);
-    return { slots: shape[4], terms, own };
+    const word = (id: number): string => this.words[id];
+    return {
+      slots: shape[SLOTS],
+      terms: Array.from(this.list(shape, 'terms'), word),
+      own: new Set(Array.from(this.list(shape, 'own'), word)),
+      columns: new Set(Array.from(this.list(shape, 'columns'), word)),
+    };
   }
 
   private idOf(word: string): number {
@@ -277,4 +379,18 @@ export class QuestionShapes {
     }
     return id;
   }
+}
+
+/** What the re-ranking reads of a candidate's shape. */
+type HeldShape = Pick<RecordShape, 'slots' | 'terms' | 'own'> & { columns: ReadonlySet<string> };
+
+function heldShape(shape: RecordShape): HeldShape {
+  return { slots: shape.slots, terms: shape.terms, own: shape.own, columns: new Set(shape.columns.map(([, column]) => column)) };
+}
+
+/** Takes one from a count, dropping the key at zero. */
+function decrement(counts: Map<string, number>, key: string): void {
+  const n = counts.get(key) ?? 0;
+  if (n > 1) counts.set(key, n - 1);
+  else counts.delete(key);
 }

@@ -21,6 +21,7 @@
 import { Logger, nullLogger, tagged } from '../../logger';
 import type { Database } from '../sqlite/database';
 import { RecordChangeLog } from '../sqlite/record-changes';
+import type { DomainValues } from './domain-values';
 import { QuestionShapes } from './rerank';
 import type { MemoryStore } from '../sqlite/store';
 
@@ -62,10 +63,12 @@ export class ShapeIndex {
    * `after`: a background load starts once it settles (the search passes its dense and keyword sides'
    * loads, so the shapes never compete with them for the first answer of a cold start).
    */
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown> } = {}): ShapeIndex {
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown>; domainValues?: DomainValues } = {}): ShapeIndex {
     // A side that failed to load does not stop the shapes (nor leave a rejection unhandled when nothing waits on it).
     const after = (options.after ?? Promise.resolve()).catch(() => undefined);
-    return new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, after);
+    const index = new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, after);
+    index.state.setDomainValues(options.domainValues ?? null);
+    return index;
   }
 
   /** Whether every active record's shape is held (false while a background load runs). */

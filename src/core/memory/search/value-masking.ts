@@ -233,20 +233,57 @@ function maskableAlone(word: string): boolean {
   return word.length >= 2 && !FUNCTION_WORDS.has(word);
 }
 
-/** The value phrases of a program's literals, as keys (lower-case words joined by single spaces; digits-only literals are left to the generic patterns). */
+/** The value phrases of a program's literals, as keys (see {@link valuePhrase}). */
 export function valuePhrases(code: string): string[] {
   const out: string[] = [];
   for (const literal of programLiterals(code)) {
-    const words = wordsOf(literal);
-    if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every((w) => /^\d+$/.test(w))) continue;
-    if (words.length === 1 && !maskableAlone(words[0])) continue;
-    out.push(words.join(' '));
+    const key = valuePhrase(literal);
+    if (key !== null) out.push(key);
   }
   return out;
 }
 
+/**
+ * A literal's value phrase key (lower-case words joined by single spaces), or null when it is not one:
+ * no words, more than {@link MAX_PHRASE_WORDS}, digits only (left to the generic patterns), or a lone
+ * function word or one-letter word.
+ */
+export function valuePhrase(literal: string): string | null {
+  const words = wordsOf(literal);
+  if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every((w) => /^\d+$/.test(w))) return null;
+  if (words.length === 1 && !maskableAlone(words[0])) return null;
+  return words.join(' ');
+}
+
 /** Stand-ins the tokeniser of the embedder and the keyword index reads as one term each (shape tokens for numbers, dates, times). */
 const INDEX_STAND_INS: Record<string, string> = { [VALUE_PLACEHOLDER]: ' valuemask ', '<number>': ' 0 ', '<date>': ' 2000-01-01 ', '<time>': ' 00:00 ' };
+
+/** The key of a value phrase: its lower-case words joined by single spaces (as {@link valuePhrases} gives them). */
+export function phraseKey(text: string): string {
+  return wordsOf(text).join(' ');
+}
+
+/**
+ * A literal compared with a named thing in a program, in any language: `name = 'x'`, `a.b == "x"`,
+ * `name != 'x'`, `name <> 'x'`, `name LIKE 'x'` (SQL held in a string is read too: the pattern runs
+ * over the whole text).
+ */
+const COMPARED_LITERAL = /([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:={1,3}|!==?|<>|\blike\b)\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")/gi;
+
+/**
+ * The value phrases of a program's literals that it compares with a named thing, each with that name
+ * lower-cased (`[phrase key, column]`, e.g. `['potassium', 'd_labitems.label']`): the column a value
+ * belongs to. Only phrases {@link valuePhrases} keeps; the first comparison of a phrase wins.
+ */
+export function literalColumns(code: string): [string, string][] {
+  const keep = new Set(valuePhrases(code));
+  const out = new Map<string, string>();
+  for (const m of code.matchAll(COMPARED_LITERAL)) {
+    const key = phraseKey((m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1'));
+    if (keep.has(key) && !out.has(key)) out.set(key, m[1].toLowerCase());
+  }
+  return [...out.entries()];
+}
 
 /** The masked view as text for the embedder and the keyword index (see text-processing.ts: numbers become shape tokens there). */
 export function indexableMaskedText(masked: MaskedQuestion): string {
