@@ -162,7 +162,7 @@ export function recordShape(question: string, code: string): RecordShape {
   const phrases = valuePhrases(code);
   const tokens = tokensOf(new ValueVocabulary().maskWith(question, ValueVocabulary.of(phrases)).text);
   const terms = identifierWords(code, literals);
-  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)], columns: literalColumns(code) };
+  return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)], columns: literalColumns(code, phrases) };
 }
 
 /** The packed lists of a record's shape, in order (see {@link QuestionShapes}). */

@@ -264,23 +264,39 @@ export function phraseKey(text: string): string {
 }
 
 /**
- * A literal compared with a named thing in a program, in any language: `name = 'x'`, `a.b == "x"`,
- * `name != 'x'`, `name <> 'x'`, `name LIKE 'x'` (SQL held in a string is read too: the pattern runs
- * over the whole text).
+ * A comparison with a literal in a program, in any language: `= 'x'`, `== "x"`, `=== 'x'`, `!= 'x'`,
+ * `<> 'x'`, `LIKE 'x'` (SQL held in a string is read too: the pattern runs over the whole text). The
+ * name compared is read backwards from the operator (see {@link literalColumns}), so the scan stays
+ * linear in the program's length.
  */
-const COMPARED_LITERAL = /([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:={1,3}|!==?|<>|\blike\b)\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")/gi;
+const COMPARED_LITERAL = /(?:={1,3}|!==?|<>|\blike\b)\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")/gi;
+const NAME_CHAR = /[\w.]/;
+
+/** The name (`a.b`, `drug`) that ends right before `end` in `code`, blanks skipped; '' when there is none. */
+function nameBefore(code: string, end: number): string {
+  let i = end;
+  while (i > 0 && /\s/.test(code[i - 1])) i -= 1;
+  const stop = i;
+  while (i > 0 && NAME_CHAR.test(code[i - 1])) i -= 1;
+  const name = code.slice(i, stop).replace(/^[\d.]+/, '');
+  return /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(name) ? name : '';
+}
 
 /**
  * The value phrases of a program's literals that it compares with a named thing, each with that name
  * lower-cased (`[phrase key, column]`, e.g. `['potassium', 'd_labitems.label']`): the column a value
- * belongs to. Only phrases {@link valuePhrases} keeps; the first comparison of a phrase wins.
+ * belongs to. Only phrases {@link valuePhrases} keeps (`phrases`: the program's, when already read);
+ * the first comparison of a phrase wins.
  */
-export function literalColumns(code: string): [string, string][] {
-  const keep = new Set(valuePhrases(code));
+export function literalColumns(code: string, phrases: readonly string[] = valuePhrases(code)): [string, string][] {
+  const keep = new Set(phrases);
   const out = new Map<string, string>();
+  if (keep.size === 0) return [];
   for (const m of code.matchAll(COMPARED_LITERAL)) {
-    const key = phraseKey((m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1'));
-    if (keep.has(key) && !out.has(key)) out.set(key, m[1].toLowerCase());
+    const key = phraseKey((m[1] ?? m[2] ?? '').replace(/\\(["'`\\])/g, '$1'));
+    if (!keep.has(key) || out.has(key)) continue;
+    const name = nameBefore(code, m.index);
+    if (name !== '') out.set(key, name.toLowerCase());
   }
   return [...out.entries()];
 }
