@@ -79,6 +79,28 @@ describe('HybridSearch: duplicate-aware ranking', () => {
     }
   });
 
+  it('re-ranked (copies told apart by the program identities the question shapes hold, each side collapsed): the same representatives and counts as the fused path', () => {
+    const copied = open(20);
+    try {
+      for (const q of QUESTIONS) {
+        const query = { text: q, vector: embedder.embedSync(q) };
+        const fused = copied.search.search(query, 4);
+        for (const collapseSides of [undefined, true]) {
+          const reranked = copied.search.search(query, 4, { rerank: true, collapseSides });
+          assert.equal(new Set(reranked.map((h) => h.recordId.split('-')[0])).size, 4, q);
+          assert.deepEqual(new Set(reranked.map((h) => h.recordId.split('-')[0])), new Set(fused.map((h) => h.recordId.split('-')[0])), q);
+          for (const h of reranked) {
+            assert.equal(h.recordId.split('-')[1], 'c19', `${q}: the most recent copy represents its program`);
+            assert.equal(h.identical, 19, q);
+          }
+        }
+      }
+    } finally {
+      copied.search.close();
+      copied.store.close();
+    }
+  });
+
   it('keeps every copy when collapse is off (and in the diagnostic vector mode)', () => {
     const copied = open(5);
     try {

@@ -107,6 +107,20 @@ describe('QuestionShapes (re-ranking)', () => {
     assert.deepEqual(shapes.rerank(query, after, { slots: false, links: true, columns: false }).map((c) => c.id), ['careunit', 'ward']);
   });
 
+  it('holds each record\'s program identity: equal across layout noise, apart across languages and programs, gone with the record', () => {
+    const shapes = new QuestionShapes();
+    shapes.set(1, 'q', 'answer = sql("select 1")\n', 'python');
+    shapes.set(2, 'q', 'answer  =  sql("select 1")\n\n', 'python');
+    shapes.set(3, 'q', 'answer = sql("select 1")', 'javascript');
+    shapes.set(4, 'q', 'answer = sql("select 2")', 'python');
+    assert.equal(shapes.programId(1), shapes.programId(2));
+    assert.notEqual(shapes.programId(1), shapes.programId(3));
+    assert.notEqual(shapes.programId(1), shapes.programId(4));
+    assert.ok(Number.isSafeInteger(shapes.programId(1)));
+    shapes.delete(2);
+    assert.equal(shapes.programId(2), undefined);
+  });
+
   it('reads identifiers of any language, leaving literals out', () => {
     assert.deepEqual(identifierWords(`const wardId = rows.filter((r) => r.careUnit === 'MICU ward')`).sort(), ['care', 'const', 'filter', 'rows', 'unit', 'ward'].sort());
   });

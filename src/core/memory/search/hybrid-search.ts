@@ -8,7 +8,7 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keywor
 import type { MemoryStore } from '../sqlite/store';
 import { dotBlob } from '../dense/dense-index';
 import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
-import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_DEPTH, RERANK_PART_NAMES, RerankParts } from './rerank';
+import { ALL_RERANK_PARTS, DEFAULT_RERANK, QuestionShapes, RERANK_DEPTH, RERANK_PART_NAMES, RerankParts } from './rerank';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
 
@@ -125,6 +125,8 @@ interface CandidateRow {
   embedding: Buffer | null;
 }
 
+type UtilityRow = Pick<ProgramRow, 'rid' | 'utility_sum' | 'utility_count' | 'created_task'>;
+
 interface ProgramRow {
   rid: number;
   question: string;
@@ -168,6 +170,7 @@ interface Ranked {
 export class HybridSearch {
   private readonly rowStmt;
   private readonly programStmt;
+  private readonly utilityStmt;
   private shapeIndex: ShapeIndex | null = null;
 
   constructor(
@@ -180,6 +183,7 @@ export class HybridSearch {
     this.programStmt = store
       .connectionForQueries()
       .prepare("SELECT rid, question, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
+    this.utilityStmt = store.connectionForQueries().prepare("SELECT rid, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
@@ -239,28 +243,24 @@ export class HybridSearch {
       // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
       // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
-      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth);
+      // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
+      const identity = shapes;
+      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, identity);
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
-      // Collapse: every candidate's program is read (a short row read each), weighted, then grouped.
-      const candidates: (ProgramCandidate & { key: string })[] = [];
-      for (const h of ranked.fused) {
-        const row = this.programOf(h.key, programs);
-        if (!row) continue;
-        candidates.push({ key: h.key, rid: row.rid, score: weigh(row.rid, row.created_task, h.score), code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+      // Per side, a full side short of distinct programs: look deeper before reading any row.
+      if (perSide && ranked.short && depth < MAX_COLLAPSE_DEPTH) {
+        depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
+        continue;
       }
-      // Copies follow the ranked candidates: they join their program's group (counted, eligible as representative).
-      for (const key of ranked.copies) {
-        const row = this.programOf(key, programs);
-        if (row) candidates.push({ key, rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
-      }
-      if (recency) candidates.sort((a, b) => b.score - a.score);
       // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
       const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
-      let groups = collapseByProgram(candidates, want, { diversity });
-      // Fewer distinct programs than wanted while the rankings may hold more: look deeper (per side: while a full side is short of the base depth).
-      if ((perSide ? ranked.short : groups.length < want && ranked.fused.length >= depth) && depth < MAX_COLLAPSE_DEPTH) {
+      const candidates =
+        identity && !recency && diversity === 0 ? this.topProgramCandidates(ranked, want, identity, programs) : this.allCandidates(ranked, programs, weigh, recency !== undefined);
+      let groups = collapseByProgram(candidates, want, { diversity, ...(identity ? { keyOf: (c: ProgramCandidate) => identity.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
+      // Fewer distinct programs than wanted while the rankings may hold more: look deeper.
+      if (!perSide && groups.length < want && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
         continue;
       }
@@ -280,12 +280,68 @@ export class HybridSearch {
       for (const g of groups) {
         const row = this.rowStmt.get(g.representative.rid) as CandidateRow | undefined;
         if (!row) continue;
-        const hit = this.hitOf(row, g.score, mode, vector, ranked, g.representative.key);
+        const hit = this.hitOf(row, g.score, mode, vector, ranked, String(g.representative.rid));
         hit.identical = g.identical;
         hits.push(hit);
       }
       return { hits, sides: ranked.sides };
     }
+  }
+
+  /** Collapse: every candidate's program is read (a short row read each) and weighted; copies follow (counted, eligible as representative). */
+  private allCandidates(ranked: Ranked, programs: Map<string, ProgramRow | null> | null, weigh: (rid: number, createdTask: number, score: number) => number, reorder: boolean): ProgramCandidate[] {
+    const candidates: ProgramCandidate[] = [];
+    for (const h of ranked.fused) {
+      const row = this.programOf(h.key, programs);
+      if (!row) continue;
+      candidates.push({ rid: row.rid, score: weigh(row.rid, row.created_task, h.score), code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+    }
+    for (const key of ranked.copies) {
+      const row = this.programOf(key, programs);
+      if (row) candidates.push({ rid: row.rid, score: -Infinity, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+    }
+    if (reorder) candidates.sort((a, b) => b.score - a.score);
+    return candidates;
+  }
+
+  /**
+   * With program identities held, without recency or diversity: only the members of the best `want`
+   * programs of the fused order matter (the others make groups past `want`). Each program's best-ranked
+   * member's row is read; its other members' (fused or copies) utility only (their program is the same
+   * identity), so a deep look over many copies reads short rows for the programs shown and nothing for
+   * the rest.
+   */
+  private topProgramCandidates(ranked: Ranked, want: number, identity: QuestionShapes, programs: Map<string, ProgramRow | null> | null): ProgramCandidate[] {
+    const top = new Set<number>();
+    for (const h of ranked.fused) {
+      if (top.size >= want) break;
+      const id = identity.programId(Number(h.key));
+      if (id !== undefined) top.add(id);
+    }
+    const candidates: ProgramCandidate[] = [];
+    const rowOf = new Map<number, ProgramRow>();
+    const member = (key: string, id: number, score: number): void => {
+      const program = rowOf.get(id);
+      if (!program) {
+        const row = this.programOf(key, programs);
+        if (!row) return;
+        rowOf.set(id, row);
+        candidates.push({ rid: row.rid, score, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+        return;
+      }
+      const row = this.utilityStmt.get(Number(key)) as UtilityRow | undefined;
+      if (row) candidates.push({ rid: row.rid, score, code: program.code, language: program.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
+    };
+    for (const h of ranked.fused) {
+      const id = identity.programId(Number(h.key));
+      if (id !== undefined && top.has(id)) member(h.key, id, h.score);
+    }
+    for (const key of ranked.copies) {
+      const id = identity.programId(Number(key));
+      // A copy's program has a fused member (it was left out as that member's copy on its side).
+      if (id !== undefined && rowOf.has(id)) member(key, id, -Infinity);
+    }
+    return candidates;
   }
 
   /** The record's program row (read once per search into `cache`); null when it is no longer active. */
@@ -302,12 +358,19 @@ export class HybridSearch {
    * One entry per normalised program, the best-ranked (input order); the others go to `copies` (still
    * counted and eligible as the representative); records no longer active are dropped.
    */
-  private onePerProgram(list: RankedKey[], cache: Map<string, ProgramRow | null>, copies: Set<string>): RankedKey[] {
-    const seen = new Set<string>();
+  private onePerProgram(list: RankedKey[], cache: Map<string, ProgramRow | null>, copies: Set<string>, identity: QuestionShapes | null): RankedKey[] {
+    const seen = new Set<string | number>();
     return list.filter((h) => {
-      const row = this.programOf(h.key, cache);
-      if (!row) return false;
-      const key = programKey(row.code, row.language);
+      let key: string | number | undefined;
+      if (identity) {
+        // Held by the caught-up shapes = active.
+        key = identity.programId(Number(h.key));
+        if (key === undefined) return false;
+      } else {
+        const row = this.programOf(h.key, cache);
+        if (!row) return false;
+        key = programKey(row.code, row.language);
+      }
       if (seen.has(key)) {
         copies.add(h.key);
         return false;
@@ -321,7 +384,16 @@ export class HybridSearch {
    * The dense and keyword rankings for one depth, fused (or one of them alone, by mode). With
    * `programs` (collapsing), each ranking keeps only its best entry per program before fusion.
    */
-  private rank(query: SearchQuery, k: number, depth: number, mode: SearchMode, fusion: FusionOptions | undefined, programs: Map<string, ProgramRow | null> | null = null, want = depth): Ranked {
+  private rank(
+    query: SearchQuery,
+    k: number,
+    depth: number,
+    mode: SearchMode,
+    fusion: FusionOptions | undefined,
+    programs: Map<string, ProgramRow | null> | null = null,
+    want = depth,
+    identity: QuestionShapes | null = null,
+  ): Ranked {
     const vector = query.vector;
     const useDense = mode !== 'keyword' && vector !== undefined;
     const useKeyword = mode !== 'vector';
@@ -343,8 +415,8 @@ export class HybridSearch {
     const copies = new Set<string>();
     if (programs) {
       // A side that filled its list but kept fewer distinct programs than `want` may hold more deeper down.
-      const dense = this.onePerProgram(denseRanked, programs, copies);
-      const keyword = this.onePerProgram(keywordRanked, programs, copies);
+      const dense = this.onePerProgram(denseRanked, programs, copies, identity);
+      const keyword = this.onePerProgram(keywordRanked, programs, copies, identity);
       short = (denseRanked.length >= depth && dense.length < want) || (keywordRanked.length >= depth && keyword.length < want);
       denseRanked = dense;
       keywordRanked = keyword;

@@ -43,9 +43,11 @@ export interface ProgramGroup<C extends ProgramCandidate> {
   identical: number;
 }
 
-export interface CollapseOptions {
+export interface CollapseOptions<C extends ProgramCandidate = ProgramCandidate> {
   /** MMR λ in [0, 1]: 0 (default) ranks by relevance only. */
   diversity?: number;
+  /** A candidate's program identity, when the caller holds one (default: {@link programKey} of its code). */
+  keyOf?: (candidate: C) => string | number;
 }
 
 /** The key two records share when their programs are the same. */
@@ -81,10 +83,11 @@ function jaccard(a: Set<string>, b: Set<string>): number {
  * Groups best-first candidates by program and returns the best `k` groups
  * (all of them when fewer), in ranking order (or MMR order with diversity).
  */
-export function collapseByProgram<C extends ProgramCandidate>(candidates: readonly C[], k: number, options: CollapseOptions = {}): ProgramGroup<C>[] {
-  const groups = new Map<string, ProgramGroup<C>>();
+export function collapseByProgram<C extends ProgramCandidate>(candidates: readonly C[], k: number, options: CollapseOptions<C> = {}): ProgramGroup<C>[] {
+  const groups = new Map<string | number, ProgramGroup<C>>();
+  const keyOf = options.keyOf ?? ((c: C) => programKey(c.code, c.language));
   for (const c of candidates) {
-    const key = programKey(c.code, c.language);
+    const key = keyOf(c);
     const group = groups.get(key);
     if (!group) {
       groups.set(key, { representative: c, score: c.score, members: [c], identical: 0 });

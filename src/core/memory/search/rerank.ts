@@ -54,6 +54,7 @@
  * ```
  */
 import { DEFAULT_RANK_CONSTANT } from './fusion';
+import { programKey } from './program-collapse';
 import { FUNCTION_WORDS } from '../text-processing';
 import type { DomainValues } from './domain-values';
 import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
@@ -168,9 +169,28 @@ export function recordShape(question: string, code: string): RecordShape {
 /** The packed lists of a record's shape, in order (see {@link QuestionShapes}). */
 const LISTS = ['phrases', 'words', 'terms', 'own', 'columnPhrases', 'columns'] as const;
 const at = (list: (typeof LISTS)[number]): number => LISTS.indexOf(list);
-/** Header of a record's packed shape: the length of each list, then the slot count. */
-const HEAD = LISTS.length + 1;
+/** Header of a record's packed shape: the length of each list, the slot count, then its program's identity (two 32-bit halves). */
 const SLOTS = LISTS.length;
+const PROGRAM_HIGH = SLOTS + 1;
+const PROGRAM_LOW = SLOTS + 2;
+const HEAD = SLOTS + 3;
+
+/**
+ * A 53-bit hash of a string (cyrb53, public domain): two multiplicative 32-bit mixes. Two different
+ * programs share one with a probability of about n² / 2^54 among n programs (≈ 6·10⁻⁷ at 100k).
+ */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /** Share of the query's values (each with the columns it may belong to) whose column `held` has (0 without values). */
 function coverage(values: readonly (readonly string[])[], held: ReadonlySet<string>): number {
@@ -219,8 +239,11 @@ export class QuestionShapes {
     return this.packed.has(key);
   }
 
-  /** Adds a record, or replaces the one held under `key` (its text changed). */
-  set(key: number, question: string, code: string): void {
+  /**
+   * Adds a record, or replaces the one held under `key` (its text changed). `language`: its program's
+   * language, part of its program identity (see {@link programId}).
+   */
+  set(key: number, question: string, code: string, language = ''): void {
     this.delete(key);
     const shape = recordShape(question, code);
     const lists: Record<(typeof LISTS)[number], readonly string[]> = {
@@ -234,6 +257,9 @@ export class QuestionShapes {
     const out = new Uint32Array(HEAD + LISTS.reduce((n, l) => n + lists[l].length, 0));
     LISTS.forEach((l, i) => (out[i] = lists[l].length));
     out[SLOTS] = shape.slots;
+    const program = hash53(programKey(code, language));
+    out[PROGRAM_HIGH] = Math.floor(program / 4294967296);
+    out[PROGRAM_LOW] = program >>> 0;
     let i = HEAD;
     for (const l of LISTS) for (const w of lists[l]) out[i++] = this.idOf(w);
     for (const p of shape.phrases) this.vocabulary.addPhrase(p);
@@ -244,6 +270,16 @@ export class QuestionShapes {
       this.phraseColumns.set(phrase, byColumn);
     }
     this.packed.set(key, out);
+  }
+
+  /**
+   * The identity of a held record's program: equal for two records whose programs `programKey` makes
+   * equal (a 53-bit hash of it); undefined when the record is not held. Lets a collapsing search tell
+   * copies apart without reading their rows.
+   */
+  programId(key: number): number | undefined {
+    const shape = this.packed.get(key);
+    return shape ? shape[PROGRAM_HIGH] * 4294967296 + shape[PROGRAM_LOW] : undefined;
   }
 
   /** Un-counts a record (nothing happens when it is not held). */

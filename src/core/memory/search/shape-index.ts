@@ -32,6 +32,7 @@ interface ShapeRow {
   rid: number;
   question: string;
   code: string;
+  language: string;
 }
 
 export class ShapeIndex {
@@ -52,8 +53,8 @@ export class ShapeIndex {
   private constructor(db: Database, logger: Logger, background: boolean, after: Promise<unknown>) {
     this.logger = tagged(logger, 'shapes');
     this.log = new RecordChangeLog(db);
-    this.pageStmt = db.prepare("SELECT rid, question, code FROM records WHERE rid >= ? AND status = 'active' ORDER BY rid LIMIT ?");
-    this.changedStmt = db.prepare('SELECT rid, status, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?))');
+    this.pageStmt = db.prepare("SELECT rid, question, code, language FROM records WHERE rid >= ? AND status = 'active' ORDER BY rid LIMIT ?");
+    this.changedStmt = db.prepare('SELECT rid, status, question, code, language FROM records WHERE rid IN (SELECT value FROM json_each(?))');
     this.startLoad();
     if (!background) this.finishLoad();
     this.ready = background ? this.loadInBackground(after) : Promise.resolve();
@@ -107,7 +108,7 @@ export class ShapeIndex {
     const from = this.loadFrom;
     if (from === null || this.disposed) return false;
     const rows = this.pageStmt.all(from, SHAPE_PAGE_ROWS) as ShapeRow[];
-    for (const row of rows) this.state.set(row.rid, row.question, row.code);
+    for (const row of rows) this.state.set(row.rid, row.question, row.code, row.language);
     if (rows.length < SHAPE_PAGE_ROWS) {
       this.loadFrom = null;
       this.seq = this.loadSeq;
@@ -143,7 +144,7 @@ export class ShapeIndex {
     const live = new Set<number>();
     for (const row of rows) {
       if (row.status !== 'active') continue;
-      this.state.set(row.rid, row.question, row.code);
+      this.state.set(row.rid, row.question, row.code, row.language);
       live.add(row.rid);
     }
     for (const rid of changes.rids) if (!live.has(rid)) this.state.delete(rid);
