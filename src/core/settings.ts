@@ -24,7 +24,11 @@ export const SettingsSchema = z.object({
     baseUrl: z.string().trim().default(''),
     model: z.string().trim().default(''),
   }).prefault({}),
-  retrieval: z.object({ k: z.number().int().min(1).max(32).default(4) }),
+  retrieval: z.object({
+    k: z.number().int().min(1).max(32).default(4),
+    /** Re-rank the collapsed top by question shape, program links and value columns (opt-in; see rerank.ts). */
+    rerank: z.boolean().default(false),
+  }),
   addition: z.object({ policy: z.enum(ADDITION_POLICIES).default('strict') }),
   deletion: z.object({
     automatic: z.enum(AUTO_DELETION_POLICIES).default('none'),

@@ -39,13 +39,22 @@ export class MemoryRetriever extends Disposable {
   // Question, code and language of a record never change: cached by id.
   private readonly texts = new Map<string, { question: string; code: string; language: Language }>();
 
-  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch, private readonly rerank: boolean | undefined) {
+  private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch, private rerank: boolean | undefined) {
     super();
     this._register({ dispose: () => search.close() });
   }
 
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
     return new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
+  }
+
+  /**
+   * Re-rank every search from now on or not (`agentMemory.retrieval.rerank`), and the values of the
+   * database the agent queries for the re-ranking's value columns (null: the memory's programs only).
+   */
+  configure(options: { rerank: boolean; domainValues: DomainValues | null }): void {
+    this.rerank = options.rerank;
+    this.search.setDomainValues(options.domainValues);
   }
 
   /**

@@ -21,7 +21,9 @@ import { revalidate, type RevalidationReport } from '../revalidation/revalidate'
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
-import { AgentMemoryError } from '../errors';
+import { readDomainValues } from '../data/domain-values-reader';
+import { AgentMemoryError, errorMessage } from '../errors';
+import type { DomainValues } from '../memory/search/domain-values';
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import type { Settings } from '../settings';
@@ -38,6 +40,9 @@ interface Model {
   chat: ModelClient | null;
 }
 
+/** A database larger than this is not scanned for the re-ranking's value columns in the editor's process. */
+export const MAX_DOMAIN_VALUES_FILE_MB = 256;
+
 export interface AgentServiceOptions {
   demoDataDir: string;
   storageDir: string;
@@ -49,6 +54,8 @@ export class AgentService extends Disposable {
   private model: Model;
   private dataDb: { path: string; db: BetterSqlite3.Database } | null = null;
   private roles!: RoleMemories;
+  /** The agent database's values for the re-ranking, by file, size and mtime (null values: not read). */
+  private domainValues: { key: string; values: DomainValues | null } | null = null;
   /** The data fingerprint by file, size and mtime (taken again only when the file changed). */
   private fingerprint: { key: string; id: string } | null = null;
 
@@ -63,12 +70,39 @@ export class AgentService extends Disposable {
     this.runners = this._register(new RunnerHolder(session.settings.runner, options.logger));
     this.model = this.createModel(session.settings, session.apiKey);
     this._register({ dispose: () => this.dataDb?.db.close() });
+    this.retriever.configure({ rerank: session.settings.retrieval.rerank, domainValues: null });
     this._register(
       session.onDidApply(({ settings, apiKey }) => {
         this.runners.use(settings.runner);
         this.model = this.createModel(settings, apiKey);
+        this.retriever.configure({ rerank: settings.retrieval.rerank, domainValues: settings.retrieval.rerank ? (this.domainValues?.values ?? null) : null });
       }),
     );
+  }
+
+  /**
+   * With re-ranking on, the values of the database the agent queries (its value columns), read at the
+   * first task on that file (about 0.6 s for the demo) and again when the file changes; a file over
+   * {@link MAX_DOMAIN_VALUES_FILE_MB} MB is not read (its columns would be scanned in the editor's
+   * process), nor one that cannot be read: the re-ranking then uses the memory's programs only.
+   */
+  private useDomainValues(settings: Settings, dataPath: string): void {
+    if (!settings.retrieval.rerank) return;
+    let key: string;
+    try {
+      const st = fs.statSync(dataPath);
+      key = `${dataPath}\u0000${st.size}\u0000${st.mtimeMs}`;
+      if (this.domainValues?.key !== key) {
+        let values: DomainValues | null = null;
+        if (st.size > MAX_DOMAIN_VALUES_FILE_MB * 1024 * 1024) this.options.logger.info(`retrieval: the values of ${dataPath} are not read for re-ranking (over ${MAX_DOMAIN_VALUES_FILE_MB} MB)`);
+        else values = readDomainValues(dataPath);
+        this.domainValues = { key, values };
+      }
+    } catch (error) {
+      this.options.logger.warn(`retrieval: the values of ${dataPath} could not be read for re-ranking (${errorMessage(error)}); it uses the memory's programs only`);
+      this.domainValues = null;
+    }
+    this.retriever.configure({ rerank: true, domainValues: this.domainValues?.values ?? null });
   }
 
   async loadRoleMemories(): Promise<void> {
@@ -112,6 +146,7 @@ export class AgentService extends Disposable {
   private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult> {
     const dataPath = this.dataPath(settings);
     if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
+    this.useDomainValues(settings, dataPath);
     const language = settings.runner.language;
     const { generator, chat } = this.model;
     const runner = this.runners.runner;

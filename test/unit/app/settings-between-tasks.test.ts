@@ -17,8 +17,8 @@ describe('settings apply between tasks, never mid-task', function () {
     session.onDidApply(({ settings }) => applied.push(settings.retrieval.k));
     let seenInside = 0;
     await session.runTask(async (settings) => {
-      assert.equal(session.configure({ ...base, retrieval: { k: 7 } }, undefined), 'deferred');
-      assert.equal(session.configure({ ...base, retrieval: { k: 9 } }, 'key'), 'deferred');
+      assert.equal(session.configure({ ...base, retrieval: { ...base.retrieval, k: 7 } }, undefined), 'deferred');
+      assert.equal(session.configure({ ...base, retrieval: { ...base.retrieval, k: 9 } }, 'key'), 'deferred');
       await new Promise((r) => setTimeout(r, 5));
       seenInside = session.settings.retrieval.k;
       assert.equal(settings.retrieval.k, 4);
@@ -27,7 +27,7 @@ describe('settings apply between tasks, never mid-task', function () {
     assert.deepEqual(applied, [9], 'applied once, after the task, with the newest change');
     assert.equal(session.settings.retrieval.k, 9);
     assert.equal(session.apiKey, 'key');
-    assert.equal(session.configure({ ...base, retrieval: { k: 3 } }, undefined), 'applied', 'no task running: at once');
+    assert.equal(session.configure({ ...base, retrieval: { ...base.retrieval, k: 3 } }, undefined), 'applied', 'no task running: at once');
     assert.deepEqual(applied, [9, 3]);
     session.dispose();
   });

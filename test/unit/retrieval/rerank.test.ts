@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
+import { readDomainValues } from '../../../src/core/data/domain-values-reader';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { DomainValues } from '../../../src/core/memory/search/domain-values';
 import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/search/rerank';
@@ -150,6 +152,31 @@ describe('HybridSearch with the re-ranking stage', () => {
       assert.equal(hits[0].recordId, 'r0');
     } finally {
       search.close();
+      store.close();
+    }
+  });
+
+  it('the app\'s retriever follows agentMemory.retrieval.rerank (configure): fused, re-ranked, and re-ranked with the agent database\'s values', () => {
+    const embedder = new HashingEmbedder();
+    const store = MemoryStore.open(':memory:');
+    const CHART = { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` };
+    const LAB = { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };
+    const records = [CHART, LAB].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
+    store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    const retriever = MemoryRetriever.open(store, { file: null });
+    try {
+      // "calculated total co2" is in no stored program: only the database says it is a lab test.
+      const q = 'What was the last calculated total co2 value of patient 12?';
+      const top = (): string => retriever.retrieve(q, embedder.embedSync(q), 2)[0].recordId;
+      assert.equal(top(), 'r0', 'fused: the chart record shares more words');
+      retriever.configure({ rerank: true, domainValues: null });
+      assert.equal(top(), 'r0', 're-ranked from the memory alone: the value names no column');
+      retriever.configure({ rerank: true, domainValues: readDomainValues(path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite')) });
+      assert.equal(top(), 'r1', 'with the database\'s values it is a d_labitems.label value: the lab program');
+      retriever.configure({ rerank: false, domainValues: null });
+      assert.equal(top(), 'r0');
+    } finally {
+      retriever.close();
       store.close();
     }
   });

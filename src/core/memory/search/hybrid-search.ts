@@ -177,7 +177,7 @@ export class HybridSearch {
     store: MemoryStore,
     readonly keywords: KeywordSource,
     readonly dense: DenseIndex,
-    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean; domainValues?: DomainValues } | null = null,
+    private readonly shapeOptions: { store: MemoryStore; logger?: Logger; background: boolean; domainValues?: DomainValues | null } | null = null,
   ) {
     this.rowStmt = store.connectionForQueries().prepare("SELECT rid, id, created_task, embedding FROM records WHERE rid = ? AND status = 'active'");
     this.programStmt = store
@@ -210,6 +210,12 @@ export class HybridSearch {
       this.shapeIndex = ShapeIndex.open(o.store, { logger: o.logger, background: o.background, after: Promise.all([this.dense.ready, this.keywords.ready]), domainValues: o.domainValues });
     }
     return this.shapeIndex;
+  }
+
+  /** The values of the data the agent works on, for the re-ranking's value columns (null: none); kept for a later shapes read. */
+  setDomainValues(values: DomainValues | null): void {
+    if (this.shapeOptions) this.shapeOptions.domainValues = values;
+    this.shapeIndex?.setDomainValues(values);
   }
 
   /**

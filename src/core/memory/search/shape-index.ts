@@ -64,7 +64,7 @@ export class ShapeIndex {
    * `after`: a background load starts once it settles (the search passes its dense and keyword sides'
    * loads, so the shapes never compete with them for the first answer of a cold start).
    */
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown>; domainValues?: DomainValues } = {}): ShapeIndex {
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; after?: Promise<unknown>; domainValues?: DomainValues | null } = {}): ShapeIndex {
     // A side that failed to load does not stop the shapes (nor leave a rejection unhandled when nothing waits on it).
     const after = (options.after ?? Promise.resolve()).catch(() => undefined);
     const index = new ShapeIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, after);
@@ -82,6 +82,11 @@ export class ShapeIndex {
     if (!this.loaded) return null;
     this.catchUp();
     return this.state;
+  }
+
+  /** The values of the data the agent works on (the re-ranking's value columns; null: none). */
+  setDomainValues(values: DomainValues | null): void {
+    this.state.setDomainValues(values);
   }
 
   /** Re-reads every active record (synchronously). */
