@@ -250,8 +250,7 @@ export class HybridSearch {
       // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
-      const identity = shapes;
-      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, identity);
+      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes);
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
@@ -263,8 +262,8 @@ export class HybridSearch {
       // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
       const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
       const candidates =
-        identity && !recency && diversity === 0 ? this.topProgramCandidates(ranked, want, identity, programs) : this.allCandidates(ranked, programs, weigh, recency !== undefined);
-      let groups = collapseByProgram(candidates, want, { diversity, ...(identity ? { keyOf: (c: ProgramCandidate) => identity.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
+        shapes && !recency && diversity === 0 ? this.topProgramCandidates(ranked, want, shapes, programs) : this.allCandidates(ranked, programs, weigh, recency !== undefined);
+      let groups = collapseByProgram(candidates, want, { diversity, ...(shapes ? { keyOf: (c: ProgramCandidate) => shapes.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
       // Fewer distinct programs than wanted while the rankings may hold more: look deeper.
       if (!perSide && groups.length < want && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) {
         depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);

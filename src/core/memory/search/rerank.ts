@@ -207,8 +207,9 @@ function coverage(values: readonly (readonly string[])[], held: ReadonlySet<stri
  * per record so they follow records as they come (`set`) and go (`delete`).
  *
  * Compact: a record's shape is one typed array of ids of interned words
- * (`[the length of each of LISTS, slots, phrase ids…, word ids…, term ids…,
- * own ids…, compared phrase ids…, their column ids…]`), not objects: a query
+ * (`[the length of each of LISTS, slots, program identity (2 halves), phrase
+ * ids…, word ids…, term ids…, own ids…, compared phrase ids…, their column
+ * ids…]`), not objects: a query
  * decodes the shapes of its ten candidates (array lookups), so re-ranking
  * computes nothing per candidate. 100k records keep about 58 MB (heap and
  * typed arrays; 77 MB as objects) before the value columns.
