@@ -27,6 +27,8 @@ export interface ToolMemoryOptions {
   logger: Logger;
   /** The key of the embedding endpoint the memory's vectors come from, if any (EMBEDDING_API_KEY_ENV). */
   embeddingApiKey?: string;
+  /** Re-rank memory_search (hybrid-search's opt-in stage; the memory's own values: a tool server has no agent database). */
+  rerank?: boolean;
 }
 
 export interface ToolMemory {
@@ -49,7 +51,7 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   let retriever: MemoryRetriever | undefined;
   let manager: MemoryManager | undefined;
   try {
-    retriever = MemoryRetriever.open(store, { logger });
+    retriever = MemoryRetriever.open(store, { logger, rerank: options.rerank });
     manager = new MemoryManager(store, { addition: options.addition, mode: 'editor', codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), logger });
   } catch (error) {
     retriever?.close();

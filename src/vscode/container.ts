@@ -162,6 +162,7 @@ export class Container implements vscode.Disposable {
         version: String((context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '0'),
         databasePath: () => this.databasePath(),
         additionPolicy: () => this.settings.value.addition.policy,
+        rerank: () => this.settings.value.retrieval.rerank,
         onDidChange: this.settings.onDidChange,
         team: {
           target: () => (this.team.config.kind === 'on' ? { url: this.team.config.url, space: this.team.config.space } : undefined),

@@ -1,5 +1,5 @@
 /**
- * `agent-memory mcp --db FILE|postgres://… [--addition fixed|all|coarse|strict] [--space NAME]`:
+ * `agent-memory mcp --db FILE|postgres://… [--addition fixed|all|coarse|strict] [--rerank] [--space NAME]`:
  * serves the memory (a SQLite file, or a space of the team memory on PostgreSQL) to MCP
  * clients (Claude Code, Cursor, VS Code, …) on stdio until the client closes the
  * connection. stdout carries the protocol only; logs go to stderr.
@@ -20,7 +20,7 @@ import { packageVersion } from './version';
 
 export const summary = 'serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)';
 
-export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--verbose]
+export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--rerank] [--verbose]
        agent-memory mcp --db postgres://user@host/db?sslmode=verify-full [--space NAME] [--verbose]
 
 Serves the memory database FILE, or a space of a team memory on PostgreSQL, over the Model
@@ -31,6 +31,8 @@ Context Protocol on stdio.
   --addition P    addition policy for memory_record (default strict: records wait as pending
                   until approved in the Agent Memory sidebar); a team memory uses its space's
                   policy, set on the server
+  --rerank        re-rank memory_search by question shape, program links and value columns
+                  (a file memory; the editor passes it when agentMemory.retrieval.rerank is on)
   --verbose       log more to stderr
 On a team memory, memory_search searches the shared records by keywords; when the server is
 unreachable every tool answers UNREACHABLE (nothing returned, nothing stored) and the next call
@@ -43,17 +45,19 @@ const ArgsSchema = z.object({
   db: z.string({ message: '--db FILE is required' }).min(1, '--db FILE is required'),
   addition: AdditionPolicyNameSchema.optional(),
   space: z.string().optional(),
+  rerank: z.boolean().default(false),
   verbose: z.boolean().default(false),
 });
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, space: { type: 'string' }, verbose: { type: 'boolean' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, space: { type: 'string' }, rerank: { type: 'boolean' }, verbose: { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger(args.verbose ? 'info' : 'warn');
   const team = isPostgresUrl(args.db);
   if (team && args.addition) throw usageError("--addition does not apply to a team memory: the space's addition policy is set on the server (default strict).", USAGE);
   if (!team && args.space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
+  if (team && args.rerank) throw usageError('--rerank applies to a memory file (a team memory is searched on the server).', USAGE);
   let memory: { tools: MemoryToolApi; close(): Promise<void> };
   if (team) {
     const shared = openTeamToolMemory({ url: args.db, space: args.space, logger });
@@ -64,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
     });
     memory = shared;
   } else {
-    memory = openToolMemory({ databasePath: args.db, addition: args.addition ?? 'strict', logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined });
+    memory = openToolMemory({ databasePath: args.db, addition: args.addition ?? 'strict', logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined, rerank: args.rerank });
   }
   const server = createMemoryMcpServer(memory.tools, { version: packageVersion(), logger });
   const transport = new StdioServerTransport();

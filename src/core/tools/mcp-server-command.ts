@@ -15,8 +15,9 @@ export interface McpServerCommand {
 }
 
 /** The child on a memory file; `execPath` is the editor's own Node (Electron's, run as Node). */
-export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string, execPath = process.execPath): McpServerCommand {
-  return { command: execPath, args: [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition], env: { ELECTRON_RUN_AS_NODE: '1' } };
+export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string, execPath = process.execPath, rerank = false): McpServerCommand {
+  const args = [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition, ...(rerank ? ['--rerank'] : [])];
+  return { command: execPath, args, env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 /** The child on the team memory: the URL (never with a password) and the space in argv. */

@@ -38,7 +38,9 @@ export interface McpProviderOptions {
   version: string;
   databasePath: () => string;
   additionPolicy: () => string;
-  /** Fires when the database path or the policy changed. */
+  /** agentMemory.retrieval.rerank: the server re-ranks memory_search (`--rerank`). */
+  rerank: () => boolean;
+  /** Fires when the database path, the policy or the re-ranking setting changed. */
   onDidChange: vscode.Event<unknown>;
   /**
    * The team memory while agentMemory.team.url is set: the server then serves that space
@@ -95,7 +97,7 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
           const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team);
           return [new Definition(TEAM_MCP_LABEL, command, args, env, options.version)];
         }
-        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy());
+        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank());
         return [new Definition('Agent Memory', command, args, env, options.version)];
       },
       resolveMcpServerDefinition: async (server) => {

@@ -5,7 +5,11 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
-import { call, connectServer, SEED, seedMemory, text } from './mcp-support';
+import { spawnSync } from 'node:child_process';
+import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding';
+import { MemoryRetriever } from '../../../src/core/agent/retriever';
+import { nullLogger } from '../../../src/core/logger';
+import { call, connectServer, MAIN, ROOT, SEED, seedMemory, text, TSX } from './mcp-support';
 
 interface SearchOut {
   retrievalId: string;
@@ -150,5 +154,60 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
     } finally {
       await other.close();
     }
+  });
+
+  describe('--rerank', () => {
+    const RECORDS = [
+      { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` },
+      { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` },
+      { question: 'Sodium in the lab for patient 9?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'sodium') and subject_id = 9")` },
+    ];
+    // Lab values the memory compares with d_labitems.label: the value columns prefer a lab program to the chart one that shares more words.
+    const QUERIES = ['What was the last sodium value of patient 12?', 'What was the last potassium value of patient 12?'];
+
+    it('re-ranks memory_search, once its shapes are read, as the in-process re-ranked retriever does (and the fused server keeps the fused order)', async () => {
+      const file = path.join(dir, 'rerank.sqlite');
+      const seeded = MemoryStore.open(file);
+      const expected: { query: string; fused: string; reranked: string }[] = [];
+      try {
+        seeded.add(
+          RECORDS.map((r) => ({ question: r.question, execution: { code: r.code, language: 'python', outcome: 'success' as const }, provenance: 'seed' as const })),
+          { trigger: 'user', reason: 'test seed' },
+        );
+        refitAndReembed(seeded, 'user');
+        const embedder = storeEmbedder(seeded, nullLogger);
+        const fused = MemoryRetriever.open(seeded, { file: null });
+        const reranked = MemoryRetriever.open(seeded, { file: null, rerank: true });
+        for (const query of QUERIES) {
+          const v = embedder.embedSync(query);
+          expected.push({ query, fused: fused.retrieve(query, v, 4)[0].recordId, reranked: reranked.retrieve(query, v, 4)[0].recordId });
+        }
+        fused.close();
+        reranked.close();
+      } finally {
+        seeded.close();
+      }
+      assert.ok(expected.some((e) => e.fused !== e.reranked), `some query orders differently re-ranked: ${JSON.stringify(expected)}`);
+      const plain = await connectServer(file, 'strict');
+      const reranking = await connectServer(file, 'strict', 'test-client', ['--rerank']);
+      try {
+        const top = async (c: Client, query: string): Promise<string> => ((await call(c, 'memory_search', { query, k: 4 })).structuredContent as unknown as SearchOut).results[0].id;
+        // A file memory opens in the background: the shapes are read after both sides, and until then a search keeps the fused order.
+        for (let waited = 0; (await top(reranking, expected[0].query)) !== expected[0].reranked && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+        for (const e of expected) {
+          assert.equal(await top(plain, e.query), e.fused, e.query);
+          assert.equal(await top(reranking, e.query), e.reranked, e.query);
+        }
+      } finally {
+        await plain.close();
+        await reranking.close();
+      }
+    });
+
+    it('refuses --rerank on a team memory URL (usage, exit 2), before connecting', async () => {
+      const r = spawnSync(process.execPath, [TSX, MAIN, 'mcp', '--db', 'postgres://nobody@127.0.0.1:1/none', '--rerank'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /--rerank applies to a memory file/);
+    });
   });
 });

@@ -32,8 +32,8 @@ export function seedMemory(file: string): void {
 }
 
 /** The real `agent-memory mcp` as a child process, driven by the SDK's own Client over stdio. */
-export async function connectServer(db: string, addition: string, clientName = 'test-client'): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [TSX, MAIN, 'mcp', '--db', db, '--addition', addition], cwd: ROOT, stderr: 'pipe' });
+export async function connectServer(db: string, addition: string, clientName = 'test-client', extraArgs: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [TSX, MAIN, 'mcp', '--db', db, '--addition', addition, ...extraArgs], cwd: ROOT, stderr: 'pipe' });
   const client = new Client({ name: clientName, version: '1.2.3' });
   await client.connect(transport);
   return client;

@@ -6,6 +6,8 @@ describe('the MCP server child the editor starts (core/tools/mcp-server-command)
   it('on the personal memory: --db FILE --addition P', () => {
     const c = mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node');
     assert.deepEqual(c, { command: '/bin/node', args: ['/ext/dist/cli.js', 'mcp', '--db', '/data/memory.sqlite', '--addition', 'strict'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+    // agentMemory.retrieval.rerank on: the server re-ranks memory_search.
+    assert.deepEqual(mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node', true).args.slice(-1), ['--rerank']);
   });
 
   it('on the team memory: --db URL --space NAME; the password only in the environment, added at start', () => {
