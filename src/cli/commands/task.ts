@@ -24,7 +24,7 @@ import { bundledDataDir } from './seed';
 export const summary = "run the agent on questions with a memory (SQLite file or postgres:// team memory): retrieve, generate, run, evaluate, add";
 
 const USAGE = `Usage: agent-memory task --db FILE|postgres://… [--space NAME] (--question TEXT… | --tasks T.jsonl) [--language python|javascript]
-  [--data DB] [--k N] [--model reuse|<endpoint base URL> --model-name M] [--team-sweep-period-ms N] [--json]
+  [--data DB] [--k N] [--rerank] [--model reuse|<endpoint base URL> --model-name M] [--team-sweep-period-ms N] [--json]
 
 Runs the agent's task pipeline for each question, one after the other, as the editor does:
 retrieves demonstrations from the memory, generates and runs a program against DB (default:
@@ -35,6 +35,8 @@ the bundled EHR demo database), evaluates it and applies the addition policy.
   --space NAME       the team memory's space (default "default")
   --question TEXT    a question (repeatable)
   --tasks FILE       JSONL lines {"question", "answer"}: the answer is the ground truth (Φ from it)
+  --rerank           re-rank the demonstrations (agentMemory.retrieval.rerank), with the values of
+                     DB (a SQLite memory)
   --model M          reuse (default; the offline model) or an OpenAI-compatible base URL
                      (API key from AGENT_MEMORY_API_KEY)
   The coder and debugger role memories (with a --model endpoint) are the space's on a team
@@ -52,6 +54,7 @@ const ArgsSchema = z
     language: z.enum(['python', 'javascript']).default('python'),
     data: z.string().min(1).optional(),
     k: z.coerce.number().int().min(1).max(32).default(4),
+    rerank: z.boolean().default(false),
     model: z.string().default('reuse'),
     'model-name': z.string().min(1).optional(),
     'team-sweep-period-ms': z.coerce.number().int().min(0).optional(),
@@ -67,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     usage: USAGE,
     options: {
       db: { type: 'string' }, space: { type: 'string' }, question: { type: 'string', multiple: true }, tasks: { type: 'string' }, language: { type: 'string' }, data: { type: 'string' },
-      k: { type: 'string' }, model: { type: 'string' }, 'model-name': { type: 'string' }, 'team-sweep-period-ms': { type: 'string' }, json: { type: 'boolean' },
+      k: { type: 'string' }, rerank: { type: 'boolean' }, model: { type: 'string' }, 'model-name': { type: 'string' }, 'team-sweep-period-ms': { type: 'string' }, json: { type: 'boolean' },
     },
   });
   if (parsed === HELP_SHOWN) return 0;
@@ -82,6 +85,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(args.json ? `${JSON.stringify(r)}\n` : describe(r));
   };
   if (isPostgresUrl(args.db)) {
+    if (args.rerank) throw usageError('--rerank applies to a SQLite memory (a team memory is searched on the server).', USAGE);
     const team = await connectTeam(args.db, args.space, { logger });
     try {
       const period = args['team-sweep-period-ms'];
@@ -97,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
   refuseSpaceOnFile(args.space, USAGE);
   if (args['team-sweep-period-ms'] !== undefined) throw usageError('--team-sweep-period-ms applies to a team memory only (a SQLite memory uses its deletion settings).', USAGE);
   const settings = SettingsSchema.parse({
-    model: endpoint ? { baseUrl: endpoint.baseURL, name: endpoint.model } : {}, retrieval: { k: args.k }, addition: {}, deletion: {}, runner: { language: args.language }, agent: { dataPath }, misaligned: {},
+    model: endpoint ? { baseUrl: endpoint.baseURL, name: endpoint.model } : {}, retrieval: { k: args.k, rerank: args.rerank }, addition: {}, deletion: {}, runner: { language: args.language }, agent: { dataPath }, misaligned: {},
   });
   const app = await createApp({ databasePath: path.resolve(args.db), settings, apiKey: endpoint?.apiKey, demoDataDir: dataDir, storageDir: `${path.resolve(args.db)}.roles`, logger });
   try {

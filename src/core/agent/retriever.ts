@@ -45,7 +45,23 @@ export class MemoryRetriever extends Disposable {
   }
 
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
-    return new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
+    const retriever = new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
+    if (options.rerank) retriever.startShapes();
+    return retriever;
+  }
+
+  /**
+   * Settles when the indexes are loaded, the re-ranking's question shapes included once re-ranking is on
+   * (a file memory loads them in the background: until then a search keeps the fused order). Never rejects:
+   * a side that failed to load leaves the other one serving.
+   */
+  get ready(): Promise<void> {
+    return this.search.ready.catch(() => undefined);
+  }
+
+  /** Starts reading the question shapes now (in the background for a file memory), not at the first search. */
+  private startShapes(): void {
+    void this.search.shapes;
   }
 
   /**
@@ -55,6 +71,7 @@ export class MemoryRetriever extends Disposable {
   configure(options: { rerank: boolean; domainValues: DomainValues | null }): void {
     this.rerank = options.rerank;
     this.search.setDomainValues(options.domainValues);
+    if (options.rerank) this.startShapes();
   }
 
   /**

@@ -147,6 +147,8 @@ export class AgentService extends Disposable {
     const dataPath = this.dataPath(settings);
     if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
     this.useDomainValues(settings, dataPath);
+    // Re-ranking on: the task re-ranks from its first retrieval (the shapes read in the background since the setting applied).
+    if (settings.retrieval.rerank) await this.retriever.ready;
     const language = settings.runner.language;
     const { generator, chat } = this.model;
     const runner = this.runners.runner;
