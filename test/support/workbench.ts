@@ -241,9 +241,16 @@ export class Workbench {
    */
   async groupChildren(name: string): Promise<string[]> {
     const deadline = Date.now() + UI_TIMEOUT_MS;
+    let zeroReads = 0;
     for (;;) {
       const labels = await this.renderedGroupChildren(name);
-      if (labels.length > 0 || Date.now() > deadline || (await this.groupCount(name)) === 0) return labels;
+      if (labels.length > 0 || Date.now() > deadline) return labels;
+      // A count read while the tree re-renders can be missing or 0 for a moment: an empty group is one that stays at 0.
+      zeroReads = (await this.groupCount(name).catch(() => NaN)) === 0 ? zeroReads + 1 : 0;
+      if (zeroReads >= 3) return labels;
+      // Every caller expanded the group first; a refresh that re-rendered it collapsed is expanded again.
+      const row = this.groupRow(name);
+      if ((await row.getAttribute('aria-expanded').catch(() => null)) === 'false') await row.locator('.monaco-tl-twistie').click().catch(() => undefined);
       await this.page.waitForTimeout(200);
     }
   }
