@@ -22,6 +22,7 @@ import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../a
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
 import { readDomainValues } from '../data/domain-values-reader';
+import { perFileVersion } from '../data/per-file-version';
 import { AgentMemoryError, errorMessage } from '../errors';
 import type { DomainValues } from '../memory/search/domain-values';
 import { Disposable } from '../lifecycle';
@@ -54,10 +55,19 @@ export class AgentService extends Disposable {
   private model: Model;
   private dataDb: { path: string; db: BetterSqlite3.Database } | null = null;
   private roles!: RoleMemories;
-  /** The agent database's values for the re-ranking, by file, size and mtime (null values: not read). */
-  private domainValues: { key: string; values: DomainValues | null } | null = null;
-  /** The data fingerprint by file, size and mtime (taken again only when the file changed). */
-  private fingerprint: { key: string; id: string } | null = null;
+  /** The data fingerprint (taken again only when the file changed). */
+  private readonly fingerprintOf = perFileVersion((file) => databaseFingerprint(file).id);
+  /**
+   * The agent database's values for the re-ranking (read again only when the file changed); null for a
+   * file over {@link MAX_DOMAIN_VALUES_FILE_MB} MB, whose columns would be scanned in the editor's process.
+   */
+  private readonly domainValuesOf = perFileVersion((file, size): DomainValues | null => {
+    if (size <= MAX_DOMAIN_VALUES_FILE_MB * 1024 * 1024) return readDomainValues(file);
+    this.options.logger.info(`retrieval: the values of ${file} are not read for re-ranking (over ${MAX_DOMAIN_VALUES_FILE_MB} MB)`);
+    return null;
+  });
+  /** The values the re-ranking last used (null: the memory's programs only). */
+  private domainValues: DomainValues | null = null;
 
   constructor(
     private readonly session: SettingsSession,
@@ -75,7 +85,7 @@ export class AgentService extends Disposable {
       session.onDidApply(({ settings, apiKey }) => {
         this.runners.use(settings.runner);
         this.model = this.createModel(settings, apiKey);
-        this.retriever.configure({ rerank: settings.retrieval.rerank, domainValues: settings.retrieval.rerank ? (this.domainValues?.values ?? null) : null });
+        this.retriever.configure({ rerank: settings.retrieval.rerank, domainValues: settings.retrieval.rerank ? this.domainValues : null });
       }),
     );
   }
@@ -88,21 +98,13 @@ export class AgentService extends Disposable {
    */
   private useDomainValues(settings: Settings, dataPath: string): void {
     if (!settings.retrieval.rerank) return;
-    let key: string;
     try {
-      const st = fs.statSync(dataPath);
-      key = `${dataPath}\u0000${st.size}\u0000${st.mtimeMs}`;
-      if (this.domainValues?.key !== key) {
-        let values: DomainValues | null = null;
-        if (st.size > MAX_DOMAIN_VALUES_FILE_MB * 1024 * 1024) this.options.logger.info(`retrieval: the values of ${dataPath} are not read for re-ranking (over ${MAX_DOMAIN_VALUES_FILE_MB} MB)`);
-        else values = readDomainValues(dataPath);
-        this.domainValues = { key, values };
-      }
+      this.domainValues = this.domainValuesOf(dataPath);
     } catch (error) {
       this.options.logger.warn(`retrieval: the values of ${dataPath} could not be read for re-ranking (${errorMessage(error)}); it uses the memory's programs only`);
       this.domainValues = null;
     }
-    this.retriever.configure({ rerank: true, domainValues: this.domainValues?.values ?? null });
+    this.retriever.configure({ rerank: true, domainValues: this.domainValues });
   }
 
   async loadRoleMemories(): Promise<void> {
@@ -219,13 +221,6 @@ export class AgentService extends Disposable {
         for (const r of runners.values()) r.dispose();
       }
     });
-  }
-
-  private fingerprintOf(file: string): string {
-    const stat = fs.statSync(file);
-    const key = `${file}:${stat.size}:${stat.mtimeMs}`;
-    if (this.fingerprint?.key !== key) this.fingerprint = { key, id: databaseFingerprint(file).id };
-    return this.fingerprint.id;
   }
 
   roleMemories(): RoleMemoryView[] {

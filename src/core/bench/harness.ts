@@ -6,7 +6,6 @@
  * turns them into metrics.json).
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { CodeGenerator } from '../agent/loop/generators';
 import { RoleMemories } from '../agent/role-memories';
 import { InMemoryRoleMemoryStore } from '../agent/role-memory-store';
@@ -23,7 +22,7 @@ import { fitTextStatistics } from '../similarity/text/text-statistics';
 import { BenchConfig, BenchConfigInput, BenchConfigSchema, scaledPeriod } from './config';
 import { goldProgram } from '../data/gold-program';
 import { readDomainValues } from '../data/domain-values-reader';
-import type { DomainValues } from '../memory/search/domain-values';
+import { perFileVersion } from '../data/per-file-version';
 import { DEFAULT_SHIFT_GROUPS, shiftOrder } from './kmeans';
 import { BenchPolicies, PolicySettings } from './policy-adapter';
 import { runTaskPipeline, TaskPipelineDeps } from '../agent/task-pipeline';
@@ -284,14 +283,4 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
 }
 
 /** The database's values by column, read once per file (every cell of a grid run re-ranks with the same data). */
-const domainValuesRead = new Map<string, DomainValues>();
-function domainValuesOf(databasePath: string): DomainValues {
-  const st = fs.statSync(databasePath);
-  const key = `${path.resolve(databasePath)}\u0000${st.size}\u0000${st.mtimeMs}`;
-  let values = domainValuesRead.get(key);
-  if (!values) {
-    values = readDomainValues(databasePath);
-    domainValuesRead.set(key, values);
-  }
-  return values;
-}
+const domainValuesOf = perFileVersion((file) => readDomainValues(file));
