@@ -29,3 +29,12 @@ export const SAMPLE_QUESTIONS: readonly string[] = [
   'what was the first ward of patient 273 in this hospital visit?',
   'list the top three most frequent procedures last year',
 ];
+
+/**
+ * Two records for the re-ranking's value columns: a chart-event program whose question shares many
+ * words with "What was the last … value of patient 12?" questions, and a lab-test program whose
+ * question shares fewer. The fused ranking puts the chart one first for such questions; a lab value
+ * (known from the memory's programs or the agent's database) points the re-ranking to the lab one.
+ */
+export const CHART_HEART_RATE = { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` };
+export const LAB_POTASSIUM = { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };

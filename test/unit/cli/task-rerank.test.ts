@@ -5,13 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { refitAndReembed } from '../../../src/core/app/embedding';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../support/records';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const MAIN = path.join(ROOT, 'src', 'cli', 'main.ts');
 
-const CHART = { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` };
-const LAB = { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };
 // No stored program compares "calculated total co2": only the agent's database (the bundled demo) says it is a lab test.
 const QUESTION = 'What was the last calculated total co2 value of patient 12?';
 
@@ -28,7 +27,7 @@ describe('agent-memory task --rerank (agentMemory.retrieval.rerank through the a
     const store = MemoryStore.open(file);
     try {
       const [chart, lab] = store.add(
-        [CHART, LAB].map((r) => ({ question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'seed' as const })),
+        [CHART_HEART_RATE, LAB_POTASSIUM].map((r) => ({ question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'seed' as const })),
         { trigger: 'user', reason: 'test seed' },
       );
       refitAndReembed(store, 'user');

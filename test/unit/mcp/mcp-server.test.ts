@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { nullLogger } from '../../../src/core/logger';
+import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../support/records';
 import { call, connectServer, MAIN, ROOT, SEED, seedMemory, text, TSX } from './mcp-support';
 
 interface SearchOut {
@@ -158,8 +159,8 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
 
   describe('--rerank', () => {
     const RECORDS = [
-      { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` },
-      { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` },
+      CHART_HEART_RATE,
+      LAB_POTASSIUM,
       { question: 'Sodium in the lab for patient 9?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'sodium') and subject_id = 9")` },
     ];
     // Lab values the memory compares with d_labitems.label: the value columns prefer a lab program to the chart one that shares more words.

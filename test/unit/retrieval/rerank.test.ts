@@ -7,7 +7,7 @@ import { DomainValues } from '../../../src/core/memory/search/domain-values';
 import { identifierWords, QuestionShapes, RERANK_DEPTH } from '../../../src/core/memory/search/rerank';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
-import { sampleRecord } from '../../support/records';
+import { CHART_HEART_RATE, LAB_POTASSIUM, sampleRecord } from '../../support/records';
 
 const COST_PROCEDURE = { question: 'What is the cost of a procedure named knee replacement?', code: `answer = sql("select cost from cost where event_type = 'procedures_icd' and title = 'knee replacement'")` };
 const COST_PATIENT = { question: 'What is the cost of the hospital stay of patient 42?', code: `answer = sql("select sum(cost) from cost where subject_id = 42")` };
@@ -136,11 +136,17 @@ describe('QuestionShapes (re-ranking)', () => {
 });
 
 describe('HybridSearch with the re-ranking stage', () => {
-  it('re-orders the collapsed top and still returns k distinct programs', () => {
-    const embedder = new HashingEmbedder();
+  const embedder = new HashingEmbedder();
+  /** An in-memory store holding these records as r0, r1, … (embedded with the unfitted built-in embedder). */
+  function storeOf(...list: { question: string; code: string }[]): MemoryStore {
     const store = MemoryStore.open(':memory:');
-    const records = [WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
+    const records = list.map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
     store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    return store;
+  }
+
+  it('re-orders the collapsed top and still returns k distinct programs', () => {
+    const store = storeOf(WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT);
     const search = HybridSearch.open(store, { file: null });
     try {
       const q = 'Which ward was patient 12 in first this year?';
@@ -157,12 +163,7 @@ describe('HybridSearch with the re-ranking stage', () => {
   });
 
   it('the app\'s retriever follows agentMemory.retrieval.rerank (configure): fused, re-ranked, and re-ranked with the agent database\'s values', () => {
-    const embedder = new HashingEmbedder();
-    const store = MemoryStore.open(':memory:');
-    const CHART = { question: 'What was the last heart rate value of patient 12?', code: `answer = sql("select valuenum from chartevents where itemid in (select itemid from d_items where d_items.label = 'heart rate') and subject_id = 12")` };
-    const LAB = { question: 'Potassium value of patient 4, the last one?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'potassium') and subject_id = 4")` };
-    const records = [CHART, LAB].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
-    store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    const store = storeOf(CHART_HEART_RATE, LAB_POTASSIUM);
     const retriever = MemoryRetriever.open(store, { file: null });
     try {
       // "calculated total co2" is in no stored program: only the database says it is a lab test.
@@ -182,11 +183,8 @@ describe('HybridSearch with the re-ranking stage', () => {
   });
 
   it('the agent\'s retriever re-ranks when opened with rerank (the bench\'s `rerank` switch), and keeps the fused order otherwise', () => {
-    const embedder = new HashingEmbedder();
-    const store = MemoryStore.open(':memory:');
     const COST_PROCEDURE_OF_PATIENT = { question: 'What is the cost of a procedure for patient 42?', code: `answer = sql("select sum(cost) from cost where event_type = 'procedures_icd' and subject_id = 42")` };
-    const records = [COST_PROCEDURE, COST_PROCEDURE_OF_PATIENT, WARD, CAREUNIT].map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
-    store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+    const store = storeOf(COST_PROCEDURE, COST_PROCEDURE_OF_PATIENT, WARD, CAREUNIT);
     const fused = MemoryRetriever.open(store, { file: null });
     const reranked = MemoryRetriever.open(store, { file: null, rerank: true });
     try {
