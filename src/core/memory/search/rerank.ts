@@ -57,7 +57,7 @@ import { DEFAULT_RANK_CONSTANT } from './fusion';
 import { programKey } from './program-collapse';
 import { FUNCTION_WORDS } from '../text-processing';
 import type { DomainValues } from './domain-values';
-import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrases, VALUE_PLACEHOLDER } from './value-masking';
+import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrase, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
  * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
@@ -160,7 +160,8 @@ function slotCount(tokens: readonly string[]): number {
 /** The shape of one record (its question masked with its own program's literals only). */
 export function recordShape(question: string, code: string): RecordShape {
   const literals = programLiterals(code);
-  const phrases = valuePhrases(code);
+  // valuePhrases(code), from the literals already read.
+  const phrases = literals.flatMap((literal) => valuePhrase(literal) ?? []);
   const tokens = tokensOf(new ValueVocabulary().maskWith(question, ValueVocabulary.of(phrases)).text);
   const terms = identifierWords(code, literals);
   return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)], columns: literalColumns(code, phrases) };
