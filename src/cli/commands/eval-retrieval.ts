@@ -95,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {
     process.stdout.write(
-      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  distinct@${result.k} ${result.distinct_at_k.toFixed(2)}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
+      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  hit@${result.k} ${result.hit_at_k.toFixed(4)}  distinct@${result.k} ${result.distinct_at_k.toFixed(2)}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
     );
   }
   return 0;

@@ -267,6 +267,8 @@ export interface EvalResult {
   mode: RetrievalMode;
   hit_at_1: number;
   precision_at_k: number;
+  /** Share of queries with a record of their template anywhere in the top k (the bench stream's same_template_at_4 on a fixed memory). */
+  hit_at_k: number;
   /** Mean number of distinct normalised programs among the k retrieved records. */
   distinct_at_k: number;
 }
@@ -311,12 +313,15 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   }
   let hits = 0;
   let precision = 0;
+  let anyHits = 0;
   let distinct = 0;
   try {
     for (const q of options.queries) {
       const results = await backend.search(q.question, k, mode);
       if (results[0] && templateOf.get(results[0].key) === q.template) hits += 1;
-      precision += results.slice(0, k).filter((r) => templateOf.get(r.key) === q.template).length / k;
+      const same = results.slice(0, k).filter((r) => templateOf.get(r.key) === q.template).length;
+      precision += same / k;
+      if (same > 0) anyHits += 1;
       distinct += new Set(results.slice(0, k).map((r) => programKey(itemOf.get(r.key)?.code ?? '', 'python'))).size;
       const top = results[0] ? itemOf.get(results[0].key) : undefined;
       if (options.explain && vocabulary && top) {
@@ -335,5 +340,5 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   }
   const n = options.queries.length;
   const round = (x: number): number => Math.round(x * 10_000) / 10_000;
-  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0, distinct_at_k: n ? round(distinct / n) : 0 };
+  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0, hit_at_k: n ? round(anyHits / n) : 0, distinct_at_k: n ? round(distinct / n) : 0 };
 }

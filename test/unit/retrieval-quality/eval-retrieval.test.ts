@@ -62,7 +62,7 @@ describe('eval-retrieval', () => {
     );
     const queries = parseEvalJsonl(JSON.stringify({ question: 'How many patients were prescribed insulin?', template: 'count-drug', code: '' }));
     const result = await evaluateRetrieval({ memory, queries, k: 2, mode: 'hybrid' });
-    assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5, distinct_at_k: 2 });
+    assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5, hit_at_k: 1, distinct_at_k: 2 });
   });
 
   it('a memory of 20 copies per line ranks as the memory without copies (hit@1 and distinct_at_k, default and re-ranked), and explain names the masked words', async function () {
