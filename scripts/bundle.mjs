@@ -3,6 +3,7 @@
 //   src/extension.ts -> dist/extension.js   (loaded by VS Code)
 //   src/cli/main.ts  -> dist/cli.js         (the `agent-memory` bin, with a shebang)
 //   src/core/memory/keyword/keyword-worker.ts -> dist/keyword-worker.js (keyword index worker thread)
+//   src/core/data/domain-values-worker.ts -> dist/domain-values-worker.js (agent database values, re-ranking)
 // Native / loadable modules stay external and ship beside the bundle (see .vscodeignore):
 // better-sqlite3 (Node-API prebuilds for every platform) in node_modules, the sqlite-vec
 // loadables in native/ (loaded by explicit path, src/core/memory/sqlite/native-sqlite.ts), QuickJS
@@ -38,6 +39,8 @@ const targets = [
   { entry: 'src/cli/main.ts', out: 'dist/cli.js', required: false, cli: true },
   // The keyword index's worker thread (found beside the bundle by keyword-service.ts).
   { entry: 'src/core/memory/keyword/keyword-worker.ts', out: 'dist/keyword-worker.js', required: true },
+  // The worker thread that reads the agent database's values for the re-ranking (found beside the bundle by domain-values-reader.ts).
+  { entry: 'src/core/data/domain-values-worker.ts', out: 'dist/domain-values-worker.js', required: true },
 ];
 
 const t0 = Date.now();

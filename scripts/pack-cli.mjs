@@ -4,7 +4,7 @@
 // Stages a package of its own (the root package.json is the extension's manifest, and vsce
 // refuses a `files` list next to .vscodeignore) and runs `npm pack` on it:
 //   bin agent-memory -> dist/cli.js (the esbuild bundle: openai, zod, MiniSearch, the MCP SDK inlined)
-//   dist/keyword-worker.js, the EHR demo data (for `seed` and `run`), README, CHANGELOG, LICENSE
+//   dist/keyword-worker.js, dist/domain-values-worker.js, the EHR demo data (for `seed` and `run`), README, CHANGELOG, LICENSE
 //   dependencies: only the native / loadable modules the bundle leaves external, at the
 //   versions of the root package.json (so an install needs no build step and no other package).
 // The result runs with no checkout:  npx -y ./agent-memory-<version>.tgz mcp --db memory.sqlite
@@ -26,6 +26,7 @@ const RUNTIME_DEPENDENCIES = ['better-sqlite3', 'sqlite-vec', 'quickjs-emscripte
 const FILES = [
   'dist/cli.js',
   'dist/keyword-worker.js',
+  'dist/domain-values-worker.js',
   'data/ehr/README.md',
   'data/ehr/EHRSQL-LICENSE-CC-BY-4.0.txt',
   'data/ehr/MIMIC-III-DEMO-LICENSE-ODbL.txt',

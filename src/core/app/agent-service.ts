@@ -21,7 +21,7 @@ import { revalidate, type RevalidationReport } from '../revalidation/revalidate'
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
-import { readDomainValues } from '../data/domain-values-reader';
+import { readDomainValuesOffThread } from '../data/domain-values-reader';
 import { perFileVersion } from '../data/per-file-version';
 import { AgentMemoryError, errorMessage } from '../errors';
 import type { DomainValues } from '../memory/search/domain-values';
@@ -61,10 +61,10 @@ export class AgentService extends Disposable {
    * The agent database's values for the re-ranking (read again only when the file changed); null for a
    * file over {@link MAX_DOMAIN_VALUES_FILE_MB} MB, whose columns would be scanned in the editor's process.
    */
-  private readonly domainValuesOf = perFileVersion((file, size): DomainValues | null => {
-    if (size <= MAX_DOMAIN_VALUES_FILE_MB * 1024 * 1024) return readDomainValues(file);
+  private readonly domainValuesOf = perFileVersion((file, size): Promise<DomainValues | null> => {
+    if (size <= MAX_DOMAIN_VALUES_FILE_MB * 1024 * 1024) return readDomainValuesOffThread(file);
     this.options.logger.info(`retrieval: the values of ${file} are not read for re-ranking (over ${MAX_DOMAIN_VALUES_FILE_MB} MB)`);
-    return null;
+    return Promise.resolve(null);
   });
   /** The values the re-ranking last used (null: the memory's programs only). */
   private domainValues: DomainValues | null = null;
@@ -91,15 +91,16 @@ export class AgentService extends Disposable {
   }
 
   /**
-   * With re-ranking on, the values of the database the agent queries (its value columns), read at the
-   * first task on that file (about 0.6 s for the demo) and again when the file changes; a file over
+   * With re-ranking on, the values of the database the agent queries (its value columns), read in a
+   * worker thread at the first task on that file (about 0.6 s for the demo; the task waits, the editor
+   * does not) and again when the file changes; a file over
    * {@link MAX_DOMAIN_VALUES_FILE_MB} MB is not read (its columns would be scanned in the editor's
    * process), nor one that cannot be read: the re-ranking then uses the memory's programs only.
    */
-  private useDomainValues(settings: Settings, dataPath: string): void {
+  private async useDomainValues(settings: Settings, dataPath: string): Promise<void> {
     if (!settings.retrieval.rerank) return;
     try {
-      this.domainValues = this.domainValuesOf(dataPath);
+      this.domainValues = await this.domainValuesOf(dataPath);
     } catch (error) {
       this.options.logger.warn(`retrieval: the values of ${dataPath} could not be read for re-ranking (${errorMessage(error)}); it uses the memory's programs only`);
       this.domainValues = null;
@@ -148,7 +149,7 @@ export class AgentService extends Disposable {
   private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult> {
     const dataPath = this.dataPath(settings);
     if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
-    this.useDomainValues(settings, dataPath);
+    await this.useDomainValues(settings, dataPath);
     // Re-ranking on: the task re-ranks from its first retrieval (the shapes read in the background since the setting applied).
     if (settings.retrieval.rerank) await this.retriever.ready;
     const language = settings.runner.language;

@@ -5,17 +5,24 @@
  * enough to be names ({@link MAX_DISTINCT_VALUES}), values up to
  * {@link MAX_VALUE_LENGTH} characters, kept as value phrases are kept from
  * programs (see valuePhrase: no digits-only values, no lone function words).
- * The MIMIC-III demo database gives about 44k phrases in about 0.6 s.
+ * The MIMIC-III demo database gives about 44k phrases in about 0.6 s;
+ * {@link readDomainValuesOffThread} reads them in a worker thread (the
+ * calling thread only builds the lookup, a slice of phrases per event-loop turn).
  *
  * @example
  * ```ts
  * const values = readDomainValues('data/ehr/mimic3-demo.sqlite');
+ * const same = await readDomainValuesOffThread('data/ehr/mimic3-demo.sqlite');
  * values.columnsIn('packed cell transfusion cost'); // [{ phrase: 'packed cell transfusion', columns: ['d_icd_procedures.short_title'] }]
  * ```
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { z } from 'zod';
 import { AgentMemoryError, errorMessage } from '../errors';
-import { DomainValues } from '../memory/search/domain-values';
+import { DomainValues, GroupedDomainValues } from '../memory/search/domain-values';
 import { valuePhrase } from '../memory/search/value-masking';
 
 /** A text column with more distinct values than this holds free text or ids, not names. */
@@ -27,15 +34,70 @@ const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** The database's value phrases by `table.column` (lower case), read-only. */
 export function readDomainValues(databasePath: string): DomainValues {
+  return new DomainValues({ grouped: readGroupedDomainValues(databasePath) });
+}
+
+/** The database's value phrases, keyed and grouped with their columns (what the worker thread sends back), read-only. */
+export function readGroupedDomainValues(databasePath: string): GroupedDomainValues {
   let db: BetterSqlite3.Database | null = null;
   try {
     db = new BetterSqlite3(databasePath, { readonly: true, fileMustExist: true });
-    return new DomainValues(valuesOf(db));
+    return DomainValues.group(valuesOf(db));
   } catch (error) {
-    throw new AgentMemoryError('DATABASE', `Cannot read the values of ${databasePath} (${errorMessage(error)}); pass the SQLite file the agent queries.`);
+    throw cannotRead(databasePath, errorMessage(error));
   } finally {
     db?.close();
   }
+}
+
+function cannotRead(databasePath: string, cause: string): AgentMemoryError {
+  return new AgentMemoryError('DATABASE', `Cannot read the values of ${databasePath} (${cause}); pass the SQLite file the agent queries.`);
+}
+
+/** What the worker thread posts back (domain-values-worker.ts). */
+export const DomainValuesMessageSchema = z.discriminatedUnion('type', [
+  /** The grouped phrases, packed into one string (DomainValues.pack). */
+  z.object({ type: z.literal('values'), packed: z.string() }),
+  z.object({ type: z.literal('failed'), message: z.string() }),
+]);
+export type DomainValuesMessage = z.infer<typeof DomainValuesMessageSchema>;
+
+/** Where the worker script is: beside this module (tsc output, tsx) or beside the bundle. */
+function workerScript(): string {
+  for (const name of ['domain-values-worker.js', 'domain-values-worker.ts']) {
+    const file = path.join(__dirname, name);
+    if (fs.existsSync(file)) return file;
+  }
+  throw new AgentMemoryError('INVALID_STATE', `The domain-values worker script was not found beside ${__dirname}; reinstall the extension or the CLI.`);
+}
+
+/**
+ * {@link readDomainValues} in a worker thread: the columns are scanned and the phrases keyed there, so
+ * the calling thread (the editor's extension host) only builds the lookup from the packed phrases, in
+ * slices between event-loop turns.
+ * Rejects with the same typed error when the file cannot be read.
+ */
+export function readDomainValuesOffThread(databasePath: string): Promise<DomainValues> {
+  const script = workerScript();
+  const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
+  return new Promise<DomainValues>((resolve, reject) => {
+    const worker = new Worker(bootstrap, { eval: true, workerData: { file: databasePath } });
+    let settled = false;
+    const settle = (action: () => void): void => {
+      if (settled) return;
+      settled = true;
+      action();
+      void worker.terminate();
+    };
+    worker.on('message', (raw: unknown) => {
+      const message = DomainValuesMessageSchema.safeParse(raw);
+      if (!message.success) return settle(() => reject(cannotRead(databasePath, 'the worker thread sent an unreadable answer')));
+      const m = message.data;
+      settle(() => (m.type === 'values' ? resolve(DomainValues.unpack(m.packed)) : reject(cannotRead(databasePath, m.message))));
+    });
+    worker.on('error', (error) => settle(() => reject(cannotRead(databasePath, errorMessage(error)))));
+    worker.on('exit', (code) => settle(() => reject(cannotRead(databasePath, `the worker thread exited with code ${code}`))));
+  });
 }
 
 function valuesOf(db: BetterSqlite3.Database): [string, string][] {

@@ -29,7 +29,7 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
     const tarball = out.trim().split('\n').pop()!;
     assert.ok(fs.existsSync(tarball), `the tarball exists (${tarball})`);
     const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
-    assert.ok(listing.includes('package/dist/cli.js') && listing.includes('package/dist/keyword-worker.js'), 'the bundle and its worker are packed');
+    assert.ok(listing.includes('package/dist/cli.js') && listing.includes('package/dist/keyword-worker.js') && listing.includes('package/dist/domain-values-worker.js'), 'the bundle and its workers are packed');
     assert.ok(!listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'no sources or tests are packed');
     const prefix = path.join(dir, 'prefix');
     execFileSync('npm', ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,6 +58,14 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
     assert.equal(run.outcome, 'success');
     const expected = execFileSync(process.execPath, ['-e', `const D=require(${JSON.stringify(path.join(ROOT, 'node_modules', 'better-sqlite3'))});const d=new D(${JSON.stringify(data)},{readonly:true});process.stdout.write(JSON.stringify(d.prepare('select count(*) c from admissions').get().c))`], { encoding: 'utf8' });
     assert.deepEqual(run.answer, [[Number(expected)]]);
+  });
+
+  it('re-ranks a task with the packed demo database\'s values, read by the packed worker thread: `agent-memory task --rerank`', () => {
+    const r = spawnSync(bin, ['task', '--db', 'memory.sqlite', '--question', 'What was the last calculated total co2 value of patient 12?', '--rerank', '--json'], { cwd: cwd(), encoding: 'utf8', timeout: 100_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /could not be read for re-ranking|worker script was not found/, 'the installed CLI finds dist/domain-values-worker.js');
+    const result = JSON.parse(r.stdout.trim().split('\n')[0]) as { demonstrations: unknown[] };
+    assert.ok(result.demonstrations.length > 0);
   });
 
   it('serves the memory to an MCP client: `agent-memory mcp --db X`', async () => {

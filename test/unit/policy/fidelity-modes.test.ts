@@ -5,6 +5,7 @@ import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { evaluateRules, RuleSpecInput } from '../../../src/core/policy/rules';
 import { evaluateGroundTruth, Evaluation } from '../../../src/core/policy/utility';
 import { History } from './history-helpers';
+import { deletionQueries, RUNNING_ACCURACY_SQL } from '../../../src/core/memory/sqlite/queries/deletion-candidates';
 
 const gt = (utility: number): Evaluation => ({ utility, evaluator: 'strict:ground-truth', reason: 'test' });
 const ids = (plan: { candidates: { recordId: string }[] }) => plan.candidates.map((c) => c.recordId);
@@ -65,6 +66,18 @@ describe('relative threshold: Wilson upper bound of mean Φ below the running ac
       assert.ok(Math.abs(Number(plan.candidates[0].evidence.runningAccuracy) - 20 / 35) < 1e-9);
       assert.equal(plan.candidates[0].evidence.z, 1.96);
       assert.deepEqual(ids(planHistory(h.store, { taskIndex: 15, historyThreshold: 'relative' })), []);
+    });
+
+    it('the running accuracy reads the covering index of evaluated tasks, not the task rows', () => {
+      for (let i = 1; i <= 35; i++) h.tasks.begin(`q${i}`);
+      build();
+      const plan = h.store
+        .connectionForQueries()
+        .prepare(`EXPLAIN QUERY PLAN ${RUNNING_ACCURACY_SQL}`)
+        .all(40) as { detail: string }[];
+      assert.match(plan.map((r) => r.detail).join('\n'), /COVERING INDEX tasks_utility/);
+      assert.ok(Math.abs((deletionQueries(h.store).runningAccuracy(40) ?? NaN) - 20 / 35) < 1e-9);
+      assert.equal(deletionQueries(h.store).runningAccuracy(0), null);
     });
 
     it('combined deletion uses the same relative history condition', () => {

@@ -22,21 +22,79 @@ export interface DomainValue {
   columns: readonly string[];
 }
 
+/** Value phrases keyed as the value vocabulary keys them, each with its columns (sorted, distinct). */
+export type GroupedDomainValues = readonly (readonly [string, readonly string[]])[];
+
+/** Separators of the packed form (see {@link DomainValues.pack}): between phrases, and between a phrase and its columns. */
+const PACKED_ENTRY = '\u0000';
+const PACKED_FIELD = '\u0001';
+/** Phrases a {@link DomainValues.unpack} step adds before it yields to the event loop. */
+export const UNPACK_SLICE = 2_000;
+
 export class DomainValues {
   private readonly vocabulary: ValueVocabulary;
-  private readonly columns = new Map<string, string[]>();
+  private readonly columns: Map<string, readonly string[]>;
 
-  /** `entries`: [phrase, column] pairs (the phrase as data holds it; it is keyed as the value vocabulary keys it). */
-  constructor(entries: Iterable<readonly [string, string]>) {
+  /**
+   * `entries`: [phrase, column] pairs (the phrase as data holds it; it is keyed as the value vocabulary
+   * keys it), or `{ grouped }`: phrases already keyed and grouped by {@link group} (nothing is keyed again).
+   */
+  constructor(entries: Iterable<readonly [string, string]> | { grouped: GroupedDomainValues } | { built: { columns: Map<string, readonly string[]>; vocabulary: ValueVocabulary } }) {
+    if ('built' in entries) {
+      this.columns = entries.built.columns;
+      this.vocabulary = entries.built.vocabulary;
+      return;
+    }
+    this.columns = new Map('grouped' in entries ? entries.grouped : DomainValues.group(entries));
+    this.vocabulary = ValueVocabulary.of([...this.columns.keys()]);
+  }
+
+  /**
+   * Grouped phrases as one string (a worker thread posts it: one string crosses threads in about a
+   * millisecond, where 44k small arrays take 50–200 ms to clone). A column name holding a separator is
+   * left out.
+   */
+  static pack(grouped: GroupedDomainValues): string {
+    const clean = (text: string): boolean => !text.includes(PACKED_ENTRY) && !text.includes(PACKED_FIELD);
+    const out: string[] = [];
+    for (const [phrase, columns] of grouped) {
+      const kept = columns.filter(clean);
+      if (kept.length > 0 && clean(phrase)) out.push([phrase, ...kept].join(PACKED_FIELD));
+    }
+    return out.join(PACKED_ENTRY);
+  }
+
+  /**
+   * The values of a {@link pack}ed string, built {@link UNPACK_SLICE} phrases per event-loop turn, so the
+   * thread that awaits it (the editor's extension host) is never held for the whole build.
+   */
+  static async unpack(packed: string, slice = UNPACK_SLICE): Promise<DomainValues> {
+    const columns = new Map<string, readonly string[]>();
+    const vocabulary = new ValueVocabulary();
+    const entries = packed === '' ? [] : packed.split(PACKED_ENTRY);
+    for (let i = 0; i < entries.length; i += slice) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const entry of entries.slice(i, i + slice)) {
+        const [phrase, ...held] = entry.split(PACKED_FIELD);
+        columns.set(phrase, held);
+        vocabulary.addPhrase(phrase);
+      }
+    }
+    return new DomainValues({ built: { columns, vocabulary } });
+  }
+
+  /** [phrase, column] pairs keyed and grouped: what `new DomainValues({ grouped })` takes (the costly part, done where the values are read). */
+  static group(entries: Iterable<readonly [string, string]>): [string, string[]][] {
+    const columns = new Map<string, string[]>();
     for (const [text, column] of entries) {
       const key = phraseKey(text);
       if (key === '') continue;
-      const list = this.columns.get(key) ?? [];
+      const list = columns.get(key) ?? [];
       if (!list.includes(column)) list.push(column);
-      this.columns.set(key, list);
+      columns.set(key, list);
     }
-    for (const list of this.columns.values()) list.sort();
-    this.vocabulary = ValueVocabulary.of([...this.columns.keys()]);
+    for (const list of columns.values()) list.sort();
+    return [...columns];
   }
 
   /** Number of distinct value phrases. */

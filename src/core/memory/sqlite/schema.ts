@@ -218,6 +218,15 @@ CREATE TABLE record_checks (
 CREATE INDEX record_checks_stale ON record_checks(stale) WHERE stale = 1;
 `,
   },
+  {
+    version: 10,
+    description: "covering index of the evaluated tasks' utilities (the relative threshold's running accuracy)",
+    // DeletionQueries.runningAccuracy averages Φ over the evaluated tasks up to t at every task of a
+    // relative-threshold policy: without it each call read every task row (code, answer, log).
+    sql: `
+CREATE INDEX tasks_utility ON tasks(task_index, utility) WHERE utility IS NOT NULL;
+`,
+  },
 ];
 
 /**

@@ -32,6 +32,8 @@ const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_
 const RELATIVE_CONDITION =
   '(r.utility_count >= @n AND r.utility_count > 0 AND r.utility_sum < @acc * r.utility_count AND (r.utility_sum - @acc * r.utility_count) * (r.utility_sum - @acc * r.utility_count) > @z2 * @acc * (1 - @acc) * r.utility_count)';
 const OLDEST_FIRST = 'r.created_task, r.rid';
+/** Mean Φ of the evaluated tasks up to t (reads the covering index `tasks_utility`, schema v10). */
+export const RUNNING_ACCURACY_SQL = 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?';
 /** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
 const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
 
@@ -220,7 +222,7 @@ export class DeletionQueries {
 
   /** The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none is evaluated). */
   runningAccuracy(taskIndex: number): number | null {
-    const row = prepared(this.db, 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?').get(taskIndex) as { a: number | null };
+    const row = prepared(this.db, RUNNING_ACCURACY_SQL).get(taskIndex) as { a: number | null };
     return row.a;
   }
 
