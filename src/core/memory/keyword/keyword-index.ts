@@ -7,6 +7,12 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import type { IndexedText, MemoryStore } from '../sqlite/store';
 import { Doc, FIELD_PREFIXES, MINISEARCH_OPTIONS, newMiniSearch, SCORER_OPTIONS, splitTerms, tokenize } from './keyword-documents';
 import { tokenizeForKeywords } from '../text-processing';
+import { hash53 } from '../../text-hash';
+
+/** The identity of a document's indexed text (see KeywordIndex.indexedText). */
+function textHash(doc: Doc): number {
+  return hash53(`${doc.question}\u0000${doc.code}`);
+}
 
 /** Default delay before a changed index is written to disk. */
 /** Records read per query when the index is rebuilt. */
@@ -41,6 +47,11 @@ export interface KeywordIndexOptions {
   maxPostings?: number;
   /** Budget of the cached per-term results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   termCachePostings?: number;
+  /**
+   * Remove a leaving record at once when its indexed text is known (default true); false: discard it and
+   * vacuum, as before (the reference the tests compare the fast path with; same results).
+   */
+  removeLeaving?: boolean;
 }
 
 /** How the index was obtained at open. */
@@ -83,6 +94,12 @@ export class KeywordIndex {
   private readonly scorer: KeywordScorer;
   /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
   private frequencies = new Map<string, number>();
+  /**
+   * A hash of the text each document was indexed with, for the documents this process indexed (not those
+   * of a loaded file): a record that leaves with that text still in the database is removed at once
+   * (MiniSearch `remove`); any other is discarded and the index vacuumed (a walk of every term).
+   */
+  private readonly indexedText = new Map<number, number>();
   private seq = 0;
   /** Changes applied so far (see `version`). */
   private changes = 0;
@@ -96,6 +113,9 @@ export class KeywordIndex {
   private readonly file: string | null;
   private readonly debounceMs: number;
   private readonly maxPostings: number;
+  private readonly removeLeaving: boolean;
+  /** Leaving records removed at once, and discarded for a vacuum, since open (diagnostics, tests). */
+  readonly left = { removed: 0, discarded: 0 };
   origin: KeywordIndexOrigin = 'memory';
 
   private constructor(private readonly db: Database, options: KeywordIndexOptions, logger: Logger) {
@@ -104,6 +124,7 @@ export class KeywordIndex {
     this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
     this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
+    this.removeLeaving = options.removeLeaving ?? true;
     this.scorer = new KeywordScorer(this.ms, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
@@ -237,6 +258,7 @@ export class KeywordIndex {
     const started = Date.now();
     this.ms = newMiniSearch();
     this.frequencies.clear();
+    this.indexedText.clear();
     this.seq = this.log.head();
     this.scorer.reset(this.ms);
     this.changed();
@@ -328,11 +350,25 @@ export class KeywordIndex {
 
   private apply(rids: number[]): void {
     const gone = rids.filter((rid) => this.ms.has(rid));
-    for (const rid of gone) this.count(this.textOf(rid), -1);
-    if (gone.length > 0) this.ms.discardAll(gone);
+    // In order, each one removed (its indexed text known) or discarded: the same field-length updates either way.
+    let discarded = false;
+    for (const rid of gone) {
+      const doc = this.textOf(rid);
+      this.count(doc, -1);
+      const indexed = this.indexedText.get(rid);
+      this.indexedText.delete(rid);
+      if (this.removeLeaving && doc && indexed !== undefined && indexed === textHash(doc)) {
+        this.ms.remove(doc);
+        this.left.removed++;
+      } else {
+        this.ms.discard(rid);
+        this.left.discarded++;
+        discarded = true;
+      }
+    }
     this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
-    this.vacuum();
+    if (discarded) this.vacuum();
     this.changed();
     this.dirty = true;
   }
@@ -383,7 +419,10 @@ export class KeywordIndex {
 
   private addDocs(records: IndexedText[]): void {
     const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
-    for (const doc of docs) this.count(doc, 1);
+    for (const doc of docs) {
+      this.count(doc, 1);
+      this.indexedText.set(doc.id, textHash(doc));
+    }
     this.ms.addAll(docs);
     this.scorer.added(docs.map((d) => d.id));
   }
@@ -397,6 +436,7 @@ export class KeywordIndex {
       return 'rebuilt:stale';
     }
     this.ms = read.index;
+    this.indexedText.clear();
     this.scorer.reset(this.ms);
     this.changed();
     this.vacuum();

@@ -57,6 +57,7 @@ import { DEFAULT_RANK_CONSTANT } from './fusion';
 import { programKey } from './program-collapse';
 import { FUNCTION_WORDS } from '../text-processing';
 import type { DomainValues } from './domain-values';
+import { hash53 } from '../../text-hash';
 import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrase, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
@@ -175,23 +176,6 @@ const SLOTS = LISTS.length;
 const PROGRAM_HIGH = SLOTS + 1;
 const PROGRAM_LOW = SLOTS + 2;
 const HEAD = SLOTS + 3;
-
-/**
- * A 53-bit hash of a string (cyrb53, public domain): two multiplicative 32-bit mixes. Two different
- * programs share one with a probability of about n² / 2^54 among n programs (≈ 6·10⁻⁷ at 100k).
- */
-function hash53(text: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
 
 /** Share of the query's values (each with the columns it may belong to) whose column `held` has (0 without values). */
 function coverage(values: readonly (readonly string[])[], held: ReadonlySet<string>): number {
