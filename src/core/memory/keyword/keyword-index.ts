@@ -351,7 +351,6 @@ export class KeywordIndex {
   private apply(rids: number[]): void {
     const gone = rids.filter((rid) => this.ms.has(rid));
     // In order, each one removed (its indexed text known) or discarded: the same field-length updates either way.
-    let discarded = false;
     for (const rid of gone) {
       const doc = this.textOf(rid);
       this.count(doc, -1);
@@ -363,12 +362,12 @@ export class KeywordIndex {
       } else {
         this.ms.discard(rid);
         this.left.discarded++;
-        discarded = true;
       }
     }
     this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
-    if (discarded) this.vacuum();
+    // Only discarded documents leave postings behind (a no-op when none did).
+    this.vacuum();
     this.changed();
     this.dirty = true;
   }
