@@ -16,14 +16,13 @@
  * values.columnsIn('packed cell transfusion cost'); // [{ phrase: 'packed cell transfusion', columns: ['d_icd_procedures.short_title'] }]
  * ```
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
 import { AgentMemoryError, errorMessage } from '../errors';
 import { DomainValues, GroupedDomainValues } from '../memory/search/domain-values';
 import { valuePhrase } from '../memory/search/value-masking';
+import { workerBootstrap } from '../worker-script';
 
 /** A text column with more distinct values than this holds free text or ids, not names. */
 export const MAX_DISTINCT_VALUES = 20_000;
@@ -62,15 +61,6 @@ export const DomainValuesMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type DomainValuesMessage = z.infer<typeof DomainValuesMessageSchema>;
 
-/** Where the worker script is: beside this module (tsc output, tsx) or beside the bundle. */
-function workerScript(): string {
-  for (const name of ['domain-values-worker.js', 'domain-values-worker.ts']) {
-    const file = path.join(__dirname, name);
-    if (fs.existsSync(file)) return file;
-  }
-  throw new AgentMemoryError('INVALID_STATE', `The domain-values worker script was not found beside ${__dirname}; reinstall the extension or the CLI.`);
-}
-
 /**
  * {@link readDomainValues} in a worker thread: the columns are scanned and the phrases keyed there, so
  * the calling thread (the editor's extension host) only builds the lookup from the packed phrases, in
@@ -78,8 +68,7 @@ function workerScript(): string {
  * Rejects with the same typed error when the file cannot be read.
  */
 export function readDomainValuesOffThread(databasePath: string): Promise<DomainValues> {
-  const script = workerScript();
-  const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
+  const bootstrap = workerBootstrap(__dirname, 'domain-values-worker');
   return new Promise<DomainValues>((resolve, reject) => {
     const worker = new Worker(bootstrap, { eval: true, workerData: { file: databasePath } });
     let settled = false;

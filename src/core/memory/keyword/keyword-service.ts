@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
@@ -8,6 +7,7 @@ import { tempFileOf } from './keyword-index-file';
 import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
 import { KeywordWarmer, WarmSignal } from './keyword-warmer';
 import type { MemoryStore } from '../sqlite/store';
+import { workerBootstrap } from '../../worker-script';
 
 /** How long a query waits for the keyword worker before answering without it. */
 export const KEYWORD_ANSWER_TIMEOUT_MS = 250;
@@ -121,15 +121,6 @@ export class InlineKeywords implements KeywordSource {
   }
 }
 
-/** Where the worker script is: beside this module (tsc output, tsx) or beside the bundle. */
-function workerScript(): string {
-  for (const name of ['keyword-worker.js', 'keyword-worker.ts']) {
-    const file = path.join(__dirname, name);
-    if (fs.existsSync(file)) return file;
-  }
-  throw new Error(`keyword-worker script not found beside ${__dirname}`);
-}
-
 /**
  * The keyword index loaded and queried in a worker thread, so loading a large
  * index (seconds of JSON parsing and MiniSearch revival) never blocks this
@@ -158,9 +149,7 @@ export class WorkerKeywords implements KeywordSource {
   constructor(store: MemoryStore, options: KeywordIndexOptions, private readonly logger: Logger) {
     const file = options.file === undefined ? store.connectionForQueries().name + KEYWORD_FILE_SUFFIX : options.file;
     this.file = file;
-    const script = workerScript();
-    const bootstrap = `${script.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(script)});`;
-    this.worker = new Worker(bootstrap, {
+    this.worker = new Worker(workerBootstrap(__dirname, 'keyword-worker'), {
       eval: true,
       workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
     });
