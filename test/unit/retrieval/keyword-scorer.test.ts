@@ -25,18 +25,19 @@ function warmFully(index: KeywordIndex): number {
   return steps;
 }
 
-/** The single terms MiniSearch's `search` is asked for while `run` runs (the scorer searches one term per call). */
+/** The terms the scorer looks up in the index (its postings, or MiniSearch's `search`: one term per call) while `run` runs. */
 function miniSearchCalls(run: () => void): string[] {
-  const original = MiniSearch.prototype.search;
+  const proto = KeywordScorer.prototype as unknown as { fetch: (term: string, only?: unknown) => unknown };
+  const original = proto.fetch;
   const calls: string[] = [];
-  MiniSearch.prototype.search = function (this: MiniSearch, query, options) {
-    if (typeof query === 'string') calls.push(query);
-    return original.call(this, query, options);
+  proto.fetch = function (this: KeywordScorer, term: string, only?: unknown) {
+    calls.push(term);
+    return original.call(this, term, only);
   };
   try {
     run();
   } finally {
-    MiniSearch.prototype.search = original;
+    proto.fetch = original;
   }
   return calls;
 }

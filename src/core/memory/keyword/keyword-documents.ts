@@ -59,6 +59,8 @@ export const SCORER_OPTIONS = {
   boost: KEYWORD_FIELD_BOOST,
   bm25: KEYWORD_BM25,
   maxTermFrequency: { question: Infinity, code: 1 },
+  // The index's terms are already processed (processTerm is the identity): its postings can be read directly.
+  readPostings: true,
 };
 
 export function newMiniSearch(): MiniSearch<Doc> {

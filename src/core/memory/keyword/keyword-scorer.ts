@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { PostingsReader, postingsReader } from './keyword-postings';
 import { concatResults, quickSelectDescending, selectTop, single, TermResults } from './keyword-select';
 
 /**
@@ -58,6 +59,12 @@ export interface ScorerOptions {
   maxTermFrequency: Readonly<Record<string, number>>;
   /** Budget of the cached results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   maxCachedPostings?: number;
+  /**
+   * Read a term's results from MiniSearch's postings (keyword-postings.ts: the same scores, without
+   * building MiniSearch's result objects) instead of its public `search`. Only for an index whose terms
+   * are the query terms as given (no `processTerm` at search time), as the keyword index's are.
+   */
+  readPostings?: boolean;
 }
 
 /** Live documents holding a term, per field (in `fields` order). */
@@ -73,8 +80,10 @@ const BOUND_MARGIN = 1e-9;
  * for every (document, term) posting, merges them into a Map and sorts every
  * matching document: ~1.3 µs per posting, ~7 ms for a query touching the
  * 5,000-posting budget, whatever the number of hits asked for. This scorer
- * asks MiniSearch one term at a time (`ms.search(term)`, public API) and
- * combines the terms exactly as MiniSearch's OR search does:
+ * takes one term at a time (with `readPostings`, read from MiniSearch's
+ * postings with its own float operations: keyword-postings.ts; otherwise
+ * `ms.search(term)`, public API) and combines the terms exactly as
+ * MiniSearch's OR search does:
  * - score = (sum of the per-term scores, added in query-term order) × (number
  *   of query terms matched): the same float operations in the same order;
  * - order = score descending, ties in MiniSearch's own order (the document's
@@ -108,6 +117,8 @@ const BOUND_MARGIN = 1e-9;
  */
 export class KeywordScorer {
   private ms: Searchable;
+  /** Reads a term's results from `ms`'s postings (null: through its public search). */
+  private read: PostingsReader | null = null;
   /** Terms cached by `warm`: never evicted (only dropped with the whole cache). */
   private readonly warmedCache = new Map<string, TermResults>();
   private warmedPostings = 0;
@@ -141,6 +152,7 @@ export class KeywordScorer {
   /** A new or reloaded index: ordinals follow MiniSearch's document order (its wildcard search lists documents in that order). */
   reset(ms: Searchable): void {
     this.ms = ms;
+    this.read = this.options.readPostings ? postingsReader(ms, this.options) : null;
     this.clearCache();
     this.ordinalOf.clear();
     this.ridAt = [];
@@ -372,6 +384,8 @@ export class KeywordScorer {
 
   /** MiniSearch's results for `term` alone: all of them, or those of the documents `only` accepts (scored the same: boost 1, the others 0). */
   private fetch(term: string, only?: (rid: number) => boolean): TermResults {
+    const direct = this.read?.(term, this.ordinalOf, only);
+    if (direct) return direct;
     const results = this.ms.search(term, only ? { tokenize: single, boostDocument: (rid: number) => (only(rid) ? 1 : 0) } : { tokenize: single });
     const r: TermResults = { ords: new Int32Array(results.length), scores: new Float64Array(results.length), field: new Uint8Array(results.length) };
     let n = 0;
