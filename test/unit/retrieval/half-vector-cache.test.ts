@@ -85,4 +85,24 @@ describe('HalfVectorCache (float16 copies for rescoring)', () => {
     assert.throws(() => cache.scores(q, [2]), /no float16 copy of record 2/);
     assert.throws(() => cache.set(9, new Float32Array(3)), /3 dimensions in a 4-dimension cache/);
   });
+
+  it('groups exactly the equal vectors, also when two different vectors share the first of their two hashes', () => {
+    const cache = new HalfVectorCache(4);
+    const a = Float32Array.from([0.5, -0.25, 0.125, 1]);
+    const b = Float32Array.from([0.5, -0.25, 0.125, 0.75]);
+    cache.set(1, a);
+    cache.set(2, b);
+    cache.set(3, Float32Array.from(a));
+    cache.set(4, Float32Array.from(b));
+    const q = Float32Array.from([1, 1, 1, 1]);
+    const same = (g: Int32Array) => [g[0] === g[2], g[1] === g[3], g[0] === g[1]];
+    assert.deepEqual(same(cache.scores(q, [1, 2, 3, 4]).group), [true, true, false]);
+    // Force a collision of the first hash between a and b (odds ~2^-32 otherwise): the second still tells them apart.
+    const prints = (cache as unknown as { prints: Uint32Array }).prints;
+    prints[1 * 2] = prints[0];
+    prints[3 * 2] = prints[0];
+    const g = cache.scores(q, [1, 2, 3, 4]).group;
+    assert.deepEqual(same(g), [true, true, false]);
+    assert.deepEqual(same(cache.scores(q, [2, 1, 4, 3]).group), [true, true, false]);
+  });
 });

@@ -169,13 +169,29 @@ export class HalfVectorCache {
     const approx = new Float64Array(rids.length);
     const bound = new Float64Array(rids.length);
     const group = new Int32Array(rids.length);
-    const groupOf = new Map<string, number>();
+    const prints = this.prints;
+    // Group by the first hash (no key to build per candidate); the second tells apart the rare vectors that share it.
+    const groupOf = new Map<number, number>();
+    const slotOfGroup: number[] = [];
+    let collisions: Map<string, number> | null = null;
     for (let r = 0; r < rids.length; r++) {
       const slot = this.slots.slot(rids[r]);
       if (slot === undefined) throw new Error(`no float16 copy of record ${rids[r]}`);
-      const key = `${this.prints[slot * 2]}:${this.prints[slot * 2 + 1]}`;
-      let g = groupOf.get(key);
-      if (g === undefined) groupOf.set(key, (g = groupOf.size));
+      const first = prints[slot * 2];
+      let g = groupOf.get(first);
+      if (g === undefined) {
+        groupOf.set(first, (g = slotOfGroup.length));
+        slotOfGroup.push(slot);
+      } else if (prints[slotOfGroup[g] * 2 + 1] !== prints[slot * 2 + 1]) {
+        const key = `${first}:${prints[slot * 2 + 1]}`;
+        collisions ??= new Map();
+        let other = collisions.get(key);
+        if (other === undefined) {
+          collisions.set(key, (other = slotOfGroup.length));
+          slotOfGroup.push(slot);
+        }
+        g = other;
+      }
       group[r] = g;
       const at = slot * dim;
       let s = 0;
