@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import { Logger } from '../../logger';
-import { DenseIndex } from '../dense/dense-index';
+import { DenseHit, DenseIndex } from '../dense/dense-index';
 import { fuseRankings, FusionOptions, RankedKey } from './fusion';
 import { KeywordIndex, KeywordIndexOptions } from '../keyword/keyword-index';
 import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keyword-service';
 import type { MemoryStore } from '../sqlite/store';
 import { dotBlob } from '../dense/dense-index';
-import { collapseByProgram, ProgramCandidate, programKey } from './program-collapse';
+import { collapseByProgram, ProgramCandidate, programKey, ProgramGroup } from './program-collapse';
 import { ALL_RERANK_PARTS, DEFAULT_RERANK, QuestionShapes, RERANK_DEPTH, RERANK_PART_NAMES, RerankParts } from './rerank';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
@@ -127,6 +127,30 @@ interface CandidateRow {
 
 type UtilityRow = Pick<ProgramRow, 'rid' | 'utility_sum' | 'utility_count' | 'created_task'>;
 
+/** What a collapse reads of a program's member: its program and utility (the question is not needed while its shape is held). */
+type CodeRow = Omit<ProgramRow, 'question'>;
+
+/** A member of one of the best programs of a pass (its program identity held with the question shapes; nothing read yet). */
+interface ProgramMember {
+  rid: number;
+  program: number;
+  /** Its fused score (-Infinity for a copy left out of the rankings). */
+  score: number;
+}
+
+/** A collapse candidate that carries its program identity. */
+type IdentifiedCandidate = ProgramCandidate & { program: number };
+
+/**
+ * A re-ranked search's dense answer, kept across its passes (see HybridSearch.denseSearch): the top
+ * `depth` of `candidates` coarse candidates.
+ */
+interface DenseMemo {
+  candidates: number;
+  depth: number;
+  hits: DenseHit[] | null;
+}
+
 interface ProgramRow {
   rid: number;
   question: string;
@@ -170,7 +194,8 @@ interface Ranked {
 export class HybridSearch {
   private readonly rowStmt;
   private readonly programStmt;
-  private readonly utilityStmt;
+  private readonly codesStmt;
+  private readonly utilitiesStmt;
   private shapeIndex: ShapeIndex | null = null;
 
   constructor(
@@ -183,7 +208,13 @@ export class HybridSearch {
     this.programStmt = store
       .connectionForQueries()
       .prepare("SELECT rid, question, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
-    this.utilityStmt = store.connectionForQueries().prepare("SELECT rid, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
+    // Several rows in one read (`+status`: look each rid up, never scan the status index).
+    this.codesStmt = store
+      .connectionForQueries()
+      .prepare("SELECT rid, code, language, utility_sum, utility_count, created_task FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
+    this.utilitiesStmt = store
+      .connectionForQueries()
+      .prepare("SELECT rid, utility_sum, utility_count, created_task FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
   }
 
   /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
@@ -245,12 +276,14 @@ export class HybridSearch {
     const parts = collapsing ? rerankParts(options.rerank) : null;
     const shapes = parts ? this.shapes.shapes() : null;
     let depth = baseDepth;
+    // A re-ranked search may look again, deeper: its dense answer serves every pass it covers.
+    const denseMemo: DenseMemo | null = shapes ? { candidates: 0, depth: 0, hits: null } : null;
     for (;;) {
       // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
       // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
-      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes);
+      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
@@ -261,23 +294,36 @@ export class HybridSearch {
       }
       // The re-ranking orders the best RERANK_DEPTH programs: the collapse looks that deep before it.
       const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
-      const candidates =
-        shapes && !recency && diversity === 0 ? this.topProgramCandidates(ranked, want, shapes, programs) : this.allCandidates(ranked, programs, weigh, recency !== undefined);
-      let groups = collapseByProgram(candidates, want, { diversity, ...(shapes ? { keyOf: (c: ProgramCandidate) => shapes.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
-      // Fewer distinct programs than wanted while the rankings may hold more: look deeper.
-      if (!perSide && groups.length < want && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) {
-        depth = Math.min(MAX_COLLAPSE_DEPTH, depth * 4);
-        continue;
-      }
-      if (shapes && !perSide && sidesWhenCopies && groups.some((g) => g.identical > 0)) {
-        perSide = true;
+      // The next pass, from this one's number of programs and of their records (null: this pass answers).
+      const nextPass = (count: number, records: number): { depth: number; perSide: boolean } | null => {
+        // Fewer distinct programs than wanted while the rankings may hold more: look deeper.
+        if (!perSide && count < want && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) return { depth: Math.min(MAX_COLLAPSE_DEPTH, depth * 4), perSide };
         // Start as deep as the copies seen so far suggest (records per program), not at the base depth.
-        const recordsPerProgram = groups.reduce((n, g) => n + 1 + g.identical, 0) / Math.max(1, groups.length);
-        depth = Math.min(MAX_COLLAPSE_DEPTH, Math.ceil(baseDepth * Math.max(1, recordsPerProgram)));
+        if (shapes && !perSide && sidesWhenCopies && records > count) return { depth: Math.min(MAX_COLLAPSE_DEPTH, Math.ceil(baseDepth * Math.max(1, records / Math.max(1, count)))), perSide: true };
+        return null;
+      };
+      let groups: ProgramGroup<ProgramCandidate>[];
+      if (shapes && !recency && diversity === 0) {
+        const members = this.topProgramMembers(ranked, want, shapes);
+        // The program identities tell whether another pass follows: no row is read for a pass that does not answer.
+        const next = nextPass(members.programs, members.list.length);
+        if (next) {
+          ({ depth, perSide } = next);
+          continue;
+        }
+        groups = collapseByProgram(this.memberCandidates(members.list), want, { keyOf: (c) => c.program });
+      } else {
+        const candidates = this.allCandidates(ranked, programs, weigh, recency !== undefined);
+        groups = collapseByProgram(candidates, want, { diversity, ...(shapes ? { keyOf: (c: ProgramCandidate) => shapes.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
+      }
+      const next = nextPass(groups.length, groups.reduce((n, g) => n + 1 + g.identical, 0));
+      if (next) {
+        ({ depth, perSide } = next);
         continue;
       }
       if (shapes && parts) {
-        const questionOf = (rid: number): string => this.programOf(String(rid), programs)?.question ?? '';
+        // A held record's shape is read from the index: its question is read only for one no longer held.
+        const questionOf = (rid: number): string => (shapes.has(rid) ? '' : (this.programOf(String(rid), programs)?.question ?? ''));
         groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g);
       }
       groups = groups.slice(0, k);
@@ -311,40 +357,58 @@ export class HybridSearch {
 
   /**
    * With program identities held, without recency or diversity: only the members of the best `want`
-   * programs of the fused order matter (the others make groups past `want`). Each program's best-ranked
-   * member's row is read; its other members' (fused or copies) utility only (their program is the same
-   * identity), so a deep look over many copies reads short rows for the programs shown and nothing for
-   * the rest.
+   * programs of the fused order matter (the others make groups past `want`): those of the fused order,
+   * then the copies of them, with how many programs they make. Nothing is read.
    */
-  private topProgramCandidates(ranked: Ranked, want: number, identity: QuestionShapes, programs: Map<string, ProgramRow | null> | null): ProgramCandidate[] {
+  private topProgramMembers(ranked: Ranked, want: number, identity: QuestionShapes): { list: ProgramMember[]; programs: number } {
+    const ids = ranked.fused.map((h) => identity.programId(Number(h.key)));
     const top = new Set<number>();
-    for (const h of ranked.fused) {
+    for (const id of ids) {
       if (top.size >= want) break;
-      const id = identity.programId(Number(h.key));
       if (id !== undefined) top.add(id);
     }
-    const candidates: ProgramCandidate[] = [];
-    const rowOf = new Map<number, ProgramRow>();
-    const member = (key: string, id: number, score: number): void => {
-      const program = rowOf.get(id);
-      if (!program) {
-        const row = this.programOf(key, programs);
-        if (!row) return;
-        rowOf.set(id, row);
-        candidates.push({ rid: row.rid, score, code: row.code, language: row.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
-        return;
-      }
-      const row = this.utilityStmt.get(Number(key)) as UtilityRow | undefined;
-      if (row) candidates.push({ rid: row.rid, score, code: program.code, language: program.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task });
-    };
-    for (const h of ranked.fused) {
-      const id = identity.programId(Number(h.key));
-      if (id !== undefined && top.has(id)) member(h.key, id, h.score);
-    }
+    const list: ProgramMember[] = [];
+    ranked.fused.forEach((h, i) => {
+      const id = ids[i];
+      if (id !== undefined && top.has(id)) list.push({ rid: Number(h.key), program: id, score: h.score });
+    });
     for (const key of ranked.copies) {
-      const id = identity.programId(Number(key));
+      const rid = Number(key);
+      const id = identity.programId(rid);
       // A copy's program has a fused member (it was left out as that member's copy on its side).
-      if (id !== undefined && rowOf.has(id)) member(key, id, -Infinity);
+      if (id !== undefined && top.has(id)) list.push({ rid, program: id, score: -Infinity });
+    }
+    return { list, programs: top.size };
+  }
+
+  /**
+   * The members' candidates, in their order: each program's first member still active gives its row
+   * (code, language, utility), the others their utility only (their program is the same identity), each
+   * kind read in one query; members no longer active are left out.
+   */
+  private memberCandidates(members: readonly ProgramMember[]): IdentifiedCandidate[] {
+    const first = new Map<number, ProgramMember>();
+    for (const m of members) if (!first.has(m.program)) first.set(m.program, m);
+    const others = members.filter((m) => first.get(m.program) !== m);
+    const codes = rowsByRid<CodeRow>(this.codesStmt, [...first.values()]);
+    const utilities = others.length > 0 ? rowsByRid<UtilityRow>(this.utilitiesStmt, others) : new Map<number, UtilityRow>();
+    const programOf = new Map<number, CodeRow>();
+    const candidates: IdentifiedCandidate[] = [];
+    const add = (m: ProgramMember, program: CodeRow, row: UtilityRow): void => {
+      candidates.push({ rid: row.rid, score: m.score, code: program.code, language: program.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task, program: m.program });
+    };
+    for (const m of members) {
+      const program = programOf.get(m.program);
+      if (program) {
+        const row = utilities.get(m.rid);
+        if (row) add(m, program, row);
+        continue;
+      }
+      // The program's first member, or (when it is no longer active) the next one, read alone.
+      const row = first.get(m.program) === m ? codes.get(m.rid) : (this.programStmt.get(m.rid) as CodeRow | undefined);
+      if (!row) continue;
+      programOf.set(m.program, row);
+      add(m, row, row);
     }
     return candidates;
   }
@@ -398,6 +462,7 @@ export class HybridSearch {
     programs: Map<string, ProgramRow | null> | null = null,
     want = depth,
     identity: QuestionShapes | null = null,
+    denseMemo: DenseMemo | null = null,
   ): Ranked {
     const vector = query.vector;
     const useDense = mode !== 'keyword' && vector !== undefined;
@@ -405,7 +470,7 @@ export class HybridSearch {
     const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
     // A keyword worker searches while this thread does the dense side.
     if (useKeyword && useDense) this.keywords.prefetch(query.text, depth);
-    const denseAnswer = useDense ? this.dense.search(vector, depth, Math.max(k * overfetch, depth)) : null;
+    const denseAnswer = useDense ? this.denseSearch(vector, depth, Math.max(k * overfetch, depth), denseMemo) : null;
     if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
     }
@@ -429,6 +494,22 @@ export class HybridSearch {
     const fused = mode === 'vector' ? denseRanked : mode === 'keyword' ? keywordRanked : fuseRankings(denseRanked, keywordRanked, fusion).map((h) => ({ key: h.key, score: h.score }));
     for (const h of fused) copies.delete(h.key);
     return { fused, sides, short, copies: [...copies], denseRank: new Map(denseRanked.map((h, i) => [h.key, i + 1])), keywordRank: new Map(keywordRanked.map((h, i) => [h.key, i + 1])) };
+  }
+
+  /**
+   * The dense top `depth` of `candidates` coarse candidates. With `memo` (a re-ranked search, which may
+   * look again, deeper, after its first pass), the first pass asks for up to 4× its depth (at most every
+   * candidate): DenseIndex.search gives the exact top k in the exact order, so a later pass over the same
+   * candidates takes the head it needs instead of scanning and rescoring them again.
+   */
+  private denseSearch(vector: Float32Array, depth: number, candidates: number, memo: DenseMemo | null): DenseHit[] | null {
+    if (!memo) return this.dense.search(vector, depth, candidates);
+    if (memo.candidates !== candidates || memo.depth < depth) {
+      memo.candidates = candidates;
+      memo.depth = Math.min(candidates, depth * 4);
+      memo.hits = this.dense.search(vector, memo.depth, candidates);
+    }
+    return memo.hits && memo.hits.slice(0, depth);
   }
 
   /**
@@ -477,6 +558,13 @@ export class HybridSearch {
     this.dense.dispose();
     this.shapeIndex?.dispose();
   }
+}
+
+/** The rows one statement reads for these rids (one query: `rid IN json_each(?)`), by rid. */
+function rowsByRid<R extends { rid: number }>(stmt: { all(json: string): unknown[] }, of: readonly { rid: number }[]): Map<number, R> {
+  const out = new Map<number, R>();
+  for (const row of stmt.all(JSON.stringify(of.map((m) => m.rid))) as R[]) out.set(row.rid, row);
+  return out;
 }
 
 /** The re-ranking parts a search applies (null: none). */
