@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DenseIndex, undecidedOrder } from '../../../src/core/memory/dense/dense-index';
+import { DenseIndex, Scored, sortHead, undecidedOrder } from '../../../src/core/memory/dense/dense-index';
+import { seededRandom } from '../../../src/core/random';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { dot } from '../../../src/core/memory/dense/vector-index';
@@ -63,6 +64,25 @@ describe('dense rescoring from float16 copies', () => {
     assert.ok(refined < candidates / 4, `most candidates are scored from the copies (${refined} of ${candidates} read)`);
     dense.dispose();
     store.close();
+  });
+
+  it('orders only the head that the first round reads: the same undecided records and top k as a full sort', () => {
+    const random = seededRandom(3);
+    let partial = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 50 + Math.floor(random() * 1500);
+      const k = 1 + Math.floor(random() * 20);
+      const widest = [0, 1e-5, 1e-3, 0.05][trial % 4];
+      // Many ties and equal-vector groups, as a templated memory has.
+      const ranked: Scored[] = Array.from({ length: n }, (_, i) => ({ rid: i + 1, score: Math.round(random() * 200) / 200, bound: random() < 0.2 ? 0 : random() * widest, group: random() < 0.3 ? Math.floor(random() * 10) : -1 }));
+      const full = ranked.map((s) => ({ ...s })).sort((a, b) => b.score - a.score || a.rid - b.rid);
+      const head = sortHead(ranked.map((s) => ({ ...s })), k);
+      assert.equal(head.length, n);
+      assert.deepEqual(new Set(undecidedOrder(head, k)), new Set(undecidedOrder(full, k)), `trial ${trial}`);
+      assert.deepEqual(head.slice(0, k), full.slice(0, k));
+      if (head.some((s, i) => s.rid !== full[i].rid)) partial++;
+    }
+    assert.ok(partial > 100, `the tail is left unsorted in most trials (${partial})`);
   });
 
   it('marks for exact reading every overlapping pair reaching the first k + 1 places, and nothing when all is exact', () => {

@@ -7,6 +7,7 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
+import { quickSelectDescending } from '../keyword/keyword-select';
 
 /** One dense neighbour. */
 export interface DenseHit {
@@ -151,7 +152,7 @@ export class DenseIndex {
     }
     const held = new Set(copied);
     this.readExact(vector, rids.filter((rid) => !held.has(rid)), ranked);
-    ranked.sort(byScore);
+    ranked = sortHead(ranked, k);
     // Each round reads the undecided candidates exactly (one per group of equal vectors, whose cosine the
     // group shares); it ends when the first k are decided, usually after one round.
     for (let undecided = undecidedOrder(ranked, k); undecided.length > 0; undecided = undecidedOrder(ranked, k)) {
@@ -390,6 +391,29 @@ export interface Scored {
 
 const byScore = (a: Scored, b: Scored): number => b.score - a.score || a.rid - b.rid;
 const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact: s.bound === 0 });
+
+/**
+ * `ranked` ordered for a first `undecidedOrder(…, k)` and `slice(0, k)`: best
+ * first (as `sort(byScore)` orders them) down to 4 × the widest bound (plus a
+ * margin) below the (k + 1)-th best score, the rest after them unsorted. Both
+ * read only that head: undecidedOrder compares a record of the first k + 1
+ * places with those at most its bound + the widest bound below it. Sorting
+ * the head only (a few tens of the ~1,000 candidates of a small memory) is
+ * most of the saving. A few candidates are sorted whole, in place.
+ */
+export function sortHead(ranked: Scored[], k: number): Scored[] {
+  if (ranked.length <= Math.max(2 * (k + 1), 64)) return ranked.sort(byScore);
+  let widest = 0;
+  for (const s of ranked) widest = Math.max(widest, s.bound);
+  const scores = Float64Array.from(ranked, (s) => s.score);
+  const floor = quickSelectDescending(scores, scores.length, k) - 4 * widest - 1e-12;
+  const head: Scored[] = [];
+  const tail: Scored[] = [];
+  for (const s of ranked) (s.score >= floor ? head : tail).push(s);
+  head.sort(byScore);
+  for (const s of tail) head.push(s);
+  return head;
+}
 
 /**
  * The approximately scored candidates (sorted best first) whose place among
