@@ -150,8 +150,10 @@ export class DenseIndex {
       const { approx, bound, group } = halves.scores(vector, copied);
       copied.forEach((rid, i) => ranked.push({ rid, score: approx[i], bound: bound[i], group: group[i] }));
     }
-    const held = new Set(copied);
-    this.readExact(vector, rids.filter((rid) => !held.has(rid)), ranked);
+    if (copied.length < rids.length) {
+      const held = new Set(copied);
+      this.readExact(vector, rids.filter((rid) => !held.has(rid)), ranked);
+    }
     ranked = sortHead(ranked, k);
     // Each round reads the undecided candidates exactly (one per group of equal vectors, whose cosine the
     // group shares); it ends when the first k are decided, usually after one round.
