@@ -58,6 +58,7 @@ import { programKey } from './program-collapse';
 import { FUNCTION_WORDS } from '../text-processing';
 import type { DomainValues } from './domain-values';
 import { hash53 } from '../../text-hash';
+import { ProgramIds } from './program-ids';
 import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrase, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
@@ -171,11 +172,9 @@ export function recordShape(question: string, code: string): RecordShape {
 /** The packed lists of a record's shape, in order (see {@link QuestionShapes}). */
 const LISTS = ['phrases', 'words', 'terms', 'own', 'columnPhrases', 'columns'] as const;
 const at = (list: (typeof LISTS)[number]): number => LISTS.indexOf(list);
-/** Header of a record's packed shape: the length of each list, the slot count, then its program's identity (two 32-bit halves). */
+/** Header of a record's packed shape: the length of each list, then the slot count. */
 const SLOTS = LISTS.length;
-const PROGRAM_HIGH = SLOTS + 1;
-const PROGRAM_LOW = SLOTS + 2;
-const HEAD = SLOTS + 3;
+const HEAD = SLOTS + 1;
 
 /** Share of the query's values (each with the columns it may belong to) whose column `held` has (0 without values). */
 function coverage(values: readonly (readonly string[])[], held: ReadonlySet<string>): number {
@@ -192,9 +191,9 @@ function coverage(values: readonly (readonly string[])[], held: ReadonlySet<stri
  * per record so they follow records as they come (`set`) and go (`delete`).
  *
  * Compact: a record's shape is one typed array of ids of interned words
- * (`[the length of each of LISTS, slots, program identity (2 halves), phrase
- * ids…, word ids…, term ids…, own ids…, compared phrase ids…, their column
- * ids…]`), not objects: a query
+ * (`[the length of each of LISTS, slots, phrase ids…, word ids…, term ids…,
+ * own ids…, compared phrase ids…, their column ids…]`), not objects, and its
+ * program's identity is kept by rid (program-ids.ts): a query
  * decodes the shapes of its ten candidates (array lookups), so re-ranking
  * computes nothing per candidate. 100k records keep about 58 MB (heap and
  * typed arrays; 77 MB as objects) before the value columns.
@@ -206,6 +205,8 @@ export class QuestionShapes {
   private readonly phraseColumns = new Map<string, Map<string, number>>();
   /** Per record: its packed shape (see the class comment; ids into `words`). */
   private readonly packed = new Map<number, Uint32Array>();
+  /** Per record: its program's identity (see {@link programId}). */
+  private readonly programs = new ProgramIds();
   /** Word, phrase or identifier word → id, and back. */
   private readonly ids = new Map<string, number>();
   private readonly words: string[] = [];
@@ -243,9 +244,6 @@ export class QuestionShapes {
     const out = new Uint32Array(HEAD + LISTS.reduce((n, l) => n + lists[l].length, 0));
     LISTS.forEach((l, i) => (out[i] = lists[l].length));
     out[SLOTS] = shape.slots;
-    const program = hash53(programKey(code, language));
-    out[PROGRAM_HIGH] = Math.floor(program / 4294967296);
-    out[PROGRAM_LOW] = program >>> 0;
     let i = HEAD;
     for (const l of LISTS) for (const w of lists[l]) out[i++] = this.idOf(w);
     for (const p of shape.phrases) this.vocabulary.addPhrase(p);
@@ -256,6 +254,7 @@ export class QuestionShapes {
       this.phraseColumns.set(phrase, byColumn);
     }
     this.packed.set(key, out);
+    this.programs.set(key, hash53(programKey(code, language)));
   }
 
   /**
@@ -264,8 +263,7 @@ export class QuestionShapes {
    * copies apart without reading their rows.
    */
   programId(key: number): number | undefined {
-    const shape = this.packed.get(key);
-    return shape ? shape[PROGRAM_HIGH] * 4294967296 + shape[PROGRAM_LOW] : undefined;
+    return this.programs.get(key);
   }
 
   /** Un-counts a record (nothing happens when it is not held). */
@@ -273,6 +271,7 @@ export class QuestionShapes {
     const shape = this.packed.get(key);
     if (!shape) return;
     this.packed.delete(key);
+    this.programs.delete(key);
     for (const id of this.list(shape, 'phrases')) this.vocabulary.removePhrase(this.words[id]);
     for (const id of this.list(shape, 'words')) decrement(this.known, this.words[id]);
     const columns = this.list(shape, 'columns');
@@ -287,6 +286,7 @@ export class QuestionShapes {
 
   clear(): void {
     this.packed.clear();
+    this.programs.clear();
     this.known.clear();
     this.phraseColumns.clear();
     this.ids.clear();
