@@ -136,9 +136,6 @@ interface CandidateRow {
 
 type UtilityRow = Pick<ProgramRow, 'rid' | 'utility_sum' | 'utility_count' | 'created_task'>;
 
-/** What a collapse reads of a program's member: its program and utility (the question is not needed while its shape is held). */
-type CodeRow = Omit<ProgramRow, 'question'>;
-
 /** A member of one of the best programs of a pass (its program identity held with the question shapes; nothing read yet). */
 interface ProgramMember {
   rid: number;
@@ -147,7 +144,7 @@ interface ProgramMember {
   score: number;
 }
 
-/** A collapse candidate that carries its program identity. */
+/** A collapse candidate that carries its program identity (its code is not read: ''). */
 type IdentifiedCandidate = ProgramCandidate & { program: number };
 
 /**
@@ -203,7 +200,6 @@ interface Ranked {
 export class HybridSearch {
   private readonly rowStmt;
   private readonly programStmt;
-  private readonly codesStmt;
   private readonly utilitiesStmt;
   private shapeIndex: ShapeIndex | null = null;
 
@@ -217,10 +213,7 @@ export class HybridSearch {
     this.programStmt = store
       .connectionForQueries()
       .prepare("SELECT rid, question, code, language, utility_sum, utility_count, created_task FROM records WHERE rid = ? AND status = 'active'");
-    // Several rows in one read (`+status`: look each rid up, never scan the status index).
-    this.codesStmt = store
-      .connectionForQueries()
-      .prepare("SELECT rid, code, language, utility_sum, utility_count, created_task FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
+    // Many rows in one read (`+status`: each rid looked up, the status index never scanned).
     this.utilitiesStmt = store
       .connectionForQueries()
       .prepare("SELECT rid, utility_sum, utility_count, created_task FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
@@ -312,7 +305,8 @@ export class HybridSearch {
         return null;
       };
       let groups: ProgramGroup<ProgramCandidate>[];
-      if (shapes && !recency && diversity === 0) {
+      const byMembers = shapes !== null && !recency && diversity === 0;
+      if (byMembers) {
         const members = this.topProgramMembers(ranked, want, shapes);
         // The program identities tell whether another pass follows: no row is read for a pass that does not answer.
         const next = nextPass(members.programs, members.list.length);
@@ -331,9 +325,8 @@ export class HybridSearch {
         continue;
       }
       if (shapes && parts) {
-        // A held record's shape is read from the index: its question is read only for one no longer held.
-        const questionOf = (rid: number): string => (shapes.has(rid) ? '' : (this.programOf(String(rid), programs)?.question ?? ''));
-        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, question: questionOf(g.representative.rid), code: g.representative.code })), parts).map((c) => c.g);
+        const source = (g: ProgramGroup<ProgramCandidate>) => this.unheldShapeSource(g, shapes, !byMembers, programs);
+        groups = shapes.rerank(query.text, groups.map((g) => ({ g, key: g.representative.rid, score: g.score, ...source(g) })), parts).map((c) => c.g);
       }
       groups = groups.slice(0, k);
       const hits: SearchHit[] = [];
@@ -391,35 +384,31 @@ export class HybridSearch {
   }
 
   /**
-   * The members' candidates, in their order: each program's first member still active gives its row
-   * (code, language, utility), the others their utility only (their program is the same identity), each
-   * kind read in one query; members no longer active are left out.
+   * The members' candidates, in their order, from one read of their utilities (members no longer
+   * active are left out). Their code is not read (''): the program identity groups them, and the
+   * re-ranking reads a held record's shape from the index (see {@link unheldShapeSource}).
    */
   private memberCandidates(members: readonly ProgramMember[]): IdentifiedCandidate[] {
-    const first = new Map<number, ProgramMember>();
-    for (const m of members) if (!first.has(m.program)) first.set(m.program, m);
-    const others = members.filter((m) => first.get(m.program) !== m);
-    const codes = rowsByRid<CodeRow>(this.codesStmt, [...first.values()]);
-    const utilities = others.length > 0 ? rowsByRid<UtilityRow>(this.utilitiesStmt, others) : new Map<number, UtilityRow>();
-    const programOf = new Map<number, CodeRow>();
+    const rows = new Map<number, UtilityRow>();
+    for (const row of this.utilitiesStmt.all(JSON.stringify(members.map((m) => m.rid))) as UtilityRow[]) rows.set(row.rid, row);
     const candidates: IdentifiedCandidate[] = [];
-    const add = (m: ProgramMember, program: CodeRow, row: UtilityRow): void => {
-      candidates.push({ rid: row.rid, score: m.score, code: program.code, language: program.language, utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task, program: m.program });
-    };
     for (const m of members) {
-      const program = programOf.get(m.program);
-      if (program) {
-        const row = utilities.get(m.rid);
-        if (row) add(m, program, row);
-        continue;
-      }
-      // The program's first member, or (when it is no longer active) the next one, read alone.
-      const row = first.get(m.program) === m ? codes.get(m.rid) : (this.programStmt.get(m.rid) as CodeRow | undefined);
-      if (!row) continue;
-      programOf.set(m.program, row);
-      add(m, row, row);
+      const row = rows.get(m.rid);
+      if (row) candidates.push({ rid: row.rid, score: m.score, code: '', language: '', utilitySum: row.utility_sum, utilityCount: row.utility_count, createdTask: row.created_task, program: m.program });
     }
     return candidates;
+  }
+
+  /**
+   * What the re-ranking shapes a group's representative from when its shape is no longer held (it left
+   * after the shapes caught up): its question, and its program's code as the group's best-ranked member
+   * holds it (`codes`: the candidates carry their code; else it is read). Nothing is read for a held one.
+   */
+  private unheldShapeSource(g: ProgramGroup<ProgramCandidate>, shapes: QuestionShapes, codes: boolean, cache: Map<string, ProgramRow | null> | null): { question: string; code: string } {
+    const rid = g.representative.rid;
+    if (shapes.has(rid)) return { question: '', code: '' };
+    const code = codes ? g.representative.code : (this.programOf(String(g.members[0].rid), cache)?.code ?? '');
+    return { question: this.programOf(String(rid), cache)?.question ?? '', code };
   }
 
   /** The record's program row (read once per search into `cache`); null when it is no longer active. */
@@ -567,13 +556,6 @@ export class HybridSearch {
     this.dense.dispose();
     this.shapeIndex?.dispose();
   }
-}
-
-/** The rows one statement reads for these rids (one query: `rid IN json_each(?)`), by rid. */
-function rowsByRid<R extends { rid: number }>(stmt: { all(json: string): unknown[] }, of: readonly { rid: number }[]): Map<number, R> {
-  const out = new Map<number, R>();
-  for (const row of stmt.all(JSON.stringify(of.map((m) => m.rid))) as R[]) out.set(row.rid, row);
-  return out;
 }
 
 /** The re-ranking parts a search applies (null: none). */
