@@ -64,9 +64,10 @@ import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhras
 /**
  * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
  * Its cold-start cost is gone (compact state read after both sides: the first answer is unchanged at
- * 100k records), but at 100k synthetic records with many identical programs a re-ranked search takes
- * 4.0 ms p50 / 107 ms p95 against 2.6 / 7.8 ms (the per-side pass over copies; README), and the grids
- * were measured with the fused ranking. `rerank: true` / `eval-retrieval --rerank` opt in.
+ * 100k records) and at 100k synthetic records its p50 is the fused search's (`bench:retrieval --sizes
+ * 100000 --keywords worker`, two runs at load 1.3: 1.98 / 2.74 ms against 2.12 / 2.70 ms), but its p95
+ * is not (15.5 / 22.1 ms against 5.6 / 8.1 ms: the per-side pass over programs with many copies), and
+ * the grids were measured with the fused ranking. `rerank: true` / `eval-retrieval --rerank` opt in.
  */
 export const DEFAULT_RERANK = false;
 /** How many of the best candidates are re-ordered. */
