@@ -26,7 +26,7 @@ function warmFully(index: KeywordIndex): number {
 }
 
 /** The terms the scorer looks up in the index (its postings, or MiniSearch's `search`: one term per call) while `run` runs. */
-function miniSearchCalls(run: () => void): string[] {
+function termLookups(run: () => void): string[] {
   const proto = KeywordScorer.prototype as unknown as { fetch: (term: string, only?: unknown) => unknown };
   const original = proto.fetch;
   const calls: string[] = [];
@@ -137,12 +137,12 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', function () {
     store.add(gen.records(2000), { trigger: 'import' });
     const queries = Array.from({ length: 30 }, () => gen.question());
     const index = KeywordIndex.open(store);
-    const cold = miniSearchCalls(() => queries.forEach((q) => index.search(q, 32)));
+    const cold = termLookups(() => queries.forEach((q) => index.search(q, 32)));
     assert.ok(cold.some((t) => index.documentFrequency(t) >= WARM_MIN_DF), 'unwarmed, frequent terms are searched on demand');
     store.add(gen.records(1), { trigger: 'import' }); // a change: the terms cached by these queries are dropped
     assert.equal(index.size, 2001);
     warmFully(index);
-    const warm = miniSearchCalls(() => queries.forEach((q) => index.search(q, 32)));
+    const warm = termLookups(() => queries.forEach((q) => index.search(q, 32)));
     assert.deepEqual(warm.filter((t) => index.documentFrequency(t) >= WARM_MIN_DF), []);
     index.close();
     store.close();
@@ -209,7 +209,7 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', function () {
     assert.deepEqual(scorer.search(['delta', 'alpha'], 5, df), reference(['delta', 'alpha'], 5));
     assert.deepEqual(scorer.cacheStats, { terms: 2, postings: 45, warmedTerms: 1, warmedPostings: 40 });
     // Warming a term a query cached keeps its results (no search).
-    const calls = miniSearchCalls(() => assert.equal(scorer.warm('delta', df, Infinity), true));
+    const calls = termLookups(() => assert.equal(scorer.warm('delta', df, Infinity), true));
     assert.deepEqual(calls, []);
     assert.deepEqual(scorer.cacheStats, { terms: 2, postings: 45, warmedTerms: 2, warmedPostings: 45 });
     assert.deepEqual(scorer.search(['beta', 'gamma', 'delta'], 40, df), reference(['beta', 'gamma', 'delta'], 40));
