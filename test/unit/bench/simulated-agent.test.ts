@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { toEhrSqlDialect } from '../../../src/core/agent/runners/sql-dialect';
 import { answersMatch } from '../../../src/core/policy/answers';
-import { MUTATION_KINDS, mutate, applicableMutations, surfaceRewrite } from '../../../src/core/bench/sim/mutations';
+import { FALLBACK_MUTATION_KINDS, MUTATION_KINDS, mutate, applicableMutations, surfaceRewrite } from '../../../src/core/bench/sim/mutations';
 import { SIMULATION_PARAMETERS } from '../../../src/core/bench/sim/parameters';
 import { betaDraw, followProbability, readSchema, SimulatedCodeGenerator } from '../../../src/core/bench/sim/simulated-generator';
 import { SimulatedJudge } from '../../../src/core/bench/sim/simulated-judge';
@@ -65,6 +65,49 @@ describe('bench (simulation): mutations, generator, judge', function () {
     }
     // A few tasks have no mutation that changes the answer on this database (the generator then falls back to any mutation).
     assert.ok(wrong / sample.length > 0.85, `${wrong}/${sample.length} wrong`);
+  });
+
+  it('fallback mutations: a wrong value of the same column, an inverted comparison (literals untouched)', () => {
+    const schema = readSchema(db);
+    const values = (table: string, column: string) => (table === 'patients' && column === 'subject_id' ? [10006, 10011, 40177] : table === 'd_labitems' && column === 'label' ? ["o'neil", 'glucose'] : []);
+    const sql = "select count(*) from labevents where labevents.subject_id in ( select patients.subject_id from patients where patients.subject_id = 40177 ) and labevents.itemid in ( select d_labitems.itemid from d_labitems where d_labitems.label = 'glucose' ) and strftime('%y',labevents.charttime) >= '2103'";
+    // The first known column with another value: the patient (40177 skipped as the current value).
+    assert.equal(mutate(sql, 'wrong-value', schema, 1, values), sql.replace('= 40177', '= 10011'));
+    // A string value is quoted and escaped.
+    const label = "select d_labitems.itemid from d_labitems where d_labitems.label = 'glucose'";
+    assert.equal(mutate(label, 'wrong-value', schema, 0, values), "select d_labitems.itemid from d_labitems where d_labitems.label = 'o''neil'");
+    // Without values, or for an alias that is no table of the schema, nothing applies.
+    assert.equal(mutate(sql, 'wrong-value', schema, 0), null);
+    assert.equal(mutate('select t1.x from t1 where t1.subject_id = 5', 'wrong-value', schema, 0, values), null);
+    assert.equal(mutate(sql, 'inverted-comparison', schema), sql.replace(">= '2103'", "< '2103'"));
+    assert.equal(mutate("select x from t where t.a = ' >= ' and t.b is not null", 'inverted-comparison', schema), "select x from t where t.a = ' >= ' and t.b is null");
+    assert.equal(mutate("select x from t where t.a = 'b'", 'inverted-comparison', schema), null);
+    assert.deepEqual(applicableMutations(sql, schema, FALLBACK_MUTATION_KINDS, values), ['wrong-value', 'inverted-comparison']);
+  });
+
+  it('on the long stream an own wrong program is rarely right by accident (fallback mutations where no primary one changes the answer)', async () => {
+    const stream = readTaskFile(path.join(DATA, 'ehrsql-mimic3-paper-stream.jsonl')).slice(0, 400);
+    const schema = readSchema(db);
+    const gen = new SimulatedCodeGenerator(stream, { ...SIMULATION_PARAMETERS, competenceMean: 0, followMidpoint: 5 }, 1, schema, undefined, (sql) => query(sql));
+    let right = 0;
+    let fallback = 0;
+    let primaryKeepsAnswer = 0;
+    for (const t of stream) {
+      const g = await gen.generate({ question: t.question, language: 'python', demonstrations: [], debugTurns: [], toolboxDocs: '', attempt: 0 });
+      if (/own-mutation: (wrong-value|inverted-comparison)/.test(g.note)) fallback++;
+      const sql = JSON.parse(/"(?:[^"\\]|\\.)*"/.exec(g.code)![0]) as string;
+      try {
+        if (answersMatch(t.answer, query(sql))) right++;
+      } catch {
+        // a failing program is wrong
+      }
+      const primary = applicableMutations(t.goldSql, schema).map((k) => mutate(t.goldSql, k, schema, 0)!);
+      if (primary.length > 0 && primary.every((m) => { try { return answersMatch(t.answer, query(m)); } catch { return false; } })) primaryKeepsAnswer++;
+    }
+    // Without the fallback kinds every one of these tasks would be answered right (measured on the whole stream: 29.6 % → 5.9 %).
+    assert.ok(primaryKeepsAnswer / stream.length > 0.15, `${primaryKeepsAnswer}/${stream.length} tasks keep their answer under every primary mutation`);
+    assert.ok(fallback > 0, 'no fallback mutation was used');
+    assert.ok(right / stream.length < 0.1, `${right}/${stream.length} own wrong programs are right`);
   });
 
   it('surface rewrites keep the answer', () => {

@@ -7,7 +7,16 @@
  */
 
 export const MUTATION_KINDS = ['wrong-column', 'dropped-filter', 'wrong-aggregate', 'shifted-time-window', 'wrong-join-key', 'off-by-one-limit', 'dropped-distinct'] as const;
-export type MutationKind = (typeof MUTATION_KINDS)[number];
+/**
+ * The mistakes the agent makes when none of MUTATION_KINDS changes a task's answer on the database
+ * (a yes/no or count question often keeps its answer when a filter is dropped or a window shifted):
+ * the question's value mapped to another value of its column, or a comparison inverted.
+ */
+export const FALLBACK_MUTATION_KINDS = ['wrong-value', 'inverted-comparison'] as const;
+export type MutationKind = (typeof MUTATION_KINDS)[number] | (typeof FALLBACK_MUTATION_KINDS)[number];
+
+/** Other values of a column (distinct, in a fixed order), for the wrong-value mutation; empty when unknown. */
+export type ColumnValues = (table: string, column: string) => readonly (string | number)[];
 
 /** Column names per table (lower-case), for the wrong-column mutation. */
 export type Schema = ReadonlyMap<string, readonly string[]>;
@@ -75,6 +84,47 @@ function droppedDistinct(sql: string): string | null {
   return replaceFirst(sql, /\bcount\( distinct /i, () => 'count( ');
 }
 
+/** `table.column = <literal>`: a string literal or a number. */
+const EQUALS_LITERAL = /\b([a-z_0-9]+)\.([a-z_0-9]+) = ('(?:[^']|'')*'|\d+(?:\.\d+)?(?![\d.]))/gi;
+
+/** The first `table.column = literal` of a known column takes another value of that column (the question's value mapped to the wrong item). */
+function wrongValue(sql: string, schema: Schema, pick: number, values: ColumnValues | undefined): string | null {
+  if (!values) return null;
+  for (const m of sql.matchAll(EQUALS_LITERAL)) {
+    const table = m[1].toLowerCase();
+    const column = m[2].toLowerCase();
+    if (!(schema.get(table) ?? []).includes(column)) continue;
+    const quoted = m[3].startsWith("'");
+    const current = quoted ? m[3].slice(1, -1).replace(/''/g, "'") : m[3];
+    const others = values(table, column).filter((v) => String(v) !== current);
+    if (others.length === 0) continue;
+    const other = others[pick % others.length];
+    const literal = quoted ? `'${String(other).replace(/'/g, "''")}'` : String(other);
+    const start = m.index + m[0].length - m[3].length;
+    return sql.slice(0, start) + literal + sql.slice(start + m[3].length);
+  }
+  return null;
+}
+
+const INVERTED: Record<string, string> = { '>=': '<', '<=': '>', '>': '<=', '<': '>=' };
+
+/** The first comparison outside literals is inverted (`>=` → `<`, …); else `is not null` ↔ `is null`. */
+function invertedComparison(sql: string): string | null {
+  let done = false;
+  const flip = (pattern: RegExp, to: (m: string) => string) =>
+    outsideLiterals(sql, (part) => {
+      if (done) return part;
+      return part.replace(pattern, (m) => {
+        done = true;
+        return to(m);
+      });
+    });
+  const compared = flip(/ (?:>=|<=|>|<) /, (m) => ` ${INVERTED[m.trim()]} `);
+  if (done) return compared;
+  const nulls = flip(/\bis (?:not )?null\b/i, (m) => (/not/i.test(m) ? 'is null' : 'is not null'));
+  return done ? nulls : null;
+}
+
 /**
  * The query mutated by `kind`, or null when the kind does not apply (or would not change it).
  *
@@ -82,7 +132,7 @@ function droppedDistinct(sql: string): string | null {
  * mutate("select count(*) from prescriptions where prescriptions.drug = 'x' and datetime(prescriptions.startdate) <= datetime(current_time,'-1 year')", 'shifted-time-window', schema, 0);
  * // … '-2 year' …
  */
-export function mutate(sql: string, kind: MutationKind, schema: Schema, pick = 0): string | null {
+export function mutate(sql: string, kind: MutationKind, schema: Schema, pick = 0, values?: ColumnValues): string | null {
   let out: string | null;
   switch (kind) {
     case 'wrong-column':
@@ -106,13 +156,19 @@ export function mutate(sql: string, kind: MutationKind, schema: Schema, pick = 0
     case 'dropped-distinct':
       out = droppedDistinct(sql);
       break;
+    case 'wrong-value':
+      out = wrongValue(sql, schema, pick, values);
+      break;
+    case 'inverted-comparison':
+      out = invertedComparison(sql);
+      break;
   }
   return out !== null && out !== sql ? out : null;
 }
 
-/** The mutation kinds that apply to `sql`. */
-export function applicableMutations(sql: string, schema: Schema): MutationKind[] {
-  return MUTATION_KINDS.filter((k) => mutate(sql, k, schema) !== null);
+/** The mutation kinds of `kinds` (default: the primary ones) that apply to `sql`. */
+export function applicableMutations(sql: string, schema: Schema, kinds: readonly MutationKind[] = MUTATION_KINDS, values?: ColumnValues): MutationKind[] {
+  return kinds.filter((k) => mutate(sql, k, schema, 0, values) !== null);
 }
 
 /**

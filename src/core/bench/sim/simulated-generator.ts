@@ -17,7 +17,7 @@ import { seededRandom } from '../../random';
 import { goldProgram } from '../../data/gold-program';
 import type { BenchTask } from '../task-file';
 import { answersMatch } from '../../policy/answers';
-import { applicableMutations, mutate, MutationKind, Schema, surfaceRewrite } from './mutations';
+import { applicableMutations, ColumnValues, FALLBACK_MUTATION_KINDS, mutate, MutationKind, Schema, surfaceRewrite } from './mutations';
 import { SimulationParameters, SIMULATION_LABEL } from './parameters';
 
 const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -148,7 +148,7 @@ export class SimulatedCodeGenerator implements CodeGenerator {
       const kinds = this.wrongMutations(task);
       if (kinds.length > 0) {
         const kind = kinds[Math.floor(draw(this.seed, r.question, 'mutation', r.attempt) * kinds.length)];
-        sql = mutate(task.goldSql, kind, this.schema, Math.floor(draw(this.seed, r.question, 'pick') * 1000));
+        sql = this.mutation(task, kind);
         choice = { kind: 'own-mutation', detail: kind };
       } else {
         choice = { kind: 'own-correct', detail: 'no mutation applies' };
@@ -167,11 +167,35 @@ export class SimulatedCodeGenerator implements CodeGenerator {
 
   private readonly wrongKinds = new Map<string, MutationKind[]>();
 
+  /** The task's gold query mutated by `kind` (the pick fixed by seed and question). */
+  private mutation(task: BenchTask, kind: MutationKind): string | null {
+    return mutate(task.goldSql, kind, this.schema, Math.floor(draw(this.seed, task.question, 'pick') * 1000), this.columnValues);
+  }
+
+  private readonly valuesByColumn = new Map<string, readonly (string | number)[]>();
+
+  /** Up to 100 distinct values of a column of the database, in order (the wrong-value mutation); none without a query. */
+  private readonly columnValues: ColumnValues = (table, column) => {
+    const key = `${table}.${column}`;
+    let values = this.valuesByColumn.get(key);
+    if (values === undefined) {
+      // Table and column names come from the database's own schema (readSchema), never from a question.
+      const rows = this.query ? (this.query(`select distinct ${table}.${column} from ${table} where ${table}.${column} is not null order by ${table}.${column} limit 100`) as unknown[][]) : [];
+      values = rows.map((r) => r[0]).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+      this.valuesByColumn.set(key, values);
+    }
+    return values;
+  };
+
   /**
-   * The applicable mutation kinds whose program gives a wrong answer (or fails):
-   * the simulation means a wrong program, and some mutations leave the answer
-   * unchanged on this database (e.g. hadm_id ↔ subject_id in a semi-join).
-   * Falls back to every applicable kind when none changes the answer.
+   * The mutation kinds whose program gives a wrong answer (or fails): the
+   * simulation means a wrong program, and some mutations leave the answer
+   * unchanged on this database (e.g. hadm_id ↔ subject_id in a semi-join, a
+   * dropped filter on a yes/no question). The primary kinds first; when none
+   * changes the answer, the fallback kinds (a wrong value, an inverted
+   * comparison). Without a query every applicable primary kind; when no kind
+   * changes the answer, every applicable one (the program is then right by
+   * accident: the measured residual, see the README).
    */
   private wrongMutations(task: BenchTask): MutationKind[] {
     let kinds = this.wrongKinds.get(task.id);
@@ -185,16 +209,20 @@ export class SimulatedCodeGenerator implements CodeGenerator {
         return true;
       }
     };
-    const wrong = query
-      ? applicable.filter((k) => {
-          const sql = mutate(task.goldSql, k, this.schema, Math.floor(draw(this.seed, task.question, 'pick') * 1000))!;
-          if (!this.verdicts) return differs(sql);
-          const key = `${task.id}\u0000${task.goldSql}\u0000${sql}`;
-          let verdict = this.verdicts.get(key);
-          if (verdict === undefined) this.verdicts.set(key, (verdict = differs(sql)));
-          return verdict;
-        })
-      : applicable;
+    const changesAnswer = (k: MutationKind): boolean => {
+      const sql = this.mutation(task, k);
+      if (sql === null) return false;
+      if (!this.verdicts) return differs(sql);
+      const key = `${task.id}\u0000${task.goldSql}\u0000${sql}`;
+      let verdict = this.verdicts.get(key);
+      if (verdict === undefined) this.verdicts.set(key, (verdict = differs(sql)));
+      return verdict;
+    };
+    let wrong: MutationKind[] = applicable;
+    if (query) {
+      wrong = applicable.filter(changesAnswer);
+      if (wrong.length === 0) wrong = FALLBACK_MUTATION_KINDS.filter(changesAnswer);
+    }
     kinds = wrong.length > 0 ? wrong : applicable;
     this.wrongKinds.set(task.id, kinds);
     return kinds;
