@@ -108,21 +108,26 @@ function wrongValue(sql: string, schema: Schema, pick: number, values: ColumnVal
 
 const INVERTED: Record<string, string> = { '>=': '<', '<=': '>', '>': '<=', '<': '>=' };
 
+/** `sql` with the first match of `pattern` outside single-quoted literals replaced; null when there is none. */
+function replaceFirstOutsideLiterals(sql: string, pattern: RegExp, to: (m: string) => string): string | null {
+  let done = false;
+  const out = outsideLiterals(sql, (part) =>
+    done
+      ? part
+      : part.replace(pattern, (m) => {
+          done = true;
+          return to(m);
+        }),
+  );
+  return done ? out : null;
+}
+
 /** The first comparison outside literals is inverted (`>=` → `<`, …); else `is not null` ↔ `is null`. */
 function invertedComparison(sql: string): string | null {
-  let done = false;
-  const flip = (pattern: RegExp, to: (m: string) => string) =>
-    outsideLiterals(sql, (part) => {
-      if (done) return part;
-      return part.replace(pattern, (m) => {
-        done = true;
-        return to(m);
-      });
-    });
-  const compared = flip(/ (?:>=|<=|>|<) /, (m) => ` ${INVERTED[m.trim()]} `);
-  if (done) return compared;
-  const nulls = flip(/\bis (?:not )?null\b/i, (m) => (/not/i.test(m) ? 'is null' : 'is not null'));
-  return done ? nulls : null;
+  return (
+    replaceFirstOutsideLiterals(sql, / (?:>=|<=|>|<) /, (m) => ` ${INVERTED[m.trim()]} `) ??
+    replaceFirstOutsideLiterals(sql, /\bis (?:not )?null\b/i, (m) => (/not/i.test(m) ? 'is null' : 'is not null'))
+  );
 }
 
 /**
