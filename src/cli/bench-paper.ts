@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { aggregateGrid, cellCurves, formatComparison, GridJson, paperComparison } from '../core/bench/paper-aggregate';
-import { CALIBRATION_TARGETS, cellKey, paperCells, PaperCell } from '../core/bench/paper-cells';
+import { CALIBRATION_TARGETS, cellKey, guardCells, paperCells, PaperCell } from '../core/bench/paper-cells';
 import { AnswerMatchSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../core/policy/names';
 import { formatChecks, paperChecks } from '../core/bench/paper-checks';
 import { renderPaperReport } from '../core/bench/paper-report';
@@ -29,7 +29,7 @@ import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--rerank] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative],…] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
+const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--rerank] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative][/last-of-kind],…] [--guard] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
 
 const OptionsSchema = z
   .object({
@@ -41,6 +41,8 @@ const OptionsSchema = z
     json: z.boolean().default(false),
     /** Re-rank the stream's retrieval (hybrid-search's opt-in stage); off, as the product. */
     rerank: z.boolean().default(false),
+    /** Add the opt-in cells of the periodic guard (beyond the paper; paper-cells.ts guardCells). */
+    guard: z.boolean().default(false),
     /** `off` runs every program in the sandbox (the baseline of the speed figures). */
     'sql-shortcut': z.enum(['on', 'off']).default('on'),
     language: z.enum(['python', 'javascript']).default('python'),
@@ -69,6 +71,7 @@ export function parsePaperOptions(argv: string[]): PaperOptions {
     const a = argv[i];
     if (a === '--json') raw.json = true;
     else if (a === '--rerank') raw.rerank = true;
+    else if (a === '--guard') raw.guard = true;
     else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|periodic-bounds|history-per-task|answer-match|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
     else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
   }
@@ -82,19 +85,19 @@ export function gridPeriod(o: Pick<PaperOptions, 'period' | 'stream'>): number |
   return o.period ?? (o.stream === 'paper' ? PAPER_EHR_PERIOD : undefined);
 }
 
-/** The cells to run: all, or the `--cells` subset (keys addition/deletion/variant/attribution). */
-export function selectCells(spec: string | undefined): PaperCell[] {
-  const all = paperCells();
-  if (!spec) return all;
+/** The cells to run: the default grid (plus the guard cells with `guard`), or the `--cells` subset of both (keys addition/deletion/variant/attribution[/relative][/last-of-kind]). */
+export function selectCells(spec: string | undefined, guard = false): PaperCell[] {
+  const all = [...paperCells(), ...guardCells()];
+  if (!spec) return guard ? all : paperCells();
   const keys = spec.split(',').map((s) => s.trim());
   const chosen = all.filter((c) => keys.includes(cellKey(c)));
-  if (chosen.length !== keys.length) throw new AgentMemoryError('INVALID_INPUT', `Unknown cell in --cells (${spec}); a cell is addition/deletion/variant/attribution[/relative], e.g. strict/combined/standard/shown or strict/combined/standard/shown/relative.`);
+  if (chosen.length !== keys.length) throw new AgentMemoryError('INVALID_INPUT', `Unknown cell in --cells (${spec}); a cell is addition/deletion/variant/attribution[/relative][/last-of-kind], e.g. strict/combined/standard/shown or strict/combined/standard/shown/relative.`);
   return chosen;
 }
 
 /** Runs the grid and writes grid.json + report.html; returns the JSON. */
 export async function runPaperGrid(o: PaperOptions, log: (line: string) => void): Promise<{ json: GridJson; seconds: number }> {
-  const cells = selectCells(o.cells);
+  const cells = selectCells(o.cells, o.guard);
   const switches = { periodicBounds: o['periodic-bounds'], historyPerTask: o['history-per-task'], answerMatch: o['answer-match'] };
   const seeds = Array.from({ length: o.seeds }, (_, i) => o['seed-base'] + i);
   const started = performance.now();

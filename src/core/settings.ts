@@ -9,7 +9,7 @@ import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
 import { AgentLanguageSchema } from './memory/types';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
-import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, CAPACITY_RULES, DELETION_REVIEW_SETTINGS, DELETION_THRESHOLDS, HISTORY_PER_TASK, PERIODIC_BOUNDS, PERIODIC_WINDOWS } from './policy/names';
+import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, CAPACITY_RULES, DELETION_REVIEW_SETTINGS, DELETION_THRESHOLDS, HISTORY_PER_TASK, PERIODIC_BOUNDS, PERIODIC_GUARDS, PERIODIC_WINDOWS } from './policy/names';
 
 export { ADDITION_POLICIES, AUTO_DELETION_POLICIES };
 
@@ -46,6 +46,7 @@ export const SettingsSchema = z.object({
     periodicBounds: z.enum(PERIODIC_BOUNDS).default('half-open'),
     historyThreshold: z.enum(DELETION_THRESHOLDS).default('paper'),
     historyPerTask: z.enum(HISTORY_PER_TASK).default('all'),
+    periodicGuard: z.enum(PERIODIC_GUARDS).default('none'),
     capacityRule: z.enum(CAPACITY_RULES).default('hard-cap'),
     /** What automatic deletion does with its candidates: `propose` (you confirm or keep), `immediate`, or `auto` (propose under strict addition). */
     review: z.enum(DELETION_REVIEW_SETTINGS).default('auto'),

@@ -42,6 +42,7 @@ function createManager(store: MemoryStore, settings: Settings, logger: Logger): 
       periodicBounds: d.periodicBounds,
       historyThreshold: d.historyThreshold,
       historyPerTask: d.historyPerTask,
+      periodicGuard: d.periodicGuard,
       capacityRule: d.capacityRule,
       ...(settings.capacity > 0 ? { capacity: settings.capacity } : {}),
     },

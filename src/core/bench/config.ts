@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AdditionPolicyNameSchema } from '../policy/addition';
 import { BenchDeletionSchema } from './policy-adapter';
-import { AnswerMatchSchema, AttributionSchema, CapacityRuleSchema, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema } from '../policy/names';
+import { AnswerMatchSchema, AttributionSchema, CapacityRuleSchema, DeletionThresholdSchema, HistoryPerTaskSchema, PeriodicBoundsSchema, PeriodicGuardSchema } from '../policy/names';
 
 /** The paper's EHRAgent stream: 2,311 tasks (add-all ends at 2,411 records from 100), period 200. */
 export const PAPER_EHR_STREAM_TASKS = 2311;
@@ -90,6 +90,8 @@ export const BenchConfigSchema = z.object({
   runCache: z.boolean().default(true),
   /** The history rule's threshold: `paper` (β) or `relative` (a labelled mode beyond the paper). */
   historyThreshold: DeletionThresholdSchema.default('paper'),
+  /** The periodic guard: `none` (the paper) or `last-of-kind` (a labelled mode beyond the paper). */
+  periodicGuard: PeriodicGuardSchema.default('none'),
   /** The capacity rule's reading of §6.2 (`paper`: never force-delete a never-evaluated record). */
   capacityRule: CapacityRuleSchema.default('hard-cap'),
 }).extend(FidelitySwitchesSchema.shape);

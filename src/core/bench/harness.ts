@@ -188,7 +188,7 @@ export async function runBench(plan: TaskPlan, configInput: BenchConfigInput, de
       capacity: config.capacity,
       attribution: config.attribution,
       minActiveRecords: config.minActiveRecords,
-      switches: { periodicBounds: config.periodicBounds, historyThreshold: config.historyThreshold, historyPerTask: config.historyPerTask, capacityRule: config.capacityRule },
+      switches: { periodicBounds: config.periodicBounds, historyThreshold: config.historyThreshold, periodicGuard: config.periodicGuard, historyPerTask: config.historyPerTask, capacityRule: config.capacityRule },
     };
     policies = new BenchPolicies(store, settings, { codeSimilarity: deps.codeSimilarity ?? codeSimilarity });
     templates = new ActiveTemplates(store);

@@ -15,6 +15,8 @@ export interface GridCellJson {
   attribution: PaperCell['attribution'];
   /** The history rule's threshold: `paper` (β) or `relative` (beyond the paper). */
   threshold?: PaperCell['threshold'];
+  /** The periodic guard: `none` (the paper) or `last-of-kind` (beyond the paper). */
+  guard?: PaperCell['guard'];
   accuracy_mean: number;
   accuracy_ci95: [number, number];
   memory_mean: number;

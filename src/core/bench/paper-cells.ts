@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { BenchConfigInput, FidelitySwitches } from './config';
-import { ADDITION_POLICIES, ATTRIBUTIONS, DELETION_THRESHOLDS, PAPER_DELETIONS } from '../policy/names';
+import { ADDITION_POLICIES, ATTRIBUTIONS, DELETION_THRESHOLDS, PAPER_DELETIONS, PERIODIC_GUARDS } from '../policy/names';
 
 export const VARIANTS = ['standard', 'error-free', 'shift', 'capacity'] as const;
 export const PaperCellSchema = z.object({
@@ -19,9 +19,11 @@ export const PaperCellSchema = z.object({
   attribution: z.enum(ATTRIBUTIONS),
   /** The history rule's threshold: `paper` (β) or `relative` (a labelled mode beyond the paper). */
   threshold: z.enum(DELETION_THRESHOLDS).default('paper'),
+  /** The periodic guard: `none` (the paper) or `last-of-kind` (a labelled mode beyond the paper). */
+  guard: z.enum(PERIODIC_GUARDS).default('none'),
 });
 export type PaperCell = z.output<typeof PaperCellSchema>;
-/** A cell as written by hand (threshold defaults to `paper`). */
+/** A cell as written by hand (threshold defaults to `paper`, guard to `none`). */
 export type PaperCellInput = z.input<typeof PaperCellSchema>;
 
 /** The paper's §6.2 capacity: the initial memory size of EHRAgent. */
@@ -33,7 +35,7 @@ const DELETIONS = PAPER_DELETIONS;
 /** Every cell of the grid, in report order. */
 export function paperCells(): PaperCell[] {
   const cells: PaperCell[] = [];
-  const cell = (c: Omit<PaperCell, 'threshold'> & { threshold?: PaperCell['threshold'] }): void => void cells.push({ ...c, threshold: c.threshold ?? 'paper' });
+  const cell = (c: PaperCellInput): void => void cells.push(PaperCellSchema.parse(c));
   for (const addition of ADDITIONS) for (const deletion of DELETIONS) cell({ addition, deletion, variant: 'standard', attribution: 'shown' });
   for (const addition of ['coarse', 'strict'] as const) for (const deletion of ['history', 'combined'] as const) cell({ addition, deletion, variant: 'standard', attribution: 'followed' });
   // Beyond the paper (issue 19): Φ to the top-output-similarity record, and the relative threshold.
@@ -48,9 +50,21 @@ export function paperCells(): PaperCell[] {
   return cells;
 }
 
-/** A cell's key: addition/deletion/variant/attribution, with `/relative` appended for the relative threshold. */
-export function cellKey(c: Pick<PaperCell, 'addition' | 'deletion' | 'variant' | 'attribution'> & { threshold?: PaperCell['threshold'] }): string {
-  return `${c.addition}/${c.deletion}/${c.variant}/${c.attribution}${c.threshold === 'relative' ? '/relative' : ''}`;
+/**
+ * The opt-in cells of the periodic guard (beyond the paper, after issue 19; `bench:paper --cells`
+ * or `--guard`): `last-of-kind` on strict + periodic and on strict + combined with either threshold.
+ * Not in the default grid, whose cells and time issue 19 fixed.
+ */
+export function guardCells(): PaperCell[] {
+  return [
+    PaperCellSchema.parse({ addition: 'strict', deletion: 'periodic', variant: 'standard', attribution: 'shown', guard: 'last-of-kind' }),
+    ...(['paper', 'relative'] as const).map((threshold) => PaperCellSchema.parse({ addition: 'strict', deletion: 'combined', variant: 'standard', attribution: 'shown', threshold, guard: 'last-of-kind' })),
+  ];
+}
+
+/** A cell's key: addition/deletion/variant/attribution, with `/relative` appended for the relative threshold and `/last-of-kind` for the periodic guard. */
+export function cellKey(c: Pick<PaperCell, 'addition' | 'deletion' | 'variant' | 'attribution'> & { threshold?: PaperCell['threshold']; guard?: PaperCell['guard'] }): string {
+  return `${c.addition}/${c.deletion}/${c.variant}/${c.attribution}${c.threshold === 'relative' ? '/relative' : ''}${c.guard === 'last-of-kind' ? '/last-of-kind' : ''}`;
 }
 
 /** The run configuration of a cell for one seed. */
@@ -67,6 +81,7 @@ export function cellConfig(cell: PaperCellInput, base: { seed: number; language:
     deletion: capacity ? 'none' : cell.deletion,
     attribution: cell.attribution,
     historyThreshold: cell.threshold ?? 'paper',
+    periodicGuard: cell.guard ?? 'none',
     order: cell.variant === 'shift' ? 'shift' : 'given',
     errorFree: cell.variant === 'error-free',
     ...(capacity ? { capacity: PAPER_CAPACITY, capacityRule: 'paper' as const } : {}),

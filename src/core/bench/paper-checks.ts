@@ -109,6 +109,7 @@ export function paperChecks(json: GridJson): PaperCheck[] {
     checks.push(withinAndSmaller(json, 'strict/combined/standard/followed', 'strict/none/standard/shown', 2, 0.5, 'strict + combined within 2 points of strict with ≤ 50 % of its memory (attribution followed, beyond the paper)'));
   }
   checks.push(notWorseAndSmaller(json, 'strict/combined/standard/shown/relative', 'strict/none/standard/shown', 1, 'strict + combined with the relative threshold (beyond the paper) ≥ strict − 1 point, with less memory'));
+  checks.push(notWorseAndSmaller(json, 'strict/combined/standard/shown/relative/last-of-kind', 'strict/none/standard/shown', 1, 'the same with the periodic guard last-of-kind (beyond the paper; opt-in cells)'));
   checks.push(floorHolds(json));
   return checks.filter((c): c is PaperCheck => c !== null);
 }

@@ -78,7 +78,7 @@ export function renderPaperReport(input: PaperReportInput): string {
     { id: 'variants', title: 'Error-free, shift, capacity; followed / top-output attribution and relative threshold (beyond the paper)', keys: keys.filter((k) => !k.endsWith('/standard/shown') || k === 'strict/combined/standard/shown') },
   ];
   const rows = input.json.cells
-    .map((c) => `<tr><td class="l">${esc(c.addition)}</td><td class="l">${esc(c.deletion)}</td><td class="l">${esc(c.variant)}</td><td class="l">${esc(c.attribution)}</td><td class="l">${esc(c.threshold ?? 'paper')}</td><td>${c.accuracy_mean.toFixed(2)}</td><td>[${c.accuracy_ci95[0].toFixed(2)}, ${c.accuracy_ci95[1].toFixed(2)}]</td><td>${c.memory_mean}</td><td>${c.memory_min}</td></tr>`)
+    .map((c) => `<tr><td class="l">${esc(c.addition)}</td><td class="l">${esc(c.deletion)}</td><td class="l">${esc(c.variant)}</td><td class="l">${esc(c.attribution)}</td><td class="l">${esc(c.threshold ?? 'paper')}</td><td class="l">${esc(c.guard ?? 'none')}</td><td>${c.accuracy_mean.toFixed(2)}</td><td>[${c.accuracy_ci95[0].toFixed(2)}, ${c.accuracy_ci95[1].toFixed(2)}]</td><td>${c.memory_mean}</td><td>${c.memory_min}</td></tr>`)
     .join('');
   const cmp = input.comparison
     .map((r) => `<tr><td class="l">${esc(r.key)}${r.fitted ? ' <b>(fitted)</b>' : ''}</td><td>${r.paper_accuracy.toFixed(2)}</td><td>${r.predicted_accuracy.toFixed(2)} [${r.predicted_ci95[0].toFixed(2)}, ${r.predicted_ci95[1].toFixed(2)}]</td><td>${r.paper_memory}</td><td>${r.predicted_memory}</td></tr>`)
@@ -92,7 +92,7 @@ export function renderPaperReport(input: PaperReportInput): string {
 ${input.json.label ? `<p class="label"><b>${esc(input.json.label)}</b>: these numbers come from a simulated agent calibrated on two paper numbers, not from a language model.</p>` : ''}
 <p>agent <b>${esc(input.json.agent)}</b>, ${input.json.seeds} seeds from seed base ${input.json.seed_base}, ${input.json.tasks} tasks per stream.</p>
 <h2>Grid (accuracy %, mean and 95 % CI over seeds; memory = mean final active records; memory_min = smallest active memory at any point of any seed)</h2>
-<table><tr><th class="l">addition</th><th class="l">deletion</th><th class="l">variant</th><th class="l">attribution</th><th class="l">threshold</th><th>accuracy %</th><th>95 % CI</th><th>memory</th><th>memory min</th></tr>${rows}</table>
+<table><tr><th class="l">addition</th><th class="l">deletion</th><th class="l">variant</th><th class="l">attribution</th><th class="l">threshold</th><th class="l">periodic guard</th><th>accuracy %</th><th>95 % CI</th><th>memory</th><th>memory min</th></tr>${rows}</table>
 <h2>Predicted vs paper (EHRAgent, Tables 1–2)</h2>
 <table><tr><th class="l">cell</th><th>paper acc %</th><th>ours acc % [95 % CI]</th><th>paper memory</th><th>ours memory</th></tr>${cmp}</table>
 ${checks ? `<h2>What it must show (issue 9), as measured: differences paired by seed, 95 % CI</h2><table><tr><th class="l">verdict</th><th class="l">claim</th><th class="l">measured</th></tr>${checks}</table>` : ''}

@@ -52,7 +52,7 @@ export interface PolicySettings {
   /** When periodic deletion runs (default `sliding`: after every task). */
   periodicWindow?: PeriodicWindow;
   /** Fidelity switches and modes of the deletion planners (deletion/types.ts documents each). */
-  switches?: Pick<DeletionParams, 'periodicBounds' | 'historyThreshold' | 'historyPerTask' | 'capacityRule'>;
+  switches?: Pick<DeletionParams, 'periodicBounds' | 'historyThreshold' | 'historyPerTask' | 'capacityRule' | 'periodicGuard'>;
 }
 
 /** History-rule β for the addition policy's evaluator. */

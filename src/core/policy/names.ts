@@ -127,6 +127,17 @@ export const DeletionThresholdSchema = z.enum(DELETION_THRESHOLDS);
 export type DeletionThreshold = z.infer<typeof DeletionThresholdSchema>;
 
 /**
+ * The periodic guard (a labelled mode beyond the paper; setting agentMemory.deletion.periodicGuard):
+ * - `none` (default, the paper): the periodic rule deletes every record not retrieved in its window;
+ * - `last-of-kind`: it never deletes the last active record of a program kind (the code with its
+ *   values masked; deletion/kind-guard.ts), so a kind of task that did not come up in the window
+ *   keeps one record. The history rule is not guarded.
+ */
+export const PERIODIC_GUARDS = ['none', 'last-of-kind'] as const;
+export const PeriodicGuardSchema = z.enum(PERIODIC_GUARDS);
+export type PeriodicGuard = z.infer<typeof PeriodicGuardSchema>;
+
+/**
  * Which record the capacity rule's least-utility step may remove (§6.2):
  * - `hard-cap` (default): the least mean Φ, never-evaluated records last, so the cap holds;
  * - `paper`: only records with a mean utility (evaluated at least once); a never-retrieved

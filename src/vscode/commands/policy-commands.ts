@@ -102,7 +102,8 @@ async function pickDeletionPolicy(current: string): Promise<DeletionPolicyName> 
 async function runDeletion(c: Container, policy: DeletionPolicyName, options: DeletionArgs): Promise<DeletionOutcome> {
   return c.host.withApp(async (app) => {
     const plan = app.planDeletion(policy);
-    const floor = plan.floor ? ` ${plan.floor.sentence}` : '';
+    // What the memory floor and the periodic guard kept out of the plan, said with the plan.
+    const floor = [plan.floor?.sentence, plan.guard?.sentence].filter((x): x is string => !!x).map((x) => ` ${x}`).join('');
     c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${floor}`);
     if (plan.candidates.length === 0) {
       const why = emptyPlanReason(plan);

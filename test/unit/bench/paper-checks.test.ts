@@ -3,9 +3,14 @@ import type { GridCellJson, GridJson } from '../../../src/core/bench/paper-aggre
 import { formatChecks, pairedDifference, paperChecks } from '../../../src/core/bench/paper-checks';
 
 function cell(key: string, perSeed: number[], memory: number, memoryMin: number): GridCellJson {
-  const [addition, deletion, variant, attribution] = key.split('/') as [GridCellJson['addition'], GridCellJson['deletion'], GridCellJson['variant'], GridCellJson['attribution']];
+  const [addition, deletion, variant, attribution, ...modes] = key.split('/') as [GridCellJson['addition'], GridCellJson['deletion'], GridCellJson['variant'], GridCellJson['attribution'], ...string[]];
   const mean = perSeed.reduce((s, x) => s + x, 0) / perSeed.length;
-  return { addition, deletion, variant, attribution, accuracy_mean: mean, accuracy_ci95: [mean, mean], memory_mean: memory, memory_min: memoryMin, per_seed: perSeed };
+  return {
+    addition, deletion, variant, attribution,
+    ...(modes.includes('relative') ? { threshold: 'relative' as const } : {}),
+    ...(modes.includes('last-of-kind') ? { guard: 'last-of-kind' as const } : {}),
+    accuracy_mean: mean, accuracy_ci95: [mean, mean], memory_mean: memory, memory_min: memoryMin, per_seed: perSeed,
+  };
 }
 
 function grid(agent: GridJson['agent'], cells: GridCellJson[], stream = 'human'): GridJson {
@@ -54,6 +59,25 @@ describe('bench: the paper grid checks (reported as measured)', () => {
     assert.equal(far?.met, false);
     const big = paperChecks(grid('simulated', [strict, cell('strict/combined/standard/shown', [40, 40, 40], 101, 90)])).find((c) => c.claim.includes('shown'));
     assert.equal(big?.met, false, '101 of 200 records is over half');
+  });
+
+  it('the relative threshold with and without the periodic guard: ≥ strict − 1 with less memory, each checked on its own cell', () => {
+    const strict = cell('strict/none/standard/shown', [40, 40, 40], 200, 100);
+    const checks = paperChecks(grid('reuse', [
+      strict,
+      // −2 points on average: not met.
+      cell('strict/combined/standard/shown/relative', [38, 38, 38], 30, 20),
+      // −0.5 on average with 120 of 200 records: met.
+      cell('strict/combined/standard/shown/relative/last-of-kind', [39, 40, 39.5], 120, 100),
+    ], 'paper'));
+    const plain = checks.find((c) => c.claim.startsWith('strict + combined with the relative threshold'));
+    const guarded = checks.find((c) => c.claim.includes('periodic guard last-of-kind'));
+    assert.equal(plain?.met, false);
+    assert.equal(plain?.difference?.mean, -2);
+    assert.equal(guarded?.met, true);
+    assert.match(guarded?.measured ?? '', /memory 120 vs 200/);
+    // Without the opt-in cell its check is left out.
+    assert.equal(paperChecks(grid('reuse', [strict])).some((c) => c.claim.includes('periodic guard')), false);
   });
 
   it('reuse model: only the floor is checked, and the cells not run are left out', () => {

@@ -69,7 +69,7 @@ describe('bench: many-seed paper grid', () => {
     const json = aggregateGrid('simulated', 3, 1, cells, results, 'simulation');
     assert.deepEqual(Object.keys(json), ['agent', 'label', 'seeds', 'seed_base', 'tasks', 'cells']);
     const c0 = json.cells[0];
-    assert.deepEqual(Object.keys(c0), ['addition', 'deletion', 'variant', 'attribution', 'threshold', 'accuracy_mean', 'accuracy_ci95', 'memory_mean', 'memory_min', 'per_seed']);
+    assert.deepEqual(Object.keys(c0), ['addition', 'deletion', 'variant', 'attribution', 'threshold', 'guard', 'accuracy_mean', 'accuracy_ci95', 'memory_mean', 'memory_min', 'per_seed']);
     assert.equal(c0.accuracy_mean, 22);
     assert.deepEqual(c0.per_seed, [21, 22, 23]);
     assert.ok(c0.accuracy_ci95[0] < 22 && c0.accuracy_ci95[1] > 22);

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { formatProfile, gridPeriod, parsePaperOptions } from '../../../src/cli/bench-paper';
+import { formatProfile, gridPeriod, parsePaperOptions, selectCells } from '../../../src/cli/bench-paper';
+import { cellConfig, cellKey, paperCells } from '../../../src/core/bench/paper-cells';
 import { PAPER_EHR_PERIOD, scaledPeriod, streamPeriod, STREAM_TASK_FILES } from '../../../src/core/bench/config';
 import { formatComparison, PaperComparisonRow } from '../../../src/core/bench/paper-aggregate';
 import { cellProfile } from '../../../src/core/bench/paper-seed';
@@ -16,6 +17,22 @@ describe('bench:paper --stream (issue 19)', () => {
     assert.throws(() => parsePaperOptions(['--stream', 'long']), /--stream/);
     assert.equal(human.rerank, false, 'the stream retrieves as the product: fused');
     assert.equal(parsePaperOptions(['--rerank', '--stream', 'paper']).rerank, true);
+  });
+
+  it('the periodic guard cells are opt-in: --guard adds them, --cells names them, the default grid stays as issue 19 fixed it', () => {
+    const guard = ['strict/periodic/standard/shown/last-of-kind', 'strict/combined/standard/shown/last-of-kind', 'strict/combined/standard/shown/relative/last-of-kind'];
+    assert.equal(selectCells(undefined).length, paperCells().length);
+    assert.equal(paperCells().some((c) => c.guard !== 'none'), false);
+    assert.deepEqual(selectCells(undefined, true).map(cellKey).slice(-3), guard);
+    assert.deepEqual(selectCells(`strict/none/standard/shown,${guard[2]}`).map(cellKey), ['strict/none/standard/shown', guard[2]]);
+    assert.throws(() => selectCells('strict/none/standard/shown/first-of-kind'), /last-of-kind/);
+    assert.equal(parsePaperOptions(['--guard']).guard, true);
+    assert.equal(parsePaperOptions([]).guard, false);
+    const [cell] = selectCells(guard[2]);
+    const config = cellConfig(cell, { seed: 1, language: 'python' });
+    assert.equal(config.periodicGuard, 'last-of-kind');
+    assert.equal(config.historyThreshold, 'relative');
+    assert.equal(cellConfig(paperCells()[0], { seed: 1, language: 'python' }).periodicGuard, 'none');
   });
 
   it('runs the paper stream with the paper period 200 unscaled, the human stream with the scaled one', () => {

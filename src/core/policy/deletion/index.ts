@@ -2,10 +2,12 @@ import { deletionQueries } from '../../memory/sqlite/queries/deletion-candidates
 import type { MemoryStore } from '../../memory/sqlite/store';
 import { planCapacity } from './capacity';
 import { withFloor } from './floor';
+import { withPeriodicGuard } from './kind-guard';
 import { planCombined } from './combined';
 import { planForgetting } from './forgetting';
 import { planHistory } from './history';
 import { planPeriodic } from './periodic';
+import type { PeriodicGuard } from '../names';
 import { CapacityOptions, capacityRequiredError, CombinedOptions, DEFAULT_MIN_ACTIVE_RECORDS, DeletionPolicyName, ForgettingOptions, HistoryOptions, PolicyDeletionPlan } from './types';
 
 export * from './types';
@@ -16,6 +18,7 @@ export { planCapacity } from './capacity';
 export { planForgetting, retention } from './forgetting';
 export { RELATIVE_Z, wilsonUpper, belowRunningAccuracy } from './relative';
 export { withFloor, deleteWithinFloor, floorKeptMessage, FLOOR_SETTING, FlooredDelete, FlooredDeleteContext } from './floor';
+export { programKind, withPeriodicGuard } from './kind-guard';
 export { applyDeletionPlan, restoreRecords, purgeRecords, ApplyResult } from './apply';
 
 /** Options of every policy in one bag (each planner reads what it needs). */
@@ -25,6 +28,8 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
   capacityRule?: CapacityOptions['capacityRule'];
   /** The memory floor (default DEFAULT_MIN_ACTIVE_RECORDS = 1). */
   minActiveRecords?: number;
+  /** The periodic guard (default `none`; see kind-guard.ts). */
+  periodicGuard?: PeriodicGuard;
 };
 
 /**
@@ -37,7 +42,8 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
  * plan.floor?.sentence; // set when the floor kept records
  */
 export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
-  const plan = planPolicy(store, policy, taskIndex, params);
+  const planned = planPolicy(store, policy, taskIndex, params);
+  const plan = policy === 'periodic' || policy === 'combined' ? withPeriodicGuard(store, planned, params.periodicGuard ?? 'none') : planned;
   if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
   const floor = params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS;
   // withFloor needs the active count only up to floor + plan size (beyond it nothing is kept): a bounded scan.

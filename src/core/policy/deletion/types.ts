@@ -26,6 +26,14 @@ export interface FloorNote {
   sentence: string;
 }
 
+/** Records the periodic guard (agentMemory.deletion.periodicGuard) kept out of a plan. */
+export interface GuardNote {
+  keptCount: number;
+  kept: DeletionCandidate[];
+  /** One sentence for the preview. */
+  sentence: string;
+}
+
 export interface DeletionPlan {
   policy: DeletionPolicyName;
   candidates: DeletionCandidate[];
@@ -33,6 +41,8 @@ export interface DeletionPlan {
   taskIndex: number;
   /** What the memory floor kept out of the plan (null or absent when it kept nothing). */
   floor?: FloorNote | null;
+  /** What the periodic guard kept out of the plan (absent when it kept nothing; see kind-guard.ts). */
+  guard?: GuardNote;
   /** The policy's parameters and how many records it would delete (the planner's, for "why nothing"). */
   params?: Record<string, number | string | boolean>;
   total?: number;

@@ -273,6 +273,17 @@ export class DeletionQueries {
     return (prepared(this.db, "SELECT COUNT(*) AS n FROM (SELECT 1 FROM records WHERE status = 'active' LIMIT ?)").get(Math.floor(cap)) as { n: number }).n;
   }
 
+  /** Every active record's rid, id and last change (the periodic guard caches program kinds by these). */
+  activeVersions(): { rid: number; id: string; updated_at: string }[] {
+    return prepared(this.db, "SELECT rid, id, updated_at FROM records WHERE status = 'active'").all() as { rid: number; id: string; updated_at: string }[];
+  }
+
+  /** The code and language of the records `rids`. */
+  programsOf(rids: readonly number[]): { rid: number; code: string; language: string; updated_at: string }[] {
+    if (rids.length === 0) return [];
+    return prepared(this.db, 'SELECT rid, code, language, updated_at FROM records WHERE rid IN (SELECT value FROM json_each(?))').all(JSON.stringify(rids)) as { rid: number; code: string; language: string; updated_at: string }[];
+  }
+
   /** The ids among `ids` that are active now. */
   activeAmong(ids: readonly string[]): Set<string> {
     const rows = prepared(this.db, "SELECT id FROM records WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[];
