@@ -6,8 +6,8 @@ import type { DeletionCandidate, PolicyDeletionPlan } from './types';
 
 const STRING_LITERAL = /'(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|\\.)*"/g;
 const NUMBER = /\b\d+(?:\.\d+)?\b/g;
-/** Program kinds of each database's records, by rid, with the record version they were computed on. */
-const kindsByDatabase = new WeakMap<object, Map<number, { version: string; kind: string }>>();
+/** Program kinds of each store's records, by rid, with the record version they were computed on. */
+const kindsByStore = new WeakMap<MemoryStore, Map<number, { version: string; kind: string }>>();
 
 /**
  * A program's kind: its language and code with every value masked — the SQL inside
@@ -26,14 +26,13 @@ export function programKind(code: string, language: string): string {
 
 /**
  * The program kind of every active record, by id: computed once per record version
- * (rid + updated_at) and kept per database, so a plan reads only the active records'
+ * (rid + updated_at) and kept per store, so a plan reads only the active records'
  * ids and versions, and the code of records new or changed since the last plan.
  */
 function activeKinds(store: MemoryStore): Map<string, string> {
   const queries = deletionQueries(store);
-  const key = store.connectionForQueries();
-  let cache = kindsByDatabase.get(key);
-  if (!cache) kindsByDatabase.set(key, (cache = new Map()));
+  let cache = kindsByStore.get(store);
+  if (!cache) kindsByStore.set(store, (cache = new Map()));
   const active = queries.activeVersions();
   const stale = active.filter((r) => cache.get(r.rid)?.version !== r.updated_at).map((r) => r.rid);
   for (const p of queries.programsOf(stale)) cache.set(p.rid, { version: p.updated_at, kind: programKind(p.code, p.language) });
