@@ -4,6 +4,7 @@ import type { AgentMemoryApp, DeletionPlan } from '../../src/core/app/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { DeletionOutcome } from '../../src/vscode/commands/policy-commands';
 import type { RecordNode } from '../../src/vscode/tree/tree-items';
+import { programKind } from '../../src/core/policy/deletion/kind-guard';
 import { freshMemory, run, setSetting, waitFor } from './helpers';
 
 describe('deletion with preview', function () {
@@ -42,6 +43,32 @@ describe('deletion with preview', function () {
     const audit = app.audit(chosen).find((e) => e.operation === 'delete');
     assert.ok(audit, 'the deletion is audited');
     assert.ok(JSON.stringify(audit.evidence).includes(plan.candidates[0].rule));
+  });
+
+  it('with the periodic guard (last-of-kind) the preview keeps the last record of each program kind and says so', async () => {
+    const plain = app.planDeletion('periodic');
+    await setSetting(api, 'deletion.periodicGuard', 'last-of-kind');
+    try {
+      await waitFor(() => (app.planDeletion('periodic') as DeletionPlan & { params?: Record<string, unknown> }).params?.periodicGuard === 'last-of-kind', 'the app to apply periodicGuard = last-of-kind');
+      const guarded = app.planDeletion('periodic');
+      const guard = guarded.guard;
+      assert.ok(guard && guard.keptCount >= 1, 'the seed records are of different kinds: the guard keeps some');
+      assert.match(guard.sentence, /agentMemory\.deletion\.periodicGuard = last-of-kind/);
+      const plainIds = new Set(plain.candidates.map((c) => c.recordId));
+      for (const c of [...guarded.candidates, ...guard.kept]) assert.ok(plainIds.has(c.recordId), 'the guard only keeps records back, it adds none');
+      if (!plain.floor) assert.equal(guarded.candidates.length + guard.keptCount, plain.candidates.length);
+      // Each kept record is the last active one of its kind once the guarded plan is applied.
+      const leaving = new Set(guarded.candidates.map((c) => c.recordId));
+      const staying = app.list({ status: 'active', limit: 1000 }).items.filter((r) => !leaving.has(r.id));
+      for (const k of guard.kept) {
+        const record = app.get(k.recordId)!;
+        const kind = programKind(record.execution.code, record.execution.language);
+        assert.deepEqual(staying.filter((r) => programKind(r.execution.code, r.execution.language) === kind).map((r) => r.id), [k.recordId]);
+      }
+    } finally {
+      await setSetting(api, 'deletion.periodicGuard', 'none');
+      await waitFor(() => (app.planDeletion('periodic') as DeletionPlan & { params?: Record<string, unknown> }).params?.periodicGuard === 'none', 'the app to apply periodicGuard = none');
+    }
   });
 
   it('applies combined deletion to every candidate and the records move to Deleted in the tree', async () => {
