@@ -6,8 +6,8 @@ import type { DeletionCandidate, PolicyDeletionPlan } from './types';
 
 const STRING_LITERAL = /'(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|\\.)*"/g;
 const NUMBER = /\b\d+(?:\.\d+)?\b/g;
-/** Program kinds of each store's records, by rid, with the record version they were computed on. */
-const kindsByStore = new WeakMap<MemoryStore, Map<number, { version: string; kind: string }>>();
+/** Per store: each record's kind number, by rid, with the record id it was computed for (a purged rid may be reused); and the kind numbers. */
+const kindsByStore = new WeakMap<MemoryStore, { byRid: Map<number, { id: string; kind: number }>; numbers: Map<string, number> }>();
 
 /**
  * A program's kind: its language and code with every value masked — the SQL inside
@@ -25,27 +25,37 @@ export function programKind(code: string, language: string): string {
 }
 
 /**
- * The program kind of every active record, by id: computed once per record version
- * (rid + updated_at) and kept per store, so a plan reads only the active records'
- * ids and versions, and the code of records new or changed since the last plan.
+ * The kinds of a plan's leaving records, and the kinds of the active records that stay. A record's
+ * code never changes once stored, so its kind is computed once (rid + id: SQLite may give a purged
+ * record's rid to a new one), numbered, and kept per store; a plan reads only the active records'
+ * rids and ids from the covering index `records_policy`, and the code of the records it has not seen.
  */
-function activeKinds(store: MemoryStore): Map<string, string> {
+function planKinds(store: MemoryStore, leaving: ReadonlySet<string>): { kindOf: Map<string, number>; staying: Set<number> } {
   const queries = deletionQueries(store);
   let cache = kindsByStore.get(store);
-  if (!cache) kindsByStore.set(store, (cache = new Map()));
-  const active = queries.activeVersions();
-  const stale = active.filter((r) => cache.get(r.rid)?.version !== r.updated_at).map((r) => r.rid);
-  for (const p of queries.programsOf(stale)) cache.set(p.rid, { version: p.updated_at, kind: programKind(p.code, p.language) });
-  if (cache.size > 2 * active.length + 1000) {
-    const live = new Set(active.map((r) => r.rid));
-    for (const rid of cache.keys()) if (!live.has(rid)) cache.delete(rid);
+  if (!cache) kindsByStore.set(store, (cache = { byRid: new Map(), numbers: new Map() }));
+  const { byRid, numbers } = cache;
+  const { rids, ids } = queries.activeIds();
+  const unseen = rids.filter((rid, i) => byRid.get(rid)?.id !== ids[i]);
+  for (const p of queries.programsOf(unseen)) {
+    const kind = programKind(p.code, p.language);
+    let n = numbers.get(kind);
+    if (n === undefined) numbers.set(kind, (n = numbers.size));
+    byRid.set(p.rid, { id: p.id, kind: n });
   }
-  const out = new Map<string, string>();
-  for (const r of active) {
-    const kind = cache.get(r.rid)?.kind;
-    if (kind !== undefined) out.set(r.id, kind);
+  if (byRid.size > 2 * rids.length + 1000) {
+    const live = new Set(rids);
+    for (const rid of byRid.keys()) if (!live.has(rid)) byRid.delete(rid);
   }
-  return out;
+  const kindOf = new Map<string, number>();
+  const staying = new Set<number>();
+  for (let i = 0; i < rids.length; i++) {
+    const kind = byRid.get(rids[i])?.kind;
+    if (kind === undefined) continue;
+    if (leaving.has(ids[i])) kindOf.set(ids[i], kind);
+    else staying.add(kind);
+  }
+  return { kindOf, staying };
 }
 
 function meanUtility(c: DeletionCandidate): number {
@@ -80,10 +90,8 @@ export function withPeriodicGuard(store: MemoryStore, plan: PolicyDeletionPlan, 
   const periodicOnly = plan.candidates.filter((c) => c.rule === 'periodic');
   if (guard === 'none' || periodicOnly.length === 0) return { ...plan, params };
   const leaving = new Set(plan.candidates.map((c) => c.recordId));
-  const staying = new Set<string>();
-  const kindOf = activeKinds(store);
-  for (const [id, kind] of kindOf) if (!leaving.has(id)) staying.add(kind);
-  const keepByKind = new Map<string, DeletionCandidate>();
+  const { kindOf, staying } = planKinds(store, leaving);
+  const keepByKind = new Map<number, DeletionCandidate>();
   for (const c of periodicOnly) {
     const kind = kindOf.get(c.recordId);
     if (kind === undefined || staying.has(kind)) continue;
