@@ -114,6 +114,22 @@ describe('the periodic guard last-of-kind (beyond the paper): periodic deletion 
       assert.deepEqual(ids(planDeletion(store, 'periodic', 300, guard)), ['a1']);
     });
 
+    it('a purged record\'s rid given to a new record is not read with the old record\'s kind', () => {
+      add('a1', count(1));
+      add('b1', drug('danazol'));
+      for (let t = 1; t <= 300; t++) tasks.begin(`q${t}`);
+      const guard = { period: 200, periodicGuard: 'last-of-kind' } as const;
+      assert.deepEqual(ids(planDeletion(store, 'periodic', 300, guard)), []);
+      const rid = (id: string) => (store.connectionForQueries().prepare('SELECT rid FROM records WHERE id = ?').get(id) as { rid: number }).rid;
+      const old = rid('b1');
+      store.transition(['b1'], 'delete', { trigger: 'user', reason: 'test' });
+      store.transition(['b1'], 'purge', { trigger: 'user', reason: 'test' });
+      add('c1', count(3), 250);
+      assert.equal(rid('c1'), old, 'SQLite reuses the largest rid after it is purged');
+      // c1 is of a1's kind: a1 may go now.
+      assert.deepEqual(ids(planDeletion(store, 'periodic', 300, guard)), ['a1']);
+    });
+
     it('runs in the memory manager\'s periodic rule: the memory keeps one record per kind, and nothing is lost', () => {
       add('a1', count(1));
       add('a2', count(2));
