@@ -114,6 +114,21 @@ describe('the periodic guard last-of-kind (beyond the paper): periodic deletion 
       assert.deepEqual(ids(planDeletion(store, 'periodic', 300, guard)), ['a1']);
     });
 
+    it('on a plan truncated at its limit, the records the guard keeps do not hide the deletable ones behind them', () => {
+      // k1..k3: one record per kind, the oldest, so the first the plan materializes; a1, a2: one kind.
+      add('k1', drug('aspirin'));
+      add('k2', count(1).replace('admissions', 'icustays'));
+      add('k3', count(1).replace('count(*)', 'max(subject_id)'));
+      add('a1', count(1), 10);
+      add('a2', count(2), 20);
+      for (let t = 1; t <= 300; t++) tasks.begin(`q${t}`);
+      const plan = planDeletion(store, 'periodic', 300, { period: 200, minActiveRecords: 0, limit: 3, periodicGuard: 'last-of-kind' });
+      assert.deepEqual(ids(plan), ['a1']);
+      assert.deepEqual(plan.guard?.kept.map((c) => c.recordId).sort(), ['a2', 'k1', 'k2', 'k3']);
+      // Without the guard the limit still holds.
+      assert.deepEqual(ids(planDeletion(store, 'periodic', 300, { period: 200, minActiveRecords: 0, limit: 3 })), ['k1', 'k2', 'k3']);
+    });
+
     it('a purged record\'s rid given to a new record is not read with the old record\'s kind', () => {
       add('a1', count(1));
       add('b1', drug('danazol'));

@@ -42,8 +42,12 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
  * plan.floor?.sentence; // set when the floor kept records
  */
 export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
+  const guard = policy === 'periodic' || policy === 'combined' ? (params.periodicGuard ?? 'none') : 'none';
   const planned = planPolicy(store, policy, taskIndex, params);
-  const plan = policy === 'periodic' || policy === 'combined' ? withPeriodicGuard(store, planned, params.periodicGuard ?? 'none') : planned;
+  // The guard decides over every candidate: on a truncated plan the records it keeps (the oldest, so
+  // the first materialized) could fill the whole materialized part and hide the deletable rest.
+  const whole = guard !== 'none' && planned.truncated ? planPolicy(store, policy, taskIndex, { ...params, limit: planned.total }) : planned;
+  const plan = policy === 'periodic' || policy === 'combined' ? withPeriodicGuard(store, whole, guard) : whole;
   if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
   const floor = params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS;
   // withFloor needs the active count only up to floor + plan size (beyond it nothing is kept): a bounded scan.
@@ -53,11 +57,11 @@ export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, tas
 function planPolicy(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams): PolicyDeletionPlan {
   switch (policy) {
     case 'periodic':
-      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', ...WINDOW_KEYS]), taskIndex });
+      return planPeriodic(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'limit', ...WINDOW_KEYS]), taskIndex });
     case 'history':
       return planHistory(store, { ...pick(params, ['minRetrievals', 'beta', 'protectSeeds', 'recordIds', ...HISTORY_KEYS]), taskIndex });
     case 'combined':
-      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds', ...WINDOW_KEYS, ...HISTORY_KEYS]), taskIndex });
+      return planCombined(store, { ...pick(params, ['period', 'alpha', 'minRetrievals', 'beta', 'mode', 'protectSeeds', 'limit', ...WINDOW_KEYS, ...HISTORY_KEYS]), taskIndex });
     case 'capacity':
       if (params.capacity === undefined) throw capacityRequiredError();
       return planCapacity(store, { ...pick(params, ['period', 'alpha', 'protectSeeds', 'capacity', 'capacityRule', ...WINDOW_KEYS]), taskIndex } as CapacityOptions);
