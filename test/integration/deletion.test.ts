@@ -52,11 +52,11 @@ describe('deletion with preview', function () {
       await waitFor(() => (app.planDeletion('periodic') as DeletionPlan & { params?: Record<string, unknown> }).params?.periodicGuard === 'last-of-kind', 'the app to apply periodicGuard = last-of-kind');
       const guarded = app.planDeletion('periodic');
       const guard = guarded.guard;
-      assert.ok(guard && guard.keptCount >= 1, 'the seed records are of different kinds: the guard keeps some');
+      assert.ok(guard && guard.kept.length >= 1, 'the seed records are of different kinds: the guard keeps some');
       assert.match(guard.sentence, /agentMemory\.deletion\.periodicGuard = last-of-kind/);
       const plainIds = new Set(plain.candidates.map((c) => c.recordId));
       for (const c of [...guarded.candidates, ...guard.kept]) assert.ok(plainIds.has(c.recordId), 'the guard only keeps records back, it adds none');
-      if (!plain.floor) assert.equal(guarded.candidates.length + guard.keptCount, plain.candidates.length);
+      if (!plain.floor) assert.equal(guarded.candidates.length + guard.kept.length, plain.candidates.length);
       // Each kept record is the last active one of its kind once the guarded plan is applied.
       const leaving = new Set(guarded.candidates.map((c) => c.recordId));
       const staying = app.list({ status: 'active', limit: 1000 }).items.filter((r) => !leaving.has(r.id));

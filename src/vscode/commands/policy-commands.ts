@@ -103,11 +103,11 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
   return c.host.withApp(async (app) => {
     const plan = app.planDeletion(policy);
     // What the memory floor and the periodic guard kept out of the plan, said with the plan.
-    const floor = [plan.floor?.sentence, plan.guard?.sentence].filter((x): x is string => !!x).map((x) => ` ${x}`).join('');
-    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${floor}`);
+    const notes = [plan.floor?.sentence, plan.guard?.sentence].filter((x): x is string => !!x).map((x) => ` ${x}`).join('');
+    c.logger.info(`[deletion] ${policy} plan at task ${plan.taskIndex}: ${plan.candidates.length} candidate(s).${notes}`);
     if (plan.candidates.length === 0) {
       const why = emptyPlanReason(plan);
-      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${why ? ` ${why}` : ''}${floor}`);
+      void vscode.window.showInformationMessage(`Agent Memory: the ${policy} policy would delete nothing right now.${why ? ` ${why}` : ''}${notes}`);
       return { plan, deleted: 0 };
     }
     let chosen: DeletionCandidate[];
@@ -123,8 +123,8 @@ async function runDeletion(c: Container, policy: DeletionPolicyName, options: De
         plan.candidates.map((cand) => ({ label: cand.question, description: cand.rule, detail: evidenceText(cand.rule, cand.evidence), picked: !large, candidate: cand })),
         {
           title: large
-            ? `Preview: ${policy} deletion would remove ${plan.candidates.length} of ${app.counts().active} active record(s); tick the ones to delete.${floor}`
-            : `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${floor}`,
+            ? `Preview: ${policy} deletion would remove ${plan.candidates.length} of ${app.counts().active} active record(s); tick the ones to delete.${notes}`
+            : `Preview: ${policy} deletion would remove ${plan.candidates.length} record(s); untick any to keep.${notes}`,
           canPickMany: true,
           matchOnDescription: true,
           ignoreFocusOut: true,

@@ -109,7 +109,6 @@ export function withPeriodicGuard(store: MemoryStore, plan: PolicyDeletionPlan, 
     candidates,
     total: plan.total - kept.size,
     guard: {
-      keptCount: kept.size,
       kept: [...keepByKind.values()],
       sentence: `The periodic guard (agentMemory.deletion.periodicGuard = ${guard}) kept ${kept.size} record(s), each the last active record of its program kind: ${named}${more}.`,
     },

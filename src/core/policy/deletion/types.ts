@@ -28,7 +28,7 @@ export interface FloorNote {
 
 /** Records the periodic guard (agentMemory.deletion.periodicGuard) kept out of a plan. */
 export interface GuardNote {
-  keptCount: number;
+  /** Every record the guard kept. */
   kept: DeletionCandidate[];
   /** One sentence for the preview. */
   sentence: string;
