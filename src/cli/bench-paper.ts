@@ -122,7 +122,7 @@ export async function runPaperGrid(o: PaperOptions, log: (line: string) => void)
   const footer = [
     `${o.seeds} seeds from ${o['seed-base']}; ${cells.length} cells; ${json.tasks} tasks per stream; ${o.jobs} worker process(es); wall time ${seconds.toFixed(1)} s; program executions ${misses} run, ${hits} from the run cache.`,
     `Stream ${o.stream} (${path.basename(o.tasks)}), periodic window ${json.period}: test tasks with a non-empty answer, shuffled by seed; initial memory: 100 gold programs drawn by seed from the valid lines of the stream's templates.`,
-    `Retrieval: ${o.rerank ? 're-ranked (hybrid-search\'s opt-in stage, --rerank)' : 'fused + collapse (the product\'s default)'}.`,
+    `Retrieval: ${o.rerank ? 're-ranked (--rerank; the editor\'s default)' : 'fused + collapse (the benches\' and the CLI\'s default; the editor re-ranks by default)'}.`,
     `Fidelity switches: periodic window ${switches.periodicBounds === 'closed' ? '[t − P, t]' : '(t − P, t]'}; history deletes ${switches.historyPerTask === 'worst' ? 'at most the worst record per task (the paper\'s code)' : 'every match'}; strict evaluator ${switches.answerMatch === 'contains' ? 'ground truth contained in the answer (the paper)' : 'set-of-rows match'}. Relative threshold: Wilson upper bound (z = 1.96) of a record's mean Φ below the running accuracy (beyond the paper).`,
     `Shift: k-means (k = 3, cosine on the hashing embedder's question vectors) instead of the paper's GMM; groups run one after another.`,
     `Error-free: add-all's retrievals, every task added, each record holding the ground-truth program (the paper's controlled replay).`,

@@ -11,8 +11,8 @@
  * - hybrid_p50/p95_ms and vector_p50_ms: HybridSearch top-4 once its warm caches are full
  *   (Hamming scan over the cached sqlite-vec bit codes, rescoring from float16 copies with the
  *   exact vectors read where the copies leave the order undecided, MiniSearch BM25, RRF,
- *   collapse: the product's default), and hybrid_rerank_p50/p95_ms the same search with the
- *   opt-in re-ranking of the collapsed top (`rerank: true`), the two alternating per query (which
+ *   collapse: the CLI's default), and hybrid_rerank_p50/p95_ms the same search with the
+ *   re-ranking of the collapsed top (the editor's default) (`rerank: true`), the two alternating per query (which
  *   goes first alternates too); shapes_load_ms: the re-ranking's state read from scratch at that
  *   size (ShapeIndex.open, synchronous),
  * - float_scan_p50_ms: plain sqlite-vec brute force over a vec0 `float[384]` table
@@ -251,7 +251,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, hybrid_fused: _f, warm_ms: _w, rss_mb: _r, ...r }) => r)) + '\n');
   else {
     const last = rows[rows.length - 1];
-    process.stdout.write(`hybrid with the opt-in re-ranking, alternating per query with the default (fused) one: ${rows.map((r) => `n=${r.n} p50 ${r.hybrid_rerank_p50_ms} ms (default ${r.hybrid_p50_ms}), p95 ${r.hybrid_rerank_p95_ms} ms (default ${r.hybrid_p95_ms})`).join('; ')}; question shapes read from scratch (synchronously, beside the search's own, held by the timed search: ${rows.map((r) => r.shapes_held).join(', ')} records): ${rows.map((r) => `n=${r.n} ${r.shapes_load_ms} ms`).join(', ')}\n`);
+    process.stdout.write(`hybrid re-ranked (the editor's default), alternating per query with the fused one (the CLI's default): ${rows.map((r) => `n=${r.n} p50 ${r.hybrid_rerank_p50_ms} ms (fused ${r.hybrid_p50_ms}), p95 ${r.hybrid_rerank_p95_ms} ms (fused ${r.hybrid_p95_ms})`).join('; ')}; question shapes read from scratch (synchronously, beside the search's own, held by the timed search: ${rows.map((r) => r.shapes_held).join(', ')} records): ${rows.map((r) => `n=${r.n} ${r.shapes_load_ms} ms`).join(', ')}\n`);
     process.stdout.write(`hybrid answers that fused both sides (${args.keywords} keyword index): ${rows.map((r) => `n=${r.n} ${r.hybrid_fused}/${args.queries}`).join(', ')}\n`);
     process.stdout.write(`warm caches full after the catch-up (waited, incl. the keyword side's quiet second): ${rows.map((r) => `n=${r.n} ${r.warm_ms} ms`).join(', ')}; process RSS when timed: ${rows.map((r) => `n=${r.n} ${r.rss_mb} MB`).join(', ')}\n`);
     for (const r of rows.filter((row) => !Number.isNaN(row.keyword32_p50_ms))) {

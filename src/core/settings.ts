@@ -26,8 +26,13 @@ export const SettingsSchema = z.object({
   }).prefault({}),
   retrieval: z.object({
     k: z.number().int().min(1).max(32).default(4),
-    /** Re-rank the collapsed top by question shape, program links and value columns (opt-in; see rerank.ts). */
-    rerank: z.boolean().default(false),
+    /**
+     * Re-rank the collapsed top by question shape, program links and value columns (see rerank.ts). On by
+     * default in the editor (the agent's tasks and chat tools); the CLI, a hand-started MCP server and the
+     * benches keep the fused ranking unless `--rerank` (search.DEFAULT_RERANK), so their figures stay
+     * comparable with the grids.
+     */
+    rerank: z.boolean().default(true),
   }),
   addition: z.object({ policy: z.enum(ADDITION_POLICIES).default('strict') }),
   deletion: z.object({

@@ -225,6 +225,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     assert.equal(Number(m[1]), STREAM_TASKS);
     assert.equal(Number(m[2]) + Number(m[3]), STREAM_TASKS, `every demo answer is checked against its gold answer: ${summary}`);
     // Each pending record of the stream shows its gold verdict on its row (not "awaits your approval" only).
+    // The tree refreshes on a debounce after the last task: wait for the stream's pending records first.
+    await wb.waitForGroupCount('Pending', (n) => n >= 1);
     await wb.setGroupExpanded('Pending', true);
     const marks = await wb.page.locator('.part.sidebar .monaco-list-row .label-description').allTextContents();
     const gold = marks.filter((d) => /^(correct|wrong) · Φ/.test(d.trim()));

@@ -429,6 +429,8 @@ export class Workbench {
   /** Name of the channel selected in the Output view ('' when the view is not shown). */
   async selectedOutputChannel(): Promise<string> {
     const select = this.page.locator('.part.panel select.monaco-select-box').first();
+    // The channel picker is drawn after the panel's text: wait for it (a missing picker still answers '').
+    await select.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }).catch(() => undefined);
     if (!(await select.isVisible())) return '';
     return select.evaluate((el) => {
       const s = el as unknown as { selectedIndex: number; options: { text: string }[] };

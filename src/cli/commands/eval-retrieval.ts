@@ -14,7 +14,8 @@
  * backend: `--mask` indexes and queries the value-masked questions,
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
  * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
- * stage over the collapsed top 10 (rerank.ts; off by default, as in the product),
+ * stage over the collapsed top 10 (rerank.ts; off by default here, as in the CLI and
+ * the benches; the editor's setting agentMemory.retrieval.rerank is on by default),
  * `--rerank-parts` picks its parts (`slots`, `links`, `columns`; default all)
  * for the ablation table, and `--values-from` gives the value columns the
  * values of the database the questions are about.

@@ -32,7 +32,8 @@ Context Protocol on stdio.
                   until approved in the Agent Memory sidebar); a team memory uses its space's
                   policy, set on the server
   --rerank        re-rank memory_search by question shape, program links and value columns
-                  (a file memory; the editor passes it when agentMemory.retrieval.rerank is on)
+                  (a file memory; the editor passes it while agentMemory.retrieval.rerank
+                  is on, its default)
   --verbose       log more to stderr
 On a team memory, memory_search searches the shared records by keywords; when the server is
 unreachable every tool answers UNREACHABLE (nothing returned, nothing stored) and the next call

@@ -37,7 +37,7 @@ export interface GridJson {
   cells: GridCellJson[];
   /** The paper-fidelity switches the grid ran with (bench:paper flags). */
   switches?: FidelitySwitches;
-  /** The stream's retrieval: `fused` (the product's default) or `re-ranked` (bench:paper --rerank). */
+  /** The stream's retrieval: `fused` (the CLI's and the benches' default) or `re-ranked` (bench:paper --rerank). */
   retrieval?: 'fused' | 're-ranked';
 }
 

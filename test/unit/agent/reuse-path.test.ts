@@ -48,8 +48,9 @@ describe('agent loop: offline reuse path end to end (createApp, javascript runne
     const seedTemplate = new Map(demoSeedRecords(ehrTasks(), 100, 'javascript').map((s) => [s.question, s.metadata?.template]));
     assert.equal(seedTemplate.get(result.demonstrations[0].question), task.template);
     for (const d of result.demonstrations) assert.equal(h.app.get(d.recordId)?.status, 'active');
-    const sims = result.demonstrations.map((d) => d.inputSimilarity ?? -1);
-    assert.deepEqual(sims, [...sims].sort((a, b) => b - a), 'ranked by input similarity');
+    // In retrieval order (re-ranked: agentMemory.retrieval.rerank is on by default), as the retrieval log ranks them.
+    const ranks = result.demonstrations.map((d) => h.app.retrievalsOf(d.recordId).find((r) => r.taskIndex === result.taskIndex)?.rank);
+    assert.deepEqual(ranks, [0, 1, 2, 3], 'in retrieval order');
 
     // The task log row holds everything.
     const row = h.app.task(result.taskIndex);

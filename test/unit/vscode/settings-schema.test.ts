@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DEFAULT_RERANK } from '../../../src/core/memory/search/rerank';
 import { parseSettings, SETTING_KEYS } from '../../../src/vscode/settings-schema';
 
 interface ConfigProperty {
@@ -25,6 +26,15 @@ describe('settings schema', () => {
       assert.equal(settings.deletion.historyBetaStrict, 0.7);
       assert.equal(settings.deletion.historyBetaCoarse, 0.3);
       assert.equal(settings.addition.policy, 'strict');
+    });
+
+    it('re-ranks by default in the editor (and says so in package.json), while a search whose caller does not say stays fused', () => {
+      const { settings } = parseSettings(() => undefined);
+      assert.equal(settings.retrieval.rerank, true);
+      assert.equal(properties['agentMemory.retrieval.rerank'].default, true);
+      assert.equal(parseSettings((k) => (k === 'retrieval.rerank' ? false : undefined)).settings.retrieval.rerank, false);
+      // The CLI, a hand-started MCP server and the benches: fused unless --rerank (their figures match the README's grids).
+      assert.equal(DEFAULT_RERANK, false);
     });
 
     it('reads nested keys', () => {

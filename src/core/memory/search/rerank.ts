@@ -62,12 +62,13 @@ import { ProgramIds } from './program-ids';
 import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrase, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
- * Whether hybrid retrieval re-ranks by default (product, MCP server, bench stream, eval-retrieval): off.
- * Its cold-start cost is gone (compact state read after both sides: the first answer is unchanged at
- * 100k records) and at 100k synthetic records its p50 is the fused search's (`bench:retrieval --sizes
- * 100000 --keywords worker`, two runs at load 1.3: 1.98 / 2.74 ms against 2.12 / 2.70 ms), but its p95
- * is not (15.5 / 22.1 ms against 5.6 / 8.1 ms: the per-side pass over programs with many copies), and
- * the grids were measured with the fused ranking. `rerank: true` / `eval-retrieval --rerank` opt in.
+ * Whether a search re-ranks when its caller does not say (SearchOptions.rerank unset: the CLI, a
+ * hand-started MCP server, the bench stream, eval-retrieval): off, so their figures stay comparable
+ * with the grids, which were measured with the fused ranking. The editor says: its setting
+ * agentMemory.retrieval.rerank is on by default (settings.ts), and it passes `--rerank` to the MCP
+ * server it defines. At 100k synthetic records the p50 is the fused search's (`bench:retrieval --sizes
+ * 100000 --keywords worker`, 27 Nov at load 1.0: 1.69 ms against 1.68 ms), its p95 is not (13.7 ms
+ * against 4.2 ms: the per-side pass over programs with many copies). `rerank: true` / `--rerank` opt in.
  */
 export const DEFAULT_RERANK = false;
 /** How many of the best candidates are re-ordered. */
