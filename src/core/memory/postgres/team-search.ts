@@ -17,9 +17,17 @@
  * 4. candidates are ranked by the summed BM25 IDF of the query terms they hold (ties:
  *    ts_rank, then age).
  * So at most KEYWORD_CANDIDATES rows are read and ranked, never every match.
+ *
+ * Duplicate-aware, as the personal memory (../search/program-collapse.ts): records with the same
+ * normalised program count as one entry on each side before fusion, so copies neither take several
+ * ranks nor push other programs down, and each program shown is represented by its best member by
+ * mean utility, then the most recent; the others are counted (`identical`). A side that filled its
+ * pass with fewer than k distinct programs makes the search look again 4× deeper (up to
+ * MAX_SIDE_DEPTH; the dense side then widens pgvector's `hnsw.ef_search` for that transaction only).
  */
 import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../search/fusion';
+import { programKey } from '../search/program-collapse';
 import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import type { MemoryRecord } from '../types';
 import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
@@ -27,14 +35,24 @@ import { vectorLiteral } from './vector-text';
 
 export interface TeamSearchHit extends FusedHit {
   record: MemoryRecord;
+  /** Other candidates with the same normalised program that this hit stands for (collapsed searches). */
+  identical?: number;
+}
+
+export interface TeamSearchOptions {
+  /** Collapse records with the same normalised program (default true; false: every record on its own). */
+  collapse?: boolean;
 }
 
 /** A candidate of one side with its record's columns. */
-type CandidateRow = RecordRow & { side: 'd' | 'k'; score: number; pos: string };
+/** `sim`: the record's own cosine to the query vector (null without one, or for another dimension). */
+type CandidateRow = RecordRow & { side: 'd' | 'k'; score: number; pos: string; sim: number | null };
 const RECORD_COLUMNS = TEAM_RECORD_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
 
-/** Candidates each side contributes before fusion. */
+/** Candidates each side contributes before fusion (a first pass). */
 const SIDE_DEPTH = 32;
+/** Deepest pass of a collapsed search whose sides hold few distinct programs. */
+export const MAX_SIDE_DEPTH = 512;
 /** Most records one part of the keyword side reads (the rare terms' postings, the common terms' intersection, the fallback). */
 export const KEYWORD_CANDIDATES = 1000;
 /**
@@ -130,7 +148,7 @@ async function termFrequencies(c: ClientBase, space: string, query: string): Pro
  * statistics yet (right after a bulk load) and which then reads every row of the space:
  * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
  */
-function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined): { sql: string; params: unknown[] } {
+function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (value: unknown): string => {
     params.push(value);
@@ -138,15 +156,17 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
   };
   const space = p(undefined); // filled by the caller
   const parts: string[] = [];
+  let sim = 'NULL::float8';
   if (withDense) {
     const v = p(undefined);
+    sim = `CASE WHEN r.embedding_dim = ${dim} THEN 1 - (r.embedding::vector(${dim}) <=> ${v}::vector) END`;
     const cast = `embedding::vector(${dim})`;
     // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
     // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
     parts.push(`(SELECT 'd' AS side, rid, score, row_number() OVER (ORDER BY score DESC, rid) AS pos FROM (
         SELECT space, rid, 1 - (${cast} <=> ${v}::vector) AS score FROM records
-        WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${HNSW_CANDIDATES}) n
-      WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${SIDE_DEPTH})`);
+        WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${hnswCandidates(depth)}) n
+      WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${depth})`);
   }
   if (plan) {
     const candidates = [
@@ -163,39 +183,79 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
         SELECT c.rid, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
                ts_rank(c.tsv, ${all}::tsquery) AS tie
         FROM (SELECT DISTINCT ON (rid) rid, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
-      ORDER BY score DESC, tie DESC, rid LIMIT ${SIDE_DEPTH})`);
+      ORDER BY score DESC, tie DESC, rid LIMIT ${depth})`);
   }
   // The candidates' records come with them: fusion picks among them without another round trip.
-  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid WHERE NOT r.stale`;
+  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${sim} AS sim, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid WHERE NOT r.stale`;
   return { sql, params };
 }
 
-/** Best-first records for `query` (and its vector, when the memory has vectors); records marked stale by a revalidation are skipped. */
-export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number): Promise<TeamSearchHit[]> {
+/** Nearest neighbours the dense side takes from the HNSW index for a pass of `depth` (pgvector's ef_search at the first). */
+function hnswCandidates(depth: number): number {
+  return depth <= SIDE_DEPTH ? HNSW_CANDIDATES : depth + HNSW_CANDIDATES - SIDE_DEPTH;
+}
+
+/** One pass: each side's candidates, `depth` deep, with their records (a deeper pass widens ef_search in its own transaction). */
+async function candidates(team: TeamMemoryStore, query: string, vector: Float32Array | null, depth: number): Promise<CandidateRow[]> {
   const dim = vector?.length ?? 0;
-  const rows = await team.withClient(
-    async (c) => {
-      const { frequencies, active } = await termFrequencies(c, team.space, query);
-      const plan = planKeywordSearch(frequencies, active);
-      const statement = searchStatement(dim, dim > 0, plan);
-      if (statement.sql === '') return [];
-      statement.params[0] = team.space;
-      if (dim > 0) statement.params[1] = vectorLiteral(vector!);
-      return (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
-    },
-    'search the team memory',
-    { retryBroken: true },
-  );
+  const run = async (c: ClientBase): Promise<CandidateRow[]> => {
+    const { frequencies, active } = await termFrequencies(c, team.space, query);
+    const plan = planKeywordSearch(frequencies, active);
+    const statement = searchStatement(dim, dim > 0, plan, depth);
+    if (statement.sql === '') return [];
+    statement.params[0] = team.space;
+    if (dim > 0) statement.params[1] = vectorLiteral(vector!);
+    if (depth > SIDE_DEPTH && dim > 0) await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, hnswCandidates(depth)))]);
+    return (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
+  };
+  const rows = depth > SIDE_DEPTH ? await team.transaction(run, 'search the team memory') : await team.withClient(run, 'search the team memory', { retryBroken: true });
   rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
-  const dense: RankedKey[] = [];
-  const keyword: RankedKey[] = [];
-  const byId = new Map<string, CandidateRow>();
-  for (const r of rows) {
-    (r.side === 'd' ? dense : keyword).push({ key: r.id, score: Number(r.score) });
-    byId.set(r.id, r);
+  return rows;
+}
+
+/** Best by mean utility, then the most recent (as program-collapse.ts picks a representative). */
+function betterMember(a: CandidateRow, b: CandidateRow): boolean {
+  const mean = (r: CandidateRow): number => (r.utility_count > 0 ? r.utility_sum / r.utility_count : 0);
+  if (mean(a) !== mean(b)) return mean(a) > mean(b);
+  if (Number(a.created_task) !== Number(b.created_task)) return Number(a.created_task) > Number(b.created_task);
+  return Number(a.rid) > Number(b.rid);
+}
+
+/**
+ * Best-first records for `query` (and its vector, when the memory has vectors); records marked stale by a
+ * revalidation are skipped. Collapsed by program unless `options.collapse` is false (see the file comment).
+ */
+export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
+  const collapse = options.collapse ?? true;
+  for (let depth = SIDE_DEPTH; ; depth = Math.min(MAX_SIDE_DEPTH, depth * 4)) {
+    const rows = await candidates(team, query, vector, depth);
+    const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
+    const dense: RankedKey[] = [];
+    const keyword: RankedKey[] = [];
+    // Per program (or record): its members, each once.
+    const members = new Map<string, Map<string, CandidateRow>>();
+    for (const r of rows) {
+      const key = keyOf(r);
+      // fuseRankings keeps each key's best entry per side: a program takes one rank per side.
+      (r.side === 'd' ? dense : keyword).push({ key, score: Number(r.score) });
+      const group = members.get(key) ?? new Map<string, CandidateRow>();
+      group.set(r.id, r);
+      members.set(key, group);
+    }
+    // A side that filled its pass with fewer than k distinct programs may hold more deeper down (copies took its ranks).
+    const short = (side: RankedKey[]): boolean => side.length >= depth && new Set(side.map((h) => h.key)).size < k;
+    if (collapse && (short(dense) || short(keyword)) && depth < MAX_SIDE_DEPTH) continue;
+    const fused = fuseRankings(dense, keyword, { limit: k });
+    return fused.map((h) => {
+      const group = [...members.get(h.key)!.values()];
+      const representative = group.reduce((best, r) => (betterMember(r, best) ? r : best));
+      const hit: TeamSearchHit = { ...h, key: representative.id, record: rowToRecord(representative) };
+      // The program was a dense candidate: the representative's own cosine (a copy's question may differ from the best-ranked one's).
+      if (h.denseScore !== undefined && representative.sim !== null) hit.denseScore = Number(representative.sim);
+      if (group.length > 1) hit.identical = group.length - 1;
+      return hit;
+    });
   }
-  const fused = fuseRankings(dense, keyword, { limit: k });
-  return fused.map((h) => ({ ...h, record: rowToRecord(byId.get(h.key)!) }));
 }
 
 /** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */

@@ -110,6 +110,7 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
           language: h.record.execution.language,
           inputSimilarity: h.denseScore ?? null,
           rank,
+          ...(h.identical ? { identical: h.identical } : {}),
         }));
     },
   };

@@ -76,8 +76,9 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     const n = KEYWORD_CANDIDATES + 1500;
     const content = benchRecords(n, 16);
     // Every seeded question holds 'how', 'many', 'in', 'case' (df = n > the candidate cap).
-    content.records.push({ ...content.records[0], id: 'rare-one', question: 'how many patients received vancomycin in the icu', embedding: Array.from(unitVector(1)) });
-    content.records.push({ ...content.records[0], id: 'rare-two', question: 'how many patients received vancomycin dose adjustments', embedding: Array.from(unitVector(2)) });
+    // Programs of their own: a copy of shared-0's program would collapse with it (and its 57 other copies).
+    content.records.push({ ...content.records[0], id: 'rare-one', question: 'how many patients received vancomycin in the icu', code: "answer = sql('select count(*) from rare_one')", embedding: Array.from(unitVector(1)) });
+    content.records.push({ ...content.records[0], id: 'rare-two', question: 'how many patients received vancomycin dose adjustments', code: "answer = sql('select count(*) from rare_two')", embedding: Array.from(unitVector(2)) });
     const written = await writeTeam(owner, content);
     assert.equal(written.statistics.refreshed, true);
     const team = await connect('quality');
@@ -97,7 +98,7 @@ describe('team memory keyword search bounded by term statistics (real server)', 
   it('after an owner bulk load the statistics are fresh and the search statement uses the GIN and HNSW indexes', async () => {
     const owner = await connect('plans', pg().ownerUrl, 'seed');
     const content = benchRecords(4000, 16);
-    content.records.push({ ...content.records[0], id: 'needle', question: 'which careunit handled the tracheostomy', embedding: Array.from(unitVector(99)) });
+    content.records.push({ ...content.records[0], id: 'needle', question: 'which careunit handled the tracheostomy', code: "answer = sql('select careunit from needle')", embedding: Array.from(unitVector(99)) });
     await writeTeam(owner, content);
     const analyzed = await su.query<{ last: Date | null }>("SELECT greatest(last_analyze, last_autoanalyze) AS last FROM pg_stat_user_tables WHERE relname = 'records'");
     assert.ok(analyzed.rows[0].last, 'records was analyzed after the bulk load');
