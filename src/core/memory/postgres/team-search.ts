@@ -148,7 +148,7 @@ async function termFrequencies(c: ClientBase, space: string, query: string): Pro
  * statistics yet (right after a bulk load) and which then reads every row of the space:
  * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
  */
-function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH): { sql: string; params: unknown[] } {
+function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH, spaceInScan = false): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (value: unknown): string => {
     params.push(value);
@@ -163,9 +163,14 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
     const cast = `embedding::vector(${dim})`;
     // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
     // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
+    // `spaceInScan` (a pass with pgvector's iterative scans: see `candidates`): the space is filtered in the scan,
+    // so other spaces' nearer records cannot take every one of its candidates. Written plainly, so the planner
+    // weighs the space's share of the records: a large space is read through the HNSW index (scanning on until
+    // it has `depth` rows of the space), a small one through the (space, status, …) btree and an exact sort.
+    const inScan = spaceInScan ? ` AND space = ${space}` : '';
     parts.push(`(SELECT 'd' AS side, rid, score, row_number() OVER (ORDER BY score DESC, rid) AS pos FROM (
         SELECT space, rid, 1 - (${cast} <=> ${v}::vector) AS score FROM records
-        WHERE status = 'active' AND embedding_dim = ${dim} ORDER BY ${cast} <=> ${v}::vector LIMIT ${hnswCandidates(depth)}) n
+        WHERE status = 'active' AND embedding_dim = ${dim}${inScan} ORDER BY ${cast} <=> ${v}::vector LIMIT ${spaceInScan ? depth : hnswCandidates(depth)}) n
       WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${depth})`);
   }
   if (plan) {
@@ -195,22 +200,55 @@ function hnswCandidates(depth: number): number {
   return depth <= SIDE_DEPTH ? HNSW_CANDIDATES : depth + HNSW_CANDIDATES - SIDE_DEPTH;
 }
 
-/** One pass: each side's candidates, `depth` deep, with their records (a deeper pass widens ef_search in its own transaction). */
-async function candidates(team: TeamMemoryStore, query: string, vector: Float32Array | null, depth: number): Promise<CandidateRow[]> {
+/** Whether the server's pgvector has iterative index scans (0.8 and later), per store. */
+const iterativeScans = new WeakMap<TeamMemoryStore, boolean>();
+
+async function hasIterativeScans(team: TeamMemoryStore, c: ClientBase): Promise<boolean> {
+  let known = iterativeScans.get(team);
+  if (known === undefined) {
+    const r = await c.query<{ v: string | null }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+    const [major, minor] = (r.rows[0]?.v ?? '0.0').split('.').map(Number);
+    known = major > 0 || minor >= 8;
+    iterativeScans.set(team, known);
+  }
+  return known;
+}
+
+/** A pass's candidates, the space's active record count, and how many dense candidates it had. */
+interface Pass {
+  rows: CandidateRow[];
+  active: number;
+  dense: number;
+}
+
+/**
+ * One pass: each side's candidates, `depth` deep, with their records. A deeper pass runs in its own read
+ * transaction with hnsw.ef_search widened; `spaceInScan` also turns on pgvector's iterative scans (0.8+) and
+ * filters the space inside the dense scan (see searchStatement).
+ */
+async function candidates(team: TeamMemoryStore, query: string, vector: Float32Array | null, depth: number, spaceInScan: boolean): Promise<Pass> {
   const dim = vector?.length ?? 0;
-  const run = async (c: ClientBase): Promise<CandidateRow[]> => {
+  const deep = depth > SIDE_DEPTH || spaceInScan;
+  const run = async (c: ClientBase): Promise<Pass> => {
     const { frequencies, active } = await termFrequencies(c, team.space, query);
     const plan = planKeywordSearch(frequencies, active);
-    const statement = searchStatement(dim, dim > 0, plan, depth);
-    if (statement.sql === '') return [];
+    const statement = searchStatement(dim, dim > 0, plan, depth, spaceInScan && dim > 0);
+    if (statement.sql === '') return { rows: [], active, dense: 0 };
     statement.params[0] = team.space;
     if (dim > 0) statement.params[1] = vectorLiteral(vector!);
-    if (depth > SIDE_DEPTH && dim > 0) await c.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(Math.min(1000, hnswCandidates(depth)))]);
-    return (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
+    if (deep && dim > 0) {
+      const iterative = spaceInScan && (await hasIterativeScans(team, c));
+      await c.query(
+        `SELECT set_config('hnsw.ef_search', $1, true)${iterative ? ", set_config('hnsw.iterative_scan', 'relaxed_order', true)" : ''}`,
+        [String(Math.min(1000, hnswCandidates(depth)))],
+      );
+    }
+    const rows = (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
+    return { rows, active, dense: rows.filter((r) => r.side === 'd').length };
   };
-  const rows = depth > SIDE_DEPTH ? await team.transaction(run, 'search the team memory') : await team.withClient(run, 'search the team memory', { retryBroken: true });
-  rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
-  return rows;
+  const pass = deep ? await team.transaction(run, 'search the team memory') : await team.withClient(run, 'search the team memory', { retryBroken: true });
+  pass.rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
+  return pass;
 }
 
 /** Best by mean utility, then the most recent (as program-collapse.ts picks a representative). */
@@ -227,8 +265,9 @@ function betterMember(a: CandidateRow, b: CandidateRow): boolean {
  */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
   const collapse = options.collapse ?? true;
+  let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; depth = Math.min(MAX_SIDE_DEPTH, depth * 4)) {
-    const rows = await candidates(team, query, vector, depth);
+    const { rows, active, dense: denseRows } = await candidates(team, query, vector, depth, spaceInScan);
     const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
     const dense: RankedKey[] = [];
     const keyword: RankedKey[] = [];
@@ -245,6 +284,12 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
     // A side that filled its pass with fewer than k distinct programs may hold more deeper down (copies took its ranks).
     const short = (side: RankedKey[]): boolean => side.length >= depth && new Set(side.map((h) => h.key)).size < k;
     if (collapse && (short(dense) || short(keyword)) && depth < MAX_SIDE_DEPTH) continue;
+    // Fewer dense candidates than the space can give: other spaces' nearer records took the scan's (shared
+    // index) candidates. Once more, with the space filtered inside the scan (a pass that cannot be crowded).
+    if (vector && !spaceInScan && denseRows < Math.min(k, active)) {
+      spaceInScan = true;
+      continue;
+    }
     const fused = fuseRankings(dense, keyword, { limit: k });
     return fused.map((h) => {
       const group = [...members.get(h.key)!.values()];
@@ -259,10 +304,10 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
 }
 
 /** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
-export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false): Promise<string[]> {
+export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false, spaceInScan = false): Promise<string[]> {
   const dim = vector?.length ?? 0;
   const { frequencies, active } = await termFrequencies(c, space, query);
-  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active));
+  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active), SIDE_DEPTH, spaceInScan);
   statement.params[0] = space;
   if (dim > 0) statement.params[1] = vectorLiteral(vector!);
   const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);
