@@ -214,6 +214,35 @@ async function hasIterativeScans(team: TeamMemoryStore, c: ClientBase): Promise<
   return known;
 }
 
+/** Per store and dimension: whether another space holds active vectors of it, and when that was read. */
+const otherSpaces = new WeakMap<TeamMemoryStore, Map<number, { at: number; yes: boolean }>>();
+/** How long that answer is kept (a space created meanwhile is seen after at most this long). */
+const OTHER_SPACES_TTL_MS = 60_000;
+
+async function otherSpacesHaveVectors(team: TeamMemoryStore, dim: number): Promise<boolean> {
+  const byDim = otherSpaces.get(team) ?? new Map<number, { at: number; yes: boolean }>();
+  otherSpaces.set(team, byDim);
+  const known = byDim.get(dim);
+  if (known && Date.now() - known.at < OTHER_SPACES_TTL_MS) return known.yes;
+  // The spaces by a loose index scan of the (space, …) btree (one probe per space), then one probe each.
+  const r = await team.withClient(
+    (c) => c.query<{ yes: boolean }>(
+      `WITH RECURSIVE s(space) AS (
+         (SELECT space FROM records ORDER BY space LIMIT 1)
+         UNION ALL
+         SELECT (SELECT space FROM records WHERE space > s.space ORDER BY space LIMIT 1) FROM s WHERE s.space IS NOT NULL)
+       SELECT EXISTS (SELECT 1 FROM s WHERE s.space IS NOT NULL AND s.space <> $1
+         AND EXISTS (SELECT 1 FROM records r WHERE r.space = s.space AND r.status = 'active' AND r.embedding_dim = $2)) AS yes`,
+      [team.space, dim],
+    ),
+    'search the team memory',
+    { retryBroken: true },
+  );
+  const yes = r.rows[0]?.yes === true;
+  byDim.set(dim, { at: Date.now(), yes });
+  return yes;
+}
+
 /** A pass's candidates, the space's active record count, and how many dense candidates it had. */
 interface Pass {
   rows: CandidateRow[];
@@ -266,7 +295,7 @@ function betterMember(a: CandidateRow, b: CandidateRow): boolean {
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
   const collapse = options.collapse ?? true;
   let spaceInScan = false;
-  for (let depth = SIDE_DEPTH; ; depth = Math.min(MAX_SIDE_DEPTH, depth * 4)) {
+  for (let depth = SIDE_DEPTH; ; ) {
     const { rows, active, dense: denseRows } = await candidates(team, query, vector, depth, spaceInScan);
     const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
     const dense: RankedKey[] = [];
@@ -283,10 +312,14 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
     }
     // A side that filled its pass with fewer than k distinct programs may hold more deeper down (copies took its ranks).
     const short = (side: RankedKey[]): boolean => side.length >= depth && new Set(side.map((h) => h.key)).size < k;
-    if (collapse && (short(dense) || short(keyword)) && depth < MAX_SIDE_DEPTH) continue;
-    // Fewer dense candidates than the space can give: other spaces' nearer records took the scan's (shared
-    // index) candidates. Once more, with the space filtered inside the scan (a pass that cannot be crowded).
-    if (vector && !spaceInScan && denseRows < Math.min(k, active)) {
+    if (collapse && (short(dense) || short(keyword)) && depth < MAX_SIDE_DEPTH) {
+      depth = Math.min(MAX_SIDE_DEPTH, depth * 4);
+      continue;
+    }
+    // Fewer dense candidates than the space can give while other spaces hold vectors of this dimension: their
+    // nearer records took the shared index's candidates. Once more, as deep, with the space filtered inside the
+    // scan. (One space alone can also come short, by dead index entries of updated rows: no second pass then.)
+    if (vector && !spaceInScan && denseRows < Math.min(k, active) && (await otherSpacesHaveVectors(team, vector.length))) {
       spaceInScan = true;
       continue;
     }

@@ -117,12 +117,11 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     }
     const team = await connect('plans');
     assert.equal((await searchTeam(team, 'tracheostomy how many', null, 3))[0].record.id, 'needle');
-    // Hybrid: the dense side leads (weight 1 against the keyword side's 0.15), so a record only the keyword side
-    // found follows the dense side's 32 candidates. (This asserted the needle in the top 3, true only while other
-    // spaces' vectors crowded this space's dense candidates out: the test depended on the order the tests ran.)
-    const top = await searchTeam(team, 'tracheostomy how many', unitVector(5), 3);
-    assert.equal(top.length, 3);
-    assert.ok(top.every((h) => h.denseScore !== undefined), JSON.stringify(top.map((h) => h.record.id)));
+    // Hybrid: the dense side leads (weight 1 against the keyword side's 0.15: a record only the keyword side found
+    // scores 0.15 / 6, below the dense side's first 32 ranks), so the needle is looked for in the top 40. (This asserted
+    // it in the top 3, true only while other spaces' vectors crowded this space's dense candidates out.)
+    // (How many dense candidates the HNSW scan gives here varies with the graph: these records' vectors repeat the
+    // 'quality' space's, and the index is shared.)
     const hits = await searchTeam(team, 'tracheostomy how many', unitVector(5), 40);
     const needle = hits.find((h) => h.record.id === 'needle');
     assert.ok(needle?.keywordScore !== undefined, JSON.stringify(hits.map((h) => h.record.id)));
