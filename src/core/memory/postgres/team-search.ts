@@ -27,7 +27,7 @@
  */
 import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../search/fusion';
-import { programKey } from '../search/program-collapse';
+import { betterRepresentative, programKey } from '../search/program-collapse';
 import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import type { MemoryRecord } from '../types';
 import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
@@ -280,12 +280,10 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
   return pass;
 }
 
-/** Best by mean utility, then the most recent (as program-collapse.ts picks a representative). */
+/** Best by mean utility, then the most recent: the personal memory's rule (program-collapse.ts), on rows. */
 function betterMember(a: CandidateRow, b: CandidateRow): boolean {
-  const mean = (r: CandidateRow): number => (r.utility_count > 0 ? r.utility_sum / r.utility_count : 0);
-  if (mean(a) !== mean(b)) return mean(a) > mean(b);
-  if (Number(a.created_task) !== Number(b.created_task)) return Number(a.created_task) > Number(b.created_task);
-  return Number(a.rid) > Number(b.rid);
+  const view = (r: CandidateRow) => ({ rid: Number(r.rid), utilitySum: Number(r.utility_sum), utilityCount: Number(r.utility_count), createdTask: Number(r.created_task) });
+  return betterRepresentative(view(a), view(b));
 }
 
 /**

@@ -55,12 +55,12 @@ export function programKey(code: string, language: string): string {
   return `${language}\u0000${normaliseCode(code).replace(/[ \t]+/g, ' ')}`;
 }
 
-function meanUtility(c: ProgramCandidate): number {
+function meanUtility(c: Pick<ProgramCandidate, 'utilitySum' | 'utilityCount'>): number {
   return c.utilityCount > 0 ? c.utilitySum / c.utilityCount : 0;
 }
 
-/** Best by utility, then the most recent. */
-function better(a: ProgramCandidate, b: ProgramCandidate): boolean {
+/** Whether `a` represents its program better than `b`: best by mean utility, then the most recent (created task, then rid). */
+export function betterRepresentative(a: Pick<ProgramCandidate, 'rid' | 'utilitySum' | 'utilityCount' | 'createdTask'>, b: Pick<ProgramCandidate, 'rid' | 'utilitySum' | 'utilityCount' | 'createdTask'>): boolean {
   const ua = meanUtility(a);
   const ub = meanUtility(b);
   if (ua !== ub) return ua > ub;
@@ -95,7 +95,7 @@ export function collapseByProgram<C extends ProgramCandidate>(candidates: readon
     }
     group.members.push(c);
     group.identical += 1;
-    if (better(c, group.representative)) group.representative = c;
+    if (betterRepresentative(c, group.representative)) group.representative = c;
   }
   const ordered = [...groups.values()];
   const lambda = options.diversity ?? 0;
