@@ -109,6 +109,7 @@ export class KeywordIndex {
   private timer: NodeJS.Timeout | null = null;
   private readonly log: RecordChangeLog;
   private readonly changedStmt;
+  private readonly textStmt;
   private readonly logger: Logger;
   private readonly file: string | null;
   private readonly debounceMs: number;
@@ -128,6 +129,7 @@ export class KeywordIndex {
     this.scorer = new KeywordScorer(this.ms, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
+    this.textStmt = db.prepare('SELECT question, code FROM records WHERE rid = ?');
   }
 
   /** Loads the persisted index and catches it up with the database, or rebuilds it. */
@@ -389,7 +391,7 @@ export class KeywordIndex {
 
   /** The indexed text of a record as it still is in the database (for frequency bookkeeping). */
   private textOf(rid: number): Doc | null {
-    const row = this.db.prepare('SELECT question, code FROM records WHERE rid = ?').get(rid) as { question: string; code: string } | undefined;
+    const row = this.textStmt.get(rid) as { question: string; code: string } | undefined;
     return row ? { id: rid, question: row.question, code: row.code } : null;
   }
 
