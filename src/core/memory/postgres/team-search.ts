@@ -243,11 +243,10 @@ async function otherSpacesHaveVectors(team: TeamMemoryStore, dim: number): Promi
   return yes;
 }
 
-/** A pass's candidates, the space's active record count, and how many dense candidates it had. */
+/** A pass's candidates and the space's active record count. */
 interface Pass {
   rows: CandidateRow[];
   active: number;
-  dense: number;
 }
 
 /**
@@ -262,7 +261,7 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
     const { frequencies, active } = await termFrequencies(c, team.space, query);
     const plan = planKeywordSearch(frequencies, active);
     const statement = searchStatement(dim, dim > 0, plan, depth, spaceInScan && dim > 0);
-    if (statement.sql === '') return { rows: [], active, dense: 0 };
+    if (statement.sql === '') return { rows: [], active };
     statement.params[0] = team.space;
     if (dim > 0) statement.params[1] = vectorLiteral(vector!);
     if (deep && dim > 0) {
@@ -272,8 +271,7 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
         [String(Math.min(1000, hnswCandidates(depth)))],
       );
     }
-    const rows = (await c.query<CandidateRow>(statement.sql, statement.params)).rows;
-    return { rows, active, dense: rows.filter((r) => r.side === 'd').length };
+    return { rows: (await c.query<CandidateRow>(statement.sql, statement.params)).rows, active };
   };
   const pass = deep ? await team.transaction(run, 'search the team memory') : await team.withClient(run, 'search the team memory', { retryBroken: true });
   pass.rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
@@ -294,7 +292,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
   const collapse = options.collapse ?? true;
   let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; ) {
-    const { rows, active, dense: denseRows } = await candidates(team, query, vector, depth, spaceInScan);
+    const { rows, active } = await candidates(team, query, vector, depth, spaceInScan);
     const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
     const dense: RankedKey[] = [];
     const keyword: RankedKey[] = [];
@@ -317,7 +315,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
     // Fewer dense candidates than the space can give while other spaces hold vectors of this dimension: their
     // nearer records took the shared index's candidates. Once more, as deep, with the space filtered inside the
     // scan. (One space alone can also come short, by dead index entries of updated rows: no second pass then.)
-    if (vector && !spaceInScan && denseRows < Math.min(k, active) && (await otherSpacesHaveVectors(team, vector.length))) {
+    if (vector && !spaceInScan && dense.length < Math.min(k, active) && (await otherSpacesHaveVectors(team, vector.length))) {
       spaceInScan = true;
       continue;
     }

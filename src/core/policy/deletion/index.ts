@@ -42,12 +42,13 @@ export type DeletionParams = Partial<Omit<CombinedOptions, 'taskIndex'> & Omit<H
  * plan.floor?.sentence; // set when the floor kept records
  */
 export function planDeletion(store: MemoryStore, policy: DeletionPolicyName, taskIndex: number, params: DeletionParams = {}): PolicyDeletionPlan {
-  const guard = policy === 'periodic' || policy === 'combined' ? (params.periodicGuard ?? 'none') : 'none';
+  const guarded = policy === 'periodic' || policy === 'combined';
+  const guard = guarded ? (params.periodicGuard ?? 'none') : 'none';
   const planned = planPolicy(store, policy, taskIndex, params);
   // The guard decides over every candidate: on a truncated plan the records it keeps (the oldest, so
   // the first materialized) could fill the whole materialized part and hide the deletable rest.
   const whole = guard !== 'none' && planned.truncated ? planPolicy(store, policy, taskIndex, { ...params, limit: planned.total }) : planned;
-  const plan = policy === 'periodic' || policy === 'combined' ? withPeriodicGuard(store, whole, guard) : whole;
+  const plan = guarded ? withPeriodicGuard(store, whole, guard) : whole;
   if (plan.total === 0) return { ...plan, params: { ...plan.params, minActiveRecords: params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS }, floor: null };
   const floor = params.minActiveRecords ?? DEFAULT_MIN_ACTIVE_RECORDS;
   // withFloor needs the active count only up to floor + plan size (beyond it nothing is kept): a bounded scan.
