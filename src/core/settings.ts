@@ -28,7 +28,8 @@ export const SettingsSchema = z.object({
     k: z.number().int().min(1).max(32).default(4),
     /**
      * Re-rank the collapsed top by question shape, program links and value columns (see rerank.ts). On by
-     * default in the editor (the agent's tasks and chat tools); the CLI, a hand-started MCP server and the
+     * default in the editor (the agent's tasks and chat tools, on the personal memory and on a team space,
+     * team-shapes.ts); the CLI, a hand-started MCP server and the
      * benches keep the fused ranking unless `--rerank` (search.DEFAULT_RERANK), so their figures stay
      * comparable with the grids.
      */

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import type { Logger } from '../core/logger';
 import { TeamMemoryStore } from '../core/memory/postgres/team-store';
 import { TeamMemoryTools } from '../core/memory/postgres/team-tools';
+import { teamShapesFor } from '../core/memory/postgres/team-shapes';
 import type { MemoryToolApi } from '../core/tools/memory-tools';
 
 export interface TeamToolMemoryOptions {
@@ -22,6 +23,8 @@ export interface TeamToolMemoryOptions {
   /** How long one tool call retries an unreachable server before it answers UNREACHABLE. */
   retryMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Re-rank memory_search (`mcp --rerank`): the space's records are read once connected, in the background. */
+  rerank?: boolean;
 }
 
 export interface TeamToolMemory {
@@ -44,13 +47,20 @@ export function openTeamToolMemory(options: TeamToolMemoryOptions): TeamToolMemo
     connecting ??= TeamMemoryStore.connect(
       { url: options.url, space: options.space, ...mcpActor(), maxConnections: 4, retryMs: options.retryMs ?? 3000 },
       { logger: options.logger, env: options.env },
-    ).catch((error: unknown) => {
-      connecting = undefined; // try again on the next call
-      throw error;
-    });
+    ).then(
+      (team) => {
+        // Searches keep the fused order until this read is complete (team-shapes.ts); a failed read is tried again by a search.
+        if (options.rerank) teamShapesFor(team, { logger: options.logger }).load().catch(() => undefined);
+        return team;
+      },
+      (error: unknown) => {
+        connecting = undefined; // try again on the next call
+        throw error;
+      },
+    );
     return connecting;
   };
-  const tools = new TeamMemoryTools({ team: connect, logger: options.logger });
+  const tools = new TeamMemoryTools({ team: connect, logger: options.logger, rerank: () => options.rerank === true });
   return {
     tools,
     connect,

@@ -15,6 +15,12 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../../src/cli/te
 import { seedTeamDemo } from '../../src/core/memory/postgres/team-seed';
 import { setupTeamMemory } from '../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../src/core/memory/postgres/team-store';
+import { TeamShapes } from '../../src/core/memory/postgres/team-shapes';
+import { createTeamTaskMemory } from '../../src/core/memory/postgres/team-task-memory';
+import { readDomainValues } from '../../src/core/data/domain-values-reader';
+import { DEMO_DATABASE_FILE } from '../../src/core/data/ehr-tasks';
+import { demonstrationLanguages } from '../../src/core/agent/demonstration-languages';
+import { redactText } from '../../src/core/security/redact';
 import type { MemoryRecord, NewRecordInput, RecordStatus } from '../../src/core/memory/types';
 import type { AgentMemoryExtensionApi } from '../../src/extension';
 import type { AgentTaskResult } from '../../src/core/app/types';
@@ -177,7 +183,8 @@ describe('team memory (PostgreSQL) in the editor', function () {
     const token = new vscode.CancellationTokenSource().token;
     const [definition] = provider.provideMcpServerDefinitions(token) as McpStdioServerDefinition[];
     assert.equal(definition.label, TEAM_MCP_LABEL);
-    assert.deepEqual(definition.args.slice(1), ['mcp', '--db', urlWithoutPassword, '--space', SPACE]);
+    // agentMemory.retrieval.rerank is on by default: the team server re-ranks memory_search too.
+    assert.deepEqual(definition.args.slice(1), ['mcp', '--db', urlWithoutPassword, '--space', SPACE, '--rerank']);
     assert.ok(!JSON.stringify(definition).includes(password), 'the provided (cacheable) definition carries the password');
     const resolved = await provider.resolveMcpServerDefinition!(definition, token);
     assert.deepEqual(resolved.args, definition.args);
@@ -208,14 +215,31 @@ describe('team memory (PostgreSQL) in the editor', function () {
   it('Run Task runs on the team space: demonstrations come from the space, the record waits there for a reviewer, the personal memory is untouched', async () => {
     const tasksFile = path.join(api.container.demoDataDir, 'ehrsql-mimic3-tasks.jsonl');
     assert.equal(await seedTeamDemo(bob, tasksFile, 30, 'python'), 30);
-    const line = fs.readFileSync(tasksFile, 'utf8').split('\n').find((l) => l.includes('"answer_status": "nonempty"'));
-    // Not word for word a demo question, so no gold answer checks it (the editor's case: a reviewer decides).
-    const question = `${(JSON.parse(line!) as { question: string }).question} for the team`;
+    // agentMemory.retrieval.rerank (on by default) applies to the team memory: the demonstrations come in the order the
+    // team search re-ranks them, with the agent database's values. A question whose re-ranked order differs from the fused one.
+    const k = api.container.settings.value.retrieval.k;
+    const { embedder } = await bob.sharedEmbedder();
+    const shapes = new TeamShapes(bob, { domainValues: readDomainValues(path.join(api.container.demoDataDir, DEMO_DATABASE_FILE)) });
+    await shapes.load();
+    const order = async (question: string, rerank?: TeamShapes): Promise<string[]> =>
+      (await createTeamTaskMemory(bob, { rerank }).retriever.retrieve(question, embedder.embedSync(redactText(question)), k, { languages: demonstrationLanguages('python') })).map((d) => d.recordId);
+    let question = '';
+    let expected: string[] = [];
+    for (const line of fs.readFileSync(tasksFile, 'utf8').split('\n').filter((l) => l.includes('"answer_status": "nonempty"')).slice(0, 200)) {
+      // Not word for word a demo question, so no gold answer checks it (the editor's case: a reviewer decides).
+      const candidate = `${(JSON.parse(line) as { question: string }).question} for the team`;
+      const reranked = await order(candidate, shapes);
+      if (JSON.stringify(reranked) === JSON.stringify(await order(candidate))) continue;
+      [question, expected] = [candidate, reranked];
+      break;
+    }
+    assert.ok(question, 'a demo question whose re-ranked demonstrations differ from the fused ones');
     const personalTasks = await api.container.host.withApp((app) => app.tasks().length);
     const personalCounts = await api.container.host.withApp((app) => app.counts());
 
     const result = await run<AgentTaskResult>('agentMemory.runAgent', question);
     assert.ok(result.demonstrations.length > 0, 'the seeded space served demonstrations');
+    assert.deepEqual(result.demonstrations.map((d) => d.recordId), expected, 'the re-ranked order');
     const seeded = new Set((await bob.listByStatus('active', 100)).map((r) => r.id));
     for (const d of result.demonstrations) assert.ok(seeded.has(d.recordId), `demonstration ${d.recordId} is a record of the space`);
     assert.equal(result.addition.status, 'pending', result.addition.reason);

@@ -21,7 +21,7 @@ import { packageVersion } from './version';
 export const summary = 'serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)';
 
 export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--rerank] [--verbose]
-       agent-memory mcp --db postgres://user@host/db?sslmode=verify-full [--space NAME] [--verbose]
+       agent-memory mcp --db postgres://user@host/db?sslmode=verify-full [--space NAME] [--rerank] [--verbose]
 
 Serves the memory database FILE, or a space of a team memory on PostgreSQL, over the Model
 Context Protocol on stdio.
@@ -32,8 +32,9 @@ Context Protocol on stdio.
                   until approved in the Agent Memory sidebar); a team memory uses its space's
                   policy, set on the server
   --rerank        re-rank memory_search by question shape, program links and value columns
-                  (a file memory; the editor passes it while agentMemory.retrieval.rerank
-                  is on, its default)
+                  (the editor passes it while agentMemory.retrieval.rerank is on, its default;
+                  on a team memory the space's records are read once connected, and searches
+                  keep the fused order until that read is complete)
   --verbose       log more to stderr
 On a team memory, memory_search searches the shared records by keywords; when the server is
 unreachable every tool answers UNREACHABLE (nothing returned, nothing stored) and the next call
@@ -58,10 +59,9 @@ export async function run(argv: string[]): Promise<number> {
   const team = isPostgresUrl(args.db);
   if (team && args.addition) throw usageError("--addition does not apply to a team memory: the space's addition policy is set on the server (default strict).", USAGE);
   if (!team && args.space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
-  if (team && args.rerank) throw usageError('--rerank applies to a memory file (a team memory is searched on the server).', USAGE);
   let memory: { tools: MemoryToolApi; close(): Promise<void> };
   if (team) {
-    const shared = openTeamToolMemory({ url: args.db, space: args.space, logger });
+    const shared = openTeamToolMemory({ url: args.db, space: args.space, logger, rerank: args.rerank });
     // Connect now to report a problem early; an unreachable server does not stop the server (each call connects again).
     await shared.connect().catch((error: unknown) => {
       if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error; // wrong password, old schema, bad sslmode: say so now

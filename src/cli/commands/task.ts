@@ -19,6 +19,7 @@ import { SettingsSchema } from '../../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 import { runTeamTasks } from '../../core/team/team-tasks';
+import { readDomainValues } from '../../core/data/domain-values-reader';
 import { bundledDataDir } from './seed';
 
 export const summary = "run the agent on questions with a memory (SQLite file or postgres:// team memory): retrieve, generate, run, evaluate, add";
@@ -36,7 +37,7 @@ the bundled EHR demo database), evaluates it and applies the addition policy.
   --question TEXT    a question (repeatable)
   --tasks FILE       JSONL lines {"question", "answer"}: the answer is the ground truth (Φ from it)
   --rerank           re-rank the demonstrations (agentMemory.retrieval.rerank), with the values of
-                     DB (a SQLite memory)
+                     DB (on a team memory the space's records are read once, before the first task)
   --model M          reuse (default; the offline model) or an OpenAI-compatible base URL
                      (API key from AGENT_MEMORY_API_KEY)
   The coder and debugger role memories (with a --model endpoint) are the space's on a team
@@ -85,12 +86,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(args.json ? `${JSON.stringify(r)}\n` : describe(r));
   };
   if (isPostgresUrl(args.db)) {
-    if (args.rerank) throw usageError('--rerank applies to a SQLite memory (a team memory is searched on the server).', USAGE);
     const team = await connectTeam(args.db, args.space, { logger });
     try {
       const period = args['team-sweep-period-ms'];
       const sweep = period === undefined ? null : { periodMs: period, minActiveRecords: DEFAULT_MIN_ACTIVE_RECORDS, minRetrievals: DEFAULT_MIN_RETRIEVALS, maxMeanUtility: DEFAULT_BETA_STRICT };
-      await runTeamTasks(team, items, { language: args.language, dataPath, k: args.k, endpoint, sweep, logger, onResult: print });
+      const rerank = args.rerank ? { domainValues: readDomainValues(dataPath) } : undefined;
+      await runTeamTasks(team, items, { language: args.language, dataPath, k: args.k, endpoint, sweep, rerank, logger, onResult: print });
       const counts = await team.counts();
       process.stderr.write(`${describeConnection(args.db)} space ${team.space}: ${counts.active} active, ${counts.pending} pending, ${counts.deleted} deleted\n`);
     } finally {

@@ -99,13 +99,22 @@ export class AgentService extends Disposable {
    */
   private async useDomainValues(settings: Settings, dataPath: string): Promise<void> {
     if (!settings.retrieval.rerank) return;
+    this.domainValues = await this.valuesFor(dataPath);
+    this.retriever.configure({ rerank: true, domainValues: this.domainValues });
+  }
+
+  /** The agent database's values for a re-ranking (the team memory's too), as the personal memory's tasks read them. */
+  rerankValues(): Promise<DomainValues | null> {
+    return this.valuesFor(this.agentDataPath);
+  }
+
+  private async valuesFor(dataPath: string): Promise<DomainValues | null> {
     try {
-      this.domainValues = await this.domainValuesOf(dataPath);
+      return await this.domainValuesOf(dataPath);
     } catch (error) {
       this.options.logger.warn(`retrieval: the values of ${dataPath} could not be read for re-ranking (${errorMessage(error)}); it uses the memory's programs only`);
-      this.domainValues = null;
+      return null;
     }
-    this.retriever.configure({ rerank: true, domainValues: this.domainValues });
   }
 
   async loadRoleMemories(): Promise<void> {

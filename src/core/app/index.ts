@@ -159,6 +159,9 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   agentDataPath(): string {
     return this.agent.agentDataPath;
   }
+  rerankValues() {
+    return this.agent.rerankValues();
+  }
   planDeletion(policy: DeletionPolicyName): DeletionPlan {
     return this.policies.planDeletion(policy);
   }

@@ -5,6 +5,7 @@
  */
 import type { Disposable } from '../events';
 import type { Settings } from '../settings';
+import type { DomainValues } from '../memory/search/domain-values';
 import type { ListQuery, ListResult } from '../memory/sqlite/record-query';
 import type { AuditEntry, MemoryChangeEvent, MemoryRecord, RecordStatus } from '../memory/types';
 import type { TaskRow } from '../memory/sqlite/task-log';
@@ -154,6 +155,8 @@ export interface AgentMemoryApp {
   revalidate(options?: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; onlyIfChanged?: boolean }): Promise<RevalidationReport>;
   /** The database the agent's programs query (agentMemory.agent.dataPath, else the bundled demo). */
   agentDataPath(): string;
+  /** The agent database's values for the re-ranking's value columns (null: not readable, or over the size limit). */
+  rerankValues(): Promise<DomainValues | null>;
 
   /**
    * `humanReview`: under strict addition the record stays pending for the human even when a

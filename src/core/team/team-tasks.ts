@@ -17,7 +17,9 @@ import type { TeamMemoryStore } from '../memory/postgres/team-store';
 import type { TeamSweepInput } from '../memory/postgres/team-sweep';
 import { codeSimilarity } from '../similarity/code';
 import type { QuestionEmbedder } from '../similarity/embedder';
-import { isAgentMemoryError } from '../errors';
+import { errorMessage, isAgentMemoryError } from '../errors';
+import type { DomainValues } from '../memory/search/domain-values';
+import { teamShapesFor } from '../memory/postgres/team-shapes';
 import { KEYWORD_ONLY_EMBEDDER } from '../memory/postgres/team-task-memory';
 import { redactText } from '../security/redact';
 
@@ -44,6 +46,12 @@ export interface TeamTaskOptions {
   k: number;
   endpoint?: { baseURL: string; model: string; apiKey?: string };
   sweep: TeamSweepInput | null;
+  /**
+   * Re-rank the demonstrations as the personal memory does (team-shapes.ts), with these values of the
+   * agent's database for the value columns (null: the space's programs only); the space is read before the
+   * first task. Absent: the fused order.
+   */
+  rerank?: { domainValues: DomainValues | null };
   logger: Logger;
   onResult(result: AgentTaskResult): void;
 }
@@ -52,7 +60,10 @@ export interface TeamTaskOptions {
 export async function runTeamTasks(team: TeamMemoryStore, items: { question: string; answer?: unknown }[], options: TeamTaskOptions): Promise<void> {
   const { logger, language } = options;
   const embedder = await teamQuestionEmbedder(team, logger);
-  const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep, embedder });
+  const shapes = options.rerank ? teamShapesFor(team, { logger, domainValues: options.rerank.domainValues }) : undefined;
+  // Read before the first task, so every task is re-ranked; a space that cannot be read keeps the fused order (said in the log).
+  await shapes?.load().catch((error: unknown) => logger.warn(`[team] the re-ranking could not read space '${team.space}' (${redactText(errorMessage(error))}); tasks keep the fused order.`));
+  const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep, embedder, rerank: shapes });
   const session = createBenchSession({ databasePath: options.dataPath, language, endpoint: options.endpoint, logger });
   try {
     const { generator, judge, run } = session.deps;

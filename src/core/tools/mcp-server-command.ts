@@ -21,8 +21,8 @@ export function mcpServerCommand(extensionPath: string, databasePath: string, ad
 }
 
 /** The child on the team memory: the URL (never with a password) and the space in argv. */
-export function mcpTeamServerCommand(extensionPath: string, team: { url: string; space: string }, execPath = process.execPath): McpServerCommand {
-  return { command: execPath, args: [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', team.url, '--space', team.space], env: { ELECTRON_RUN_AS_NODE: '1' } };
+export function mcpTeamServerCommand(extensionPath: string, team: { url: string; space: string }, execPath = process.execPath, rerank = false): McpServerCommand {
+  return { command: execPath, args: [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', team.url, '--space', team.space, ...(rerank ? ['--rerank'] : [])], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 /** The environment of the team child once it is about to start: the password added (empty when none is stored). */

@@ -94,7 +94,7 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
         const team = options.team?.target();
         if (team) {
           // No password here: the editor may cache provided definitions; it is added when the server starts (below).
-          const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team);
+          const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team, undefined, options.rerank());
           return [new Definition(TEAM_MCP_LABEL, command, args, env, options.version)];
         }
         const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank());

@@ -123,7 +123,13 @@ export class TeamMode implements vscode.Disposable {
       ];
       this.sessionValue = session;
       this.snapshotValue = snapshot;
-      this.toolsValue = new TeamMemoryTools({ team: () => session.store(), logger: this.logger, citationRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd() });
+      this.toolsValue = new TeamMemoryTools({
+        team: () => session.store(),
+        logger: this.logger,
+        citationRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd(),
+        // agentMemory.retrieval.rerank, read at each search: the chat tools re-rank the team memory as they do the personal one.
+        rerank: () => this.settings.value.retrieval.rerank,
+      });
       session.start();
       this.logger.info(`[team] team memory ${config.host}, space '${config.space}' (password ${password ? 'stored' : 'not stored'})`);
     }

@@ -18,6 +18,8 @@ export async function runTaskOnTeam(c: Container, question: string, groundTruth:
   const settings = c.settings.value;
   const store = await session.store();
   const dataPath = await c.host.withApp((app) => app.agentDataPath());
+  // agentMemory.retrieval.rerank applies to the team memory too: the space is read once per connection (team-shapes.ts).
+  const rerank = settings.retrieval.rerank ? { domainValues: await c.host.withApp((app) => app.rerankValues()) } : undefined;
   const endpoint = settings.model.baseUrl && settings.model.name ? { baseURL: settings.model.baseUrl, model: settings.model.name, apiKey: await c.apiKey.get() } : undefined;
   let result: AgentTaskResult | undefined;
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Agent Memory: running the agent on the team memory (space '${store.space}')…` }, () =>
@@ -27,6 +29,7 @@ export async function runTaskOnTeam(c: Container, question: string, groundTruth:
       k: settings.retrieval.k,
       endpoint,
       sweep: null,
+      rerank,
       logger: c.logger,
       onResult: (r) => (result = r),
     }),

@@ -50,10 +50,4 @@ describe('agent-memory task --rerank (agentMemory.retrieval.rerank through the a
     const reranked = seeded('reranked.sqlite');
     assert.equal(topDemonstration(reranked.file, ['--rerank']), reranked.ids.lab);
   });
-
-  it('refuses --rerank on a team memory URL (usage, exit 2)', () => {
-    const r = spawnSync(process.execPath, [TSX, MAIN, 'task', '--db', 'postgres://nobody@127.0.0.1:1/none', '--question', 'q', '--rerank'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-    assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /--rerank applies to a SQLite memory/);
-  });
 });

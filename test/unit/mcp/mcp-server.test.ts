@@ -5,12 +5,11 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
-import { spawnSync } from 'node:child_process';
 import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding';
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { nullLogger } from '../../../src/core/logger';
 import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../support/records';
-import { call, connectServer, MAIN, ROOT, SEED, seedMemory, text, TSX } from './mcp-support';
+import { call, connectServer, SEED, seedMemory, text } from './mcp-support';
 
 interface SearchOut {
   retrievalId: string;
@@ -203,12 +202,6 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
         await plain.close();
         await reranking.close();
       }
-    });
-
-    it('refuses --rerank on a team memory URL (usage, exit 2), before connecting', async () => {
-      const r = spawnSync(process.execPath, [TSX, MAIN, 'mcp', '--db', 'postgres://nobody@127.0.0.1:1/none', '--rerank'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-      assert.equal(r.status, 2, r.stderr);
-      assert.match(r.stderr, /--rerank applies to a memory file/);
     });
   });
 });

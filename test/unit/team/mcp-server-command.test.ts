@@ -19,5 +19,7 @@ describe('the MCP server child the editor starts (core/tools/mcp-server-command)
     assert.ok(!c.args.join(' ').includes('pw-123'));
     assert.deepEqual(withTeamPassword(c.env, undefined), { ELECTRON_RUN_AS_NODE: '1' });
     assert.equal(c.env[PASSWORD_ENV], undefined, 'adding the password does not change the original definition');
+    // agentMemory.retrieval.rerank on: the team server re-ranks memory_search too.
+    assert.deepEqual(mcpTeamServerCommand('/ext', { url: 'postgres://app@db/mem', space: 'repo' }, '/bin/node', true).args.slice(-1), ['--rerank']);
   });
 });

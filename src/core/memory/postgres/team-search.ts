@@ -24,6 +24,9 @@
  * mean utility, then the most recent; the others are counted (`identical`). A side that filled its
  * pass with fewer than k distinct programs makes the search look again 4× deeper (up to
  * MAX_SIDE_DEPTH; the dense side then widens pgvector's `hnsw.ef_search` for that transaction only).
+ *
+ * Re-ranked on request (`options.rerank`, team-shapes.ts): the best RERANK_DEPTH distinct programs are fused
+ * and re-ordered as the personal memory re-orders them (../search/rerank.ts), from state the client holds.
  */
 import type { ClientBase } from 'pg';
 import { fuseRankings, FusedHit, RankedKey } from '../search/fusion';
@@ -32,6 +35,8 @@ import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import type { MemoryRecord } from '../types';
 import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
 import { vectorLiteral } from './vector-text';
+import { RERANK_DEPTH } from '../search/rerank';
+import type { TeamShapes } from './team-shapes';
 
 export interface TeamSearchHit extends FusedHit {
   record: MemoryRecord;
@@ -42,6 +47,11 @@ export interface TeamSearchHit extends FusedHit {
 export interface TeamSearchOptions {
   /** Collapse records with the same normalised program (default true; false: every record on its own). */
   collapse?: boolean;
+  /**
+   * Re-rank the collapsed top {@link RERANK_DEPTH} as the personal memory does (team-shapes.ts; the fused order
+   * while its first read of the space is not complete). Default: none.
+   */
+  rerank?: TeamShapes;
 }
 
 /** A candidate of one side with its record's columns. */
@@ -290,6 +300,8 @@ function betterMember(a: CandidateRow, b: CandidateRow): boolean {
  */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
   const collapse = options.collapse ?? true;
+  // A re-ranked search fuses the best RERANK_DEPTH and re-orders them (as hybrid-search.ts does).
+  const want = options.rerank ? Math.max(k, RERANK_DEPTH) : k;
   let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; ) {
     const { rows, active } = await candidates(team, query, vector, depth, spaceInScan);
@@ -307,7 +319,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
       members.set(key, group);
     }
     // A side that filled its pass with fewer than k distinct programs may hold more deeper down (copies took its ranks).
-    const short = (side: RankedKey[]): boolean => side.length >= depth && new Set(side.map((h) => h.key)).size < k;
+    const short = (side: RankedKey[]): boolean => side.length >= depth && new Set(side.map((h) => h.key)).size < want;
     if (collapse && (short(dense) || short(keyword)) && depth < MAX_SIDE_DEPTH) {
       depth = Math.min(MAX_SIDE_DEPTH, depth * 4);
       continue;
@@ -319,16 +331,18 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
       spaceInScan = true;
       continue;
     }
-    const fused = fuseRankings(dense, keyword, { limit: k });
-    return fused.map((h) => {
+    const fused = fuseRankings(dense, keyword, { limit: want });
+    const hits = fused.map((h) => {
       const group = [...members.get(h.key)!.values()];
       const representative = group.reduce((best, r) => (betterMember(r, best) ? r : best));
       const hit: TeamSearchHit = { ...h, key: representative.id, record: rowToRecord(representative) };
       // The program was a dense candidate: the representative's own cosine (a copy's question may differ from the best-ranked one's).
       if (h.denseScore !== undefined && representative.sim !== null) hit.denseScore = Number(representative.sim);
       if (group.length > 1) hit.identical = group.length - 1;
-      return hit;
+      return { rid: Number(representative.rid), score: h.score, question: representative.question, code: representative.code, hit };
     });
+    const ordered = options.rerank ? await options.rerank.rerank(query, hits) : hits;
+    return ordered.slice(0, k).map((c) => c.hit);
   }
 }
 

@@ -36,6 +36,7 @@ import { CodeSimilarityFn, taskSimilarity } from '../../policy/metrics';
 import type { QuestionEmbedder } from '../../similarity/embedder';
 import type { Language, NewRecordInput } from '../types';
 import { searchTeam } from './team-search';
+import type { TeamShapes } from './team-shapes';
 import type { TeamMemoryStore } from './team-store';
 import { TeamRoleMemoryStore } from './team-role-memory';
 import type { TeamStatus } from './team-tools';
@@ -57,6 +58,8 @@ export interface TeamTaskMemoryDeps {
   sweep?: TeamSweepInput | null;
   /** The team's shared question embedder (vectors on the server); default KEYWORD_ONLY_EMBEDDER. */
   embedder?: QuestionEmbedder;
+  /** Re-rank the retrieval as the personal memory does (team-shapes.ts); default: the fused order. */
+  rerank?: TeamShapes;
 }
 
 export interface TeamTaskMemory {
@@ -91,7 +94,7 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
       const fetch = allowed ? Math.min(MAX_FETCH, Math.max(k, k * 4)) : k;
       let hits;
       try {
-        hits = await searchTeam(team, question, vector ?? null, fetch);
+        hits = await searchTeam(team, question, vector ?? null, fetch, { rerank: deps.rerank });
         status = 'connected';
       } catch (error) {
         if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error;

@@ -22,6 +22,7 @@ import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutpu
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
+import { teamShapesFor } from './team-shapes';
 import { beginTeamTask, finishTeamTask, logTeamRetrievals, setTeamUtility, type TeamTaskFinish } from './team-utility';
 
 /** Connected or not, as the last call found it (for a status bar or a health line). */
@@ -33,6 +34,8 @@ export interface TeamToolsDeps {
   logger: Logger;
   /** Folder relative citation paths resolve against (default: the process's working directory). */
   citationRoot?(): string;
+  /** Whether memory_search re-ranks as the personal memory does (team-shapes.ts: the fused order until the space is read); default no. */
+  rerank?: () => boolean;
 }
 
 interface ToolTask {
@@ -56,7 +59,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     const args = parseToolInput(SearchInput, input, 'memory_search');
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
-      const hits = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K);
+      const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
+      const hits = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K, { rerank });
       const taskIndex = await beginTeamTask(team, args.query);
       await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };

@@ -7,6 +7,7 @@ import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
 import { usePostgres } from '../../../support/postgres';
 import { runCli, splitPassword, transcript } from '../../../support/team-processes';
+import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../../support/records';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
@@ -102,6 +103,29 @@ describe('every CLI command on a postgres:// team memory (real child processes, 
     assert.deepEqual([...new Set(teamExport.map(keysOf))].sort(), [...new Set(fileExport.map(keysOf))].sort());
     const seedText = (lines: string[]) => lines.map((l) => JSON.parse(l) as { provenance: string; question: string; execution: unknown }).filter((r) => r.provenance === 'seed').map((r) => JSON.stringify([r.question, r.execution])).sort();
     assert.deepEqual(seedText(teamExport), seedText(fileExport), 'the same demo records on both backends');
+  });
+
+  it('task --rerank on a space: the demonstrations are re-ranked with the agent database\'s values (the lab program, where the fused order gives the chart one)', async () => {
+    // No stored program compares "calculated total co2": only the agent's database (the bundled demo) says it is a lab test.
+    const question = 'What was the last calculated total co2 value of patient 12?';
+    const space = await TeamMemoryStore.connect({ url: pg().appUrl, space: 'cli-rerank', user: 'test', client: 'test' });
+    let ids: string[];
+    try {
+      const { embedder } = await space.sharedEmbedder();
+      const added = await space.add(
+        [CHART_HEART_RATE, LAB_POTASSIUM].map((r) => ({ question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'seed' as const })),
+        { trigger: 'user', reason: 'test seed', merge: false, embedder },
+      );
+      ids = added.map((r) => r.id);
+    } finally {
+      await space.close();
+    }
+    const top = async (extra: string[]): Promise<string> => {
+      const r = JSON.parse(ok(await team$('task', '--db', bare, '--space', 'cli-rerank', '--question', question, '--json', ...extra), `task ${extra.join(' ')}`)) as { demonstrations: { recordId: string }[] };
+      return r.demonstrations[0].recordId;
+    };
+    assert.equal(await top([]), ids[0], 'fused: the chart record');
+    assert.equal(await top(['--rerank']), ids[1], 're-ranked: the lab record');
   });
 
   it('export is byte-identical with the SQLite export of the same records (migrate to a file), and export → import → export round-trips in a space', async () => {

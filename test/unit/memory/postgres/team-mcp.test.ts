@@ -8,6 +8,9 @@ import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup
 import { usePostgres } from '../../../support/postgres';
 import { connectTeamServer, runCli, splitPassword, startProxy, transcript, type CuttableProxy } from '../../../support/team-processes';
 import { call, text } from '../../mcp/mcp-support';
+import { searchTeam } from '../../../../src/core/memory/postgres/team-search';
+import { TeamShapes } from '../../../../src/core/memory/postgres/team-shapes';
+import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../../support/records';
 
 interface SearchOut {
   retrievalId: string;
@@ -89,6 +92,39 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
       await other.close();
     } finally {
       await team.close();
+    }
+  });
+
+  it('`mcp --rerank` re-ranks memory_search once it has read the space, as TeamShapes does in process; a server without it keeps the fused order', async () => {
+    const SODIUM = { question: 'Sodium in the lab for patient 9?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'sodium') and subject_id = 9")` };
+    const queries = ['What was the last sodium value of patient 12?', 'What was the last potassium value of patient 12?'];
+    const expected: { query: string; fused: string; reranked: string }[] = [];
+    const team = await TeamMemoryStore.connect({ url: pg().appUrl, space: 'rerank', user: 'test', client: 'test' });
+    try {
+      const { embedder } = await team.sharedEmbedder();
+      await team.add(
+        [CHART_HEART_RATE, LAB_POTASSIUM, SODIUM].map((r) => ({ question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'seed' as const })),
+        { trigger: 'user', reason: 'test seed', merge: false, embedder },
+      );
+      const shapes = new TeamShapes(team);
+      await shapes.load();
+      for (const query of queries) {
+        const v = embedder.embedSync(query);
+        expected.push({ query, fused: (await searchTeam(team, query, v, 4))[0].record.id, reranked: (await searchTeam(team, query, v, 4, { rerank: shapes }))[0].record.id });
+      }
+    } finally {
+      await team.close();
+    }
+    assert.ok(expected.every((e) => e.fused !== e.reranked), `every query orders differently re-ranked: ${JSON.stringify(expected)}`);
+    const plain = await connectTeamServer(bare, password, ['--space', 'rerank'], 'plain');
+    const reranking = await connectTeamServer(bare, password, ['--space', 'rerank', '--rerank'], 'reranking');
+    clients.push(plain, reranking);
+    const top = async (c: Client, query: string): Promise<string> => ((await call(c, 'memory_search', { query, k: 4 })).structuredContent as unknown as SearchOut).results[0].id;
+    // The server reads the space in the background once connected; until then a search keeps the fused order.
+    for (let waited = 0; (await top(reranking, expected[0].query)) !== expected[0].reranked && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    for (const e of expected) {
+      assert.equal(await top(plain, e.query), e.fused, e.query);
+      assert.equal(await top(reranking, e.query), e.reranked, e.query);
     }
   });
 
