@@ -1,6 +1,6 @@
 /**
  * Team-memory load benchmark:
- * `npm run bench:team -- [--url postgres://…] --clients 8 --rounds 500 [--records 100000] [--faults] [--json]`.
+ * `npm run bench:team -- [--url postgres://…] --clients 8 --rounds 500 [--records 100000] [--faults] [--rerank] [--json]`.
  *
  * Without --url it starts its own throwaway PostgreSQL 15 + pgvector cluster (and removes it
  * after); with --url the schema must already be set up (agent-memory team-setup, with
@@ -11,7 +11,8 @@
  * With --faults, PostgreSQL is restarted (immediate: crash and WAL recovery) halfway and one
  * client is SIGKILLed. Afterwards it counts in the database what the clients reported
  * acknowledged. Vectors are 16-dimensional synthetic ones (the bench measures the server
- * path, not an embedder).
+ * path, not an embedder). With --rerank every client re-ranks its searches (team-shapes.ts): it reads the
+ * space before its first round (`shapes_load_p50_ms`) and catches up from change_log in each search.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -28,13 +29,14 @@ import type { BenchClientInput } from './team/bench-team-client';
 import { benchRecords } from './team/bench-team-data';
 import { startThrowawayPostgres, ThrowawayPostgres } from './team/throwaway-postgres';
 
-const USAGE = 'Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--sweep-period-ms 2000] [--json]';
+const USAGE = 'Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--rerank] [--sweep-period-ms 2000] [--json]';
 const ArgsSchema = z.object({
   url: z.string().optional(),
   clients: z.coerce.number().int().min(1).max(32).default(8),
   rounds: z.coerce.number().int().min(1).max(100_000).default(500),
   records: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   faults: z.boolean().default(false),
+  rerank: z.boolean().default(false),
   'sweep-period-ms': z.coerce.number().int().min(100).default(2000),
   json: z.boolean().default(false),
 });
@@ -58,6 +60,7 @@ interface Tally {
   incRetrieval: number;
   incPhi: number;
   searchMs: number[];
+  shapesMs: number[];
   approvedAt: Map<string, number>;
   seen: { id: string; at: number; client: number }[];
   sweeps: number;
@@ -77,6 +80,7 @@ function startClient(i: number, input: BenchClientInput, password: string | unde
       tally.failures.set(key, (tally.failures.get(key) ?? 0) + 1);
     }
     else if (e.t === 'search') tally.searchMs.push(e.ms!);
+    else if (e.t === 'shapes') tally.shapesMs.push(e.ms!);
     else if (e.t === 'inc') e.kind === 'phi' ? (tally.incPhi += e.n!) : (tally.incRetrieval += e.n!);
     else if (e.t === 'approved') tally.approvedAt.set(e.id!, e.at!);
     else if (e.t === 'seen') tally.seen.push({ id: e.id!, at: e.at!, client: i });
@@ -91,7 +95,7 @@ function startClient(i: number, input: BenchClientInput, password: string | unde
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs(argv, {
     usage: USAGE,
-    options: { url: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, records: { type: 'string' }, faults: { type: 'boolean' }, 'sweep-period-ms': { type: 'string' }, json: { type: 'boolean' } },
+    options: { url: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, records: { type: 'string' }, faults: { type: 'boolean' }, rerank: { type: 'boolean' }, 'sweep-period-ms': { type: 'string' }, json: { type: 'boolean' } },
   });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
@@ -119,10 +123,10 @@ async function main(argv: string[]): Promise<number> {
     const t1 = Date.now();
     if (cluster) await setupTeamMemory(cluster.ownerUrl, { dimensions: [DIM] });
     const indexMs = Date.now() - t1;
-    const tally: Tally = { acked: new Set(), failed: 0, failures: new Map(), incRetrieval: 0, incPhi: 0, searchMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
+    const tally: Tally = { acked: new Set(), failed: 0, failures: new Map(), incRetrieval: 0, incPhi: 0, searchMs: [], shapesMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
     const started = Date.now();
     const clients = Array.from({ length: args.clients }, (_, i) =>
-      startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'] }, password, tally),
+      startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'], rerank: args.rerank }, password, tally),
     );
     let killed = 0;
     if (args.faults) {
@@ -158,7 +162,8 @@ async function main(argv: string[]): Promise<number> {
       writes_acknowledged: tally.acked.size, writes_found: tally.acked.size - lost, writes_lost: lost, writes_failed_reported: tally.failed, failure_messages: Object.fromEntries(tally.failures),
       increments_sent: tally.incRetrieval + tally.incPhi, increments_found: Number(sums.rows[0].r) + Number(sums.rows[0].u),
       visibility_p50_ms: pct(visibility, 50), visibility_p99_ms: pct(visibility, 99), visibility_samples: visibility.length,
-      search_p50_ms: pct(tally.searchMs, 50), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,
+      rerank: args.rerank, search_p50_ms: pct(tally.searchMs, 50), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,
+      shapes_load_p50_ms: pct(tally.shapesMs, 50),
       client_rss_max_mb: Math.round(tally.rssMb), sweeps, sweep_period_ms: args['sweep-period-ms'], sweep_periods_elapsed: Math.ceil(durationMs / args['sweep-period-ms']),
       client_crashes: tally.crashes.length, measured_under_load: true,
     };

@@ -8,6 +8,7 @@
  */
 import { TeamChangeFeed } from '../../core/memory/postgres/change-feed';
 import { searchTeam } from '../../core/memory/postgres/team-search';
+import { TeamShapes } from '../../core/memory/postgres/team-shapes';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { sweepTeam } from '../../core/memory/postgres/team-sweep';
 import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../core/memory/postgres/team-utility';
@@ -20,6 +21,8 @@ export interface BenchClientInput {
   rounds: number;
   dimension: number;
   sweepPeriodMs: number;
+  /** Re-rank the searches (team-shapes.ts): the space is read before the first round. */
+  rerank?: boolean;
 }
 
 const emit = (event: Record<string, unknown>): void => {
@@ -34,6 +37,13 @@ async function main(): Promise<void> {
   feed.onDidChange((c) => {
     if (c.kind === 'status') emit({ t: 'seen', id: c.id, at: Date.now() });
   });
+  let shapes: TeamShapes | undefined;
+  if (input.rerank) {
+    const t = performance.now();
+    shapes = new TeamShapes(team);
+    await shapes.load();
+    emit({ t: 'shapes', ms: performance.now() - t });
+  }
   emit({ t: 'ready' });
   let previous: string | undefined;
   for (let r = 0; r < input.rounds; r++) {
@@ -56,7 +66,7 @@ async function main(): Promise<void> {
         emit({ t: 'approved', id: previous, at: sent });
       }
       const t0 = performance.now();
-      const hits = await searchTeam(team, `question round ${r} admissions`, benchVector(r * 7 + input.index, input.dimension), 4);
+      const hits = await searchTeam(team, `question round ${r} admissions`, benchVector(r * 7 + input.index, input.dimension), 4, { rerank: shapes });
       emit({ t: 'search', ms: performance.now() - t0 });
       const task = await beginTeamTask(team, `bench task ${input.index}/${r}`);
       const logged = await logTeamRetrievals(team, task, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));

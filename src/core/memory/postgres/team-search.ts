@@ -302,6 +302,8 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
   const collapse = options.collapse ?? true;
   // A re-ranked search fuses the best RERANK_DEPTH and re-orders them (as hybrid-search.ts does).
   const want = options.rerank ? Math.max(k, RERANK_DEPTH) : k;
+  // The re-ranking's catch-up runs beside the search's own read (prepare never rejects).
+  const prepared = options.rerank?.prepare();
   let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; ) {
     const { rows, active } = await candidates(team, query, vector, depth, spaceInScan);
@@ -341,7 +343,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
       if (group.length > 1) hit.identical = group.length - 1;
       return { rid: Number(representative.rid), score: h.score, question: representative.question, code: representative.code, hit };
     });
-    const ordered = options.rerank ? await options.rerank.rerank(query, hits) : hits;
+    const ordered = options.rerank && (await prepared) ? options.rerank.order(query, hits) : hits;
     return ordered.slice(0, k).map((c) => c.hit);
   }
 }

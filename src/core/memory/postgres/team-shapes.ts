@@ -109,17 +109,31 @@ export class TeamShapes {
    * value columns; unchanged while the first read is not complete (it is started) or when the catch-up fails.
    */
   async rerank<C extends ShapedCandidate>(query: string, hits: readonly C[]): Promise<C[]> {
-    if (hits.length < 2) return [...hits];
+    return (await this.prepare()) ? this.order(query, hits) : [...hits];
+  }
+
+  /**
+   * What a re-ranked search needs before it orders (a search starts it with its own first read, so the two
+   * round trips overlap): the catch-up once the space is read; before that, the first read is started. Resolves
+   * true when the search can re-rank, false otherwise (logged); never rejects.
+   */
+  async prepare(): Promise<boolean> {
     if (!this.loaded) {
       this.load().catch((error: unknown) => this.log.warn(`[team] the re-ranking could not read space '${this.team.space}' (${redactText(errorMessage(error))}); searches keep the fused order.`));
-      return [...hits];
+      return false;
     }
     try {
       await this.catchUp();
+      return true;
     } catch (error) {
       this.log.warn(`[team] the re-ranking could not read the space's changes (${redactText(errorMessage(error))}); this search keeps the fused order.`);
-      return [...hits];
+      return false;
     }
+  }
+
+  /** `hits` re-ordered from the state held (after {@link prepare} resolved true). */
+  order<C extends ShapedCandidate>(query: string, hits: readonly C[]): C[] {
+    if (hits.length < 2) return [...hits];
     // A candidate whose record is not held (changed after the catch-up) is shaped from its own text.
     const byRid = new Map(hits.map((h) => [h.rid, h]));
     return this.shapes.rerank(query, hits.map((h) => ({ key: h.rid, score: h.score, question: h.question, code: h.code })), this.parts).map((c) => byRid.get(c.key)!);
