@@ -70,6 +70,8 @@ export const KEYWORD_CANDIDATES = 1000;
  * (equal IDF sums), so a larger cut would only feed the ts_rank tie-break.
  */
 export const COMMON_CANDIDATES = 250;
+/** A space with at most this many active records is read whole by the keyword side (its btree), not through the shared GIN index. */
+export const SMALL_SPACE_ROWS = 5000;
 /** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
 const HNSW_CANDIDATES = 40;
 /** Most query terms ranked with (a long prompt keeps its rarest ones). */
@@ -157,8 +159,10 @@ async function termFrequencies(c: ClientBase, space: string, query: string): Pro
  * lets the planner use the (space, status, …) btree, which it prefers when the table has no
  * statistics yet (right after a bulk load) and which then reads every row of the space:
  * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
+ * Except where reading every row of the space is what is wanted: the keyword side of a space of at most
+ * SMALL_SPACE_ROWS records, and the dense side of the crowded pass (`spaceInScan`).
  */
-function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH, spaceInScan = false): { sql: string; params: unknown[] } {
+function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH, spaceInScan = false, smallSpace = false): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (value: unknown): string => {
     params.push(value);
@@ -184,13 +188,17 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
       WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${depth})`);
   }
   if (plan) {
+    // The GIN index holds the postings of every space: a word rare in this space but common in another would have
+    // it read (and drop) the other space's rows. A small space is read whole instead, through its btree: `space = $1`
+    // written plainly (at most SMALL_SPACE_ROWS rows whatever the other spaces hold). A larger one keeps the GIN path.
+    const keywordSpace = smallSpace ? `space = ${space}` : `space || '' = ${space}`;
     const candidates = [
       [plan.rare, KEYWORD_CANDIDATES],
       [plan.common, COMMON_CANDIDATES],
       [plan.fallback, COMMON_CANDIDATES],
     ]
       .filter(([q]) => q !== '')
-      .map(([q, limit]) => `(SELECT rid, tsv FROM records WHERE space || '' = ${space} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+      .map(([q, limit]) => `(SELECT rid, tsv FROM records WHERE ${keywordSpace} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
     const terms = p(plan.terms);
     const idf = p(plan.idf);
     const all = p(plan.all);
@@ -270,7 +278,7 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
   const run = async (c: ClientBase): Promise<Pass> => {
     const { frequencies, active } = await termFrequencies(c, team.space, query);
     const plan = planKeywordSearch(frequencies, active);
-    const statement = searchStatement(dim, dim > 0, plan, depth, spaceInScan && dim > 0);
+    const statement = searchStatement(dim, dim > 0, plan, depth, spaceInScan && dim > 0, active <= SMALL_SPACE_ROWS);
     if (statement.sql === '') return { rows: [], active };
     statement.params[0] = team.space;
     if (dim > 0) statement.params[1] = vectorLiteral(vector!);
@@ -352,7 +360,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
 export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false, spaceInScan = false): Promise<string[]> {
   const dim = vector?.length ?? 0;
   const { frequencies, active } = await termFrequencies(c, space, query);
-  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active), SIDE_DEPTH, spaceInScan);
+  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active), SIDE_DEPTH, spaceInScan, active <= SMALL_SPACE_ROWS);
   statement.params[0] = space;
   if (dim > 0) statement.params[1] = vectorLiteral(vector!);
   const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Client } from 'pg';
 import { benchRecords } from '../../../../src/cli/team/bench-team-data';
-import { explainSearch, KEYWORD_CANDIDATES, planKeywordSearch, searchTeam } from '../../../../src/core/memory/postgres/team-search';
+import { explainSearch, KEYWORD_CANDIDATES, planKeywordSearch, searchTeam, SMALL_SPACE_ROWS } from '../../../../src/core/memory/postgres/team-search';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
 import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
@@ -97,7 +97,8 @@ describe('team memory keyword search bounded by term statistics (real server)', 
 
   it('after an owner bulk load the statistics are fresh and the search statement uses the GIN and HNSW indexes', async () => {
     const owner = await connect('plans', pg().ownerUrl, 'seed');
-    const content = benchRecords(4000, 16);
+    // Over SMALL_SPACE_ROWS: the keyword side reads the shared GIN index (a smaller space is read through its btree, below).
+    const content = benchRecords(SMALL_SPACE_ROWS + 1000, 16);
     content.records.push({ ...content.records[0], id: 'needle', question: 'which careunit handled the tracheostomy', code: "answer = sql('select careunit from needle')", embedding: Array.from(unitVector(99)) });
     await writeTeam(owner, content);
     const analyzed = await su.query<{ last: Date | null }>("SELECT greatest(last_analyze, last_autoanalyze) AS last FROM pg_stat_user_tables WHERE relname = 'records'");
@@ -129,6 +130,27 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     const appLoad = await connect('plans-app');
     const asApp = await writeTeam(appLoad, benchRecords(10, 16));
     assert.equal(asApp.statistics.refreshed, false);
+  });
+
+  it("a small space's keyword side reads its own rows, not the shared GIN postings of a word another space holds everywhere", async () => {
+    // The other space: every record holds 'how' and 'many' (benchRecords' questions). This one: 40 records, 4 of them about admissions.
+    await writeTeam(await connect('kw-big', pg().ownerUrl, 'seed'), benchRecords(3000, 16));
+    const small = benchRecords(40, 16).records.map((r, i) => ({ ...r, id: `kw-${i}`, question: i % 10 === 0 ? `how many admissions of patient ${i}` : `which drug dose for patient ${i}` }));
+    await writeTeam(await connect('kw-small', pg().ownerUrl, 'seed'), { ...benchRecords(0, 16), records: small });
+    const hits = await searchTeam(await connect('kw-small'), 'how many admissions', null, 4);
+    assert.deepEqual(hits.map((h) => h.record.id).sort(), ['kw-0', 'kw-10', 'kw-20', 'kw-30']);
+    const app = new Client({ connectionString: pg().appUrl });
+    await app.connect();
+    try {
+      const plan = (await explainSearch(app, 'kw-small', 'how many admissions', null, true)).join('\n');
+      assert.doesNotMatch(plan, /Seq Scan on records/, plan);
+      // Through the space's btree: no scan drops more rows than the space holds (the GIN path dropped the other space's 3,000).
+      const dropped = [...plan.matchAll(/Rows Removed by Filter: (\d+)/g)].map((m) => Number(m[1]));
+      assert.ok(dropped.every((n) => n <= small.length), plan);
+      assert.match(plan, /Index Cond: \(space = 'kw-small'::text\)/, plan);
+    } finally {
+      await app.end();
+    }
   });
 
   it("a space's dense side is not crowded out by another space's nearer records: a pass filters the space inside the HNSW scan", async () => {
