@@ -18,14 +18,22 @@
  * the benches; the editor's setting agentMemory.retrieval.rerank is on by default),
  * `--rerank-parts` picks its parts (`slots`, `links`, `columns`; default all)
  * for the ablation table, and `--values-from` gives the value columns the
- * values of the database the questions are about.
+ * values of the database the questions are about. `--backend team` loads the memory into a space of a
+ * team memory on a throwaway PostgreSQL 15 + pgvector cluster it starts and removes (the space's shared,
+ * unfitted embedder; hybrid or keyword mode; no `--mask`) and searches it as Run Task and `memory_search`
+ * do on a team space (collapsed; `--rerank` re-ranked, team-shapes.ts).
  */
 import { z } from 'zod';
 import { RERANK_PART_NAMES } from '../../core/memory/search/rerank';
 import { readDomainValues } from '../../core/data/domain-values-reader';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
-import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
+import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, type RetrievalBackend, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
+import { TeamBackend } from '../../core/bench/team-retrieval-backend';
+import { setupTeamMemory } from '../../core/memory/postgres/team-setup';
+import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import { TEAM_DEFAULT_DIMENSION } from '../../core/memory/postgres/team-embedder';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../team/throwaway-postgres';
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
@@ -77,7 +85,25 @@ export async function run(argv: string[]): Promise<number> {
   const rerank = args.rerank && Object.values(parts).some(Boolean) ? parts : false;
   if (args['values-from'] && !rerank) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns: add --rerank (with the columns part).');
   const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
-  const backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: args['no-collapse'] ? false : undefined, rerank, domainValues });
+  const collapseOption = args['no-collapse'] ? false : undefined;
+  let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
+  let backend: RetrievalBackend & { readonly embedderId: string };
+  if (args.backend === 'team') {
+    if (args.mask) throw new AgentMemoryError('INVALID_INPUT', '--mask is an ablation of the file store: drop it with --backend team.');
+    if (args.mode !== 'hybrid' && args.mode !== 'keyword') throw new AgentMemoryError('INVALID_INPUT', `--backend team searches in hybrid or keyword mode (got --mode ${args.mode}).`);
+    const cluster = await startThrowawayPostgres();
+    try {
+      // With the HNSW index of the space's shared embedder's dimension, as `team-setup --dimension` builds it.
+      await setupTeamMemory(cluster.ownerUrl, { dimensions: [TEAM_DEFAULT_DIMENSION] });
+      team = { cluster, store: await TeamMemoryStore.connect({ url: cluster.appUrl, space: 'eval-retrieval', user: 'eval', client: 'eval-retrieval' }) };
+    } catch (error) {
+      cluster.stop();
+      throw error;
+    }
+    backend = new TeamBackend(team.store, { collapse: collapseOption, rerank, domainValues });
+  } else {
+    backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: collapseOption, rerank, domainValues });
+  }
   const explain = args.explain
     ? (e: ExplainedHit): void => {
         const list = (words: string[]): string => (words.length ? words.map((w) => `'${w}'`).join(', ') : 'none');
@@ -88,10 +114,16 @@ export async function run(argv: string[]): Promise<number> {
         );
       }
     : undefined;
-  const result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
+  let result: Awaited<ReturnType<typeof evaluateRetrieval>>;
+  try {
+    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
+  } finally {
+    await team?.store.close();
+    team?.cluster.stop();
+  }
   // Collapse (and so the re-ranking) is on by default in hybrid mode only.
   const collapse = !args['no-collapse'] && args.mode === 'hybrid';
-  const ablations = { mask: args.mask, fitted: !args.unfitted, collapse, rerank: collapse ? rerank : false, domain_values: domainValues ? domainValues.size : 0 };
+  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, domain_values: domainValues ? domainValues.size : 0 };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

@@ -169,8 +169,8 @@ export class InProcessBackend implements RetrievalBackend {
   }
 }
 
-/** Which backend `agent-memory eval-retrieval` uses (`store` by default). */
-export const RETRIEVAL_BACKENDS = ['store', 'in-process'] as const;
+/** Which backend `agent-memory eval-retrieval` uses (`store` by default; `team`: a team memory space, team-retrieval-backend.ts). */
+export const RETRIEVAL_BACKENDS = ['store', 'in-process', 'team'] as const;
 export type RetrievalBackendName = (typeof RETRIEVAL_BACKENDS)[number];
 
 export interface StoreBackendOptions {
@@ -257,7 +257,7 @@ export class StoreBackend implements RetrievalBackend {
 }
 
 /** A fresh backend by name. */
-export function createRetrievalBackend(name: RetrievalBackendName, options: Omit<StoreBackendOptions, 'file'> = {}): StoreBackend | InProcessBackend {
+export function createRetrievalBackend(name: Exclude<RetrievalBackendName, 'team'>, options: Omit<StoreBackendOptions, 'file'> = {}): StoreBackend | InProcessBackend {
   return name === 'in-process' ? new InProcessBackend() : new StoreBackend(options);
 }
 

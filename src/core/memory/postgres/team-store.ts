@@ -25,6 +25,7 @@ import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import { vectorLiteral } from './vector-text';
+import { insertRecords, type InsertRow } from './team-record-insert';
 
 /** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
 export type TransitionOperation = keyof typeof TransitionRules;
@@ -246,39 +247,49 @@ export class TeamMemoryStore {
     const write = async (c: PoolClient): Promise<string[]> => {
       if (dim !== undefined) await this.claimEmbedder(c, embedderId!, dim);
       const strict = trigger === 'agent' && (await this.additionPolicy(c)) === 'strict';
+      const statusOf = (rec: NewRecord): RecordStatus => (strict && rec.status === 'active' ? 'pending' : rec.status);
+      const evidenceOf = (i: number, id: string, status: RecordStatus): Record<string, unknown> => ({
+        status, provenance: parsed[i].provenance, ...(status !== parsed[i].status ? { strict: true } : {}), ...options.evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}),
+      });
+      const rowOf = (i: number, id: string): InsertRow => {
+        const rec = parsed[i];
+        const x = rec.execution;
+        const status = statusOf(rec);
+        const vector = embeddings?.[i];
+        return {
+          id, question: rec.question, code: x.code, language: x.language, answer: JSON.stringify(x.answer ?? null), outcome: x.outcome, outputExcerpt: x.outputExcerpt,
+          demonstrationIds: JSON.stringify(x.demonstrationIds), inputSimilarity: x.inputSimilarity ?? null, outputSimilarity: x.outputSimilarity ?? null, status,
+          provenance: rec.provenance, createdTask: rec.createdTask, createdAt: rec.createdAt ?? now, embedding: vector ? vectorLiteral(vector) : null,
+          embedderId: vector ? embedderId! : null, embeddingDim: vector ? vector.length : null, metadata: JSON.stringify(rec.metadata), dedupKey: dedupKey(rec.question, x.code),
+          evidence: evidenceOf(i, id, status),
+        };
+      };
+      const audit = { operation: trigger === 'import' ? 'import' : 'add', trigger, reason: options.reason ?? '', user: this.connection.user, client: this.connection.client };
+      if (!merge) {
+        // Every record is a new row: a few multi-row statements (team-record-insert.ts).
+        const rows = parsed.map((rec, i) => rowOf(i, rec.id ?? randomUUID()));
+        await insertRecords(c, this.space, now, rows, audit);
+        return rows.map((r) => r.id);
+      }
       const out: string[] = [];
       for (let i = 0; i < parsed.length; i++) {
         const rec = parsed[i];
-        const x = rec.execution;
-        const key = dedupKey(rec.question, x.code);
-        const status: RecordStatus = strict && rec.status === 'active' ? 'pending' : rec.status;
-        if (merge) {
-          await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:${key}`]);
-          const twin = await c.query<{ id: string; merged_count: number }>(
-            "UPDATE records SET merged_count = merged_count + 1, updated_at = $3 WHERE rid = (SELECT rid FROM records WHERE space = $1 AND dedup_key = $2 AND status IN ('active','pending') ORDER BY rid LIMIT 1) RETURNING id, merged_count",
-            [this.space, key, now],
-          );
-          if (twin.rows[0]) {
-            const { id, merged_count: n } = twin.rows[0];
-            await this.writeAudit(c, 'add', id, trigger, `merged an identical addition (now ×${n}): ${options.reason ?? ''}`, { merged: true, mergedCount: n });
-            out.push(id);
-            continue;
-          }
-        }
-        const id = rec.id ?? randomUUID();
-        const vector = embeddings?.[i];
-        const inserted = await c.query(
-          `INSERT INTO records (space, id, question, code, language, answer, outcome, output_excerpt, demonstration_ids, input_similarity, output_similarity,
-             status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata, dedup_key)
-           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17::vector,$18,$19,$20,$21) ON CONFLICT (space, id) DO NOTHING RETURNING rid`,
-          [this.space, id, rec.question, x.code, x.language, JSON.stringify(x.answer ?? null), x.outcome, x.outputExcerpt, JSON.stringify(x.demonstrationIds),
-            x.inputSimilarity, x.outputSimilarity, status, rec.provenance, rec.createdTask, rec.createdAt ?? now, now,
-            vector ? vectorLiteral(vector) : null, vector ? embedderId : null, vector ? vector.length : null, JSON.stringify(rec.metadata), key],
+        const key = dedupKey(rec.question, rec.execution.code);
+        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:${key}`]);
+        const twin = await c.query<{ id: string; merged_count: number }>(
+          "UPDATE records SET merged_count = merged_count + 1, updated_at = $3 WHERE rid = (SELECT rid FROM records WHERE space = $1 AND dedup_key = $2 AND status IN ('active','pending') ORDER BY rid LIMIT 1) RETURNING id, merged_count",
+          [this.space, key, now],
         );
-        if (inserted.rowCount === 0) throw new AgentMemoryError('INVALID_INPUT', `Record ${i + 1}: a record with id '${id}' already exists in space '${this.space}'. Nothing was written.`, { id });
-        const extra = { ...options.evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
-        await this.writeAudit(c, trigger === 'import' ? 'import' : 'add', id, trigger, options.reason ?? '', { status, provenance: rec.provenance, ...(status !== rec.status ? { strict: true } : {}), ...extra });
-        out.push(id);
+        if (twin.rows[0]) {
+          const { id, merged_count: n } = twin.rows[0];
+          await this.writeAudit(c, 'add', id, trigger, `merged an identical addition (now ×${n}): ${options.reason ?? ''}`, { merged: true, mergedCount: n });
+          out.push(id);
+          continue;
+        }
+        // A new row, one at a time: the next record's twin check must see it.
+        const row = rowOf(i, rec.id ?? randomUUID());
+        await insertRecords(c, this.space, now, [row], audit, i);
+        out.push(row.id);
       }
       return out;
     };

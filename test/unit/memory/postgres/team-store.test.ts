@@ -4,6 +4,7 @@ import { isAgentMemoryError } from '../../../../src/core/errors';
 import { TeamChange, TeamChangeFeed } from '../../../../src/core/memory/postgres/change-feed';
 import { PG_SCHEMA_VERSION } from '../../../../src/core/memory/postgres/migrations';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
+import { INSERT_BATCH } from '../../../../src/core/memory/postgres/team-record-insert';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
 import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../../../src/core/memory/postgres/team-utility';
@@ -84,6 +85,35 @@ describe('team memory on PostgreSQL (real server)', function () {
     await assert.rejects(a.add([sampleRecord({ id: 'r2', question: 'new one' }), sampleRecord({ id: 'r1', question: 'again' })], { trigger: 'user' }), (e) => isAgentMemoryError(e, 'INVALID_INPUT') && /r1/.test(e.message));
     assert.equal(await a.get('r2'), undefined);
     assert.deepEqual(await a.counts(), { pending: 0, active: 1, deleted: 0 });
+  });
+
+  it('adds thousands of records in a few statements: a duplicate anywhere writes nothing; otherwise every record, its audit entry and the keyword statistics are exact', async () => {
+    const a = await connect('bulk-space');
+    const n = INSERT_BATCH * 2 + 500; // three statements
+    const batch = (prefix: string) => Array.from({ length: n }, (_, i) => sampleRecord({ id: `${prefix}${i}`, question: `how many patients had event ${i % 7 === 0 ? 'tracheostomy' : 'transfer'} number ${i}` }));
+    // A duplicate in the third statement: the first two were written inside the transaction, and are rolled back.
+    const duplicated = batch('d');
+    duplicated[INSERT_BATCH * 2 + 10] = { ...duplicated[INSERT_BATCH * 2 + 10], id: 'd3' };
+    await assert.rejects(a.add(duplicated, { trigger: 'import', merge: false }), (e) => isAgentMemoryError(e, 'INVALID_INPUT') && new RegExp(`Record ${INSERT_BATCH * 2 + 11}: a record with id 'd3'`).test(e.message));
+    assert.deepEqual(await a.counts(), { pending: 0, active: 0, deleted: 0 });
+    assert.deepEqual(await a.audit(), []);
+    const added = await a.add(batch('r'), { trigger: 'import', reason: 'bulk test', merge: false });
+    assert.deepEqual(added.map((r) => r.id), batch('r').map((r) => r.id), 'the records, in input order');
+    assert.deepEqual(await a.counts(), { pending: 0, active: n, deleted: 0 });
+    const audit = await a.audit({ limit: n + 10 });
+    assert.equal(audit.length, n);
+    assert.ok(audit.every((e) => e.operation === 'import' && e.reason === 'bulk test' && e.user === 'alice' && e.evidence.status === 'active'), JSON.stringify(audit[0]));
+    const su = new Client({ connectionString: pg().ownerUrl });
+    await su.connect();
+    try {
+      const df = async (term: string) => Number((await su.query<{ df: string }>("SELECT df FROM term_stats WHERE space = 'bulk-space' AND term = $1", [term])).rows[0]?.df ?? 0);
+      assert.equal(await df(''), n, 'active records');
+      assert.equal(await df('tracheostomy'), Math.ceil(n / 7));
+      assert.equal(await df('transfer'), n - Math.ceil(n / 7));
+      assert.equal(await df('patients'), n);
+    } finally {
+      await su.end();
+    }
   });
 
   it('merges identical additions from 8 concurrent clients into one record (no race)', async () => {
