@@ -25,7 +25,7 @@ import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import { vectorLiteral } from './vector-text';
-import { insertRecords, type InsertRow } from './team-record-insert';
+import { type AuditRow, insertAudit, insertRecords, type InsertRow } from './team-batch-writes';
 
 /** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
 export type TransitionOperation = keyof typeof TransitionRules;
@@ -266,7 +266,7 @@ export class TeamMemoryStore {
       };
       const audit = { operation: trigger === 'import' ? 'import' : 'add', trigger, reason: options.reason ?? '', user: this.connection.user, client: this.connection.client };
       if (!merge) {
-        // Every record is a new row: a few multi-row statements (team-record-insert.ts).
+        // Every record is a new row: a few multi-row statements (team-batch-writes.ts).
         const rows = parsed.map((rec, i) => rowOf(i, rec.id ?? randomUUID()));
         await insertRecords(c, this.space, now, rows, audit);
         return rows.map((r) => r.id);
@@ -386,21 +386,39 @@ export class TeamMemoryStore {
         throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
       }
     }
+    const audit: AuditRow[] = [];
+    const purged: number[] = [];
+    const changed: { rid: number; next: RecordStatus; before: RecordStatus | null }[] = [];
     for (const id of unique) {
       const row = found.get(id)!;
       const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
       if (operation === 'purge') {
-        await c.query('DELETE FROM records WHERE rid = $1', [row.rid]);
-        await this.writeAudit(c, 'purge', id, trigger, context.reason ?? '', evidence);
+        purged.push(row.rid);
+        audit.push({ operation: 'purge', recordId: id, trigger, reason: context.reason ?? '', evidence });
         continue;
       }
       const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
-      await c.query('UPDATE records SET status = $1, status_before_delete = $2, updated_at = $3 WHERE rid = $4', [next, next === 'deleted' ? row.status : null, now, row.rid]);
-      await this.writeAudit(c, operation, id, trigger, context.reason ?? '', { ...evidence, to: next });
+      changed.push({ rid: row.rid, next, before: next === 'deleted' ? row.status : null });
+      audit.push({ operation, recordId: id, trigger, reason: context.reason ?? '', evidence: { ...evidence, to: next } });
+    }
+    // The audit first, then one statement for every record of the step (the keyword statistics' triggers run once per
+    // statement, migration 4), so the statistics' rows it locks are held until the commit only.
+    await this.writeAuditRows(c, audit);
+    if (purged.length > 0) await c.query('DELETE FROM records WHERE rid = ANY($1::bigint[])', [purged]);
+    if (changed.length > 0) {
+      await c.query(
+        'UPDATE records r SET status = x.next, status_before_delete = x.before, updated_at = $1 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS x(rid, next, before) WHERE r.rid = x.rid',
+        [now, changed.map((x) => x.rid), changed.map((x) => x.next), changed.map((x) => x.before)],
+      );
     }
   }
 
   // ---------------------------------------------------------------- audit
+
+  /** Appends audit rows naming the acting user and client, in few statements (inside the caller's transaction). */
+  async writeAuditRows(c: PoolClient, rows: readonly AuditRow[]): Promise<void> {
+    await insertAudit(c, this.space, this.connection, rows);
+  }
 
   /** Appends an audit row naming the acting user and client (inside the caller's transaction). */
   async writeAudit(c: PoolClient, operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): Promise<void> {

@@ -43,12 +43,12 @@ export async function sweepTeam(team: TeamMemoryStore, input: TeamSweepInput, no
     );
     const chosen = candidates.rows.slice(0, room);
     const stamp = now.toISOString();
-    for (const r of chosen) {
-      await c.query("UPDATE records SET status = 'deleted', status_before_delete = 'active', updated_at = $2 WHERE rid = $1", [r.rid, stamp]);
-      await team.writeAudit(c, 'delete', r.id, TEAM_SWEEP_TRIGGER, `retrieved ${r.retrieval_count} times with mean utility ${r.mean.toFixed(3)} ≤ ${p.maxMeanUtility}`, {
-        from: 'active', to: 'deleted', meanUtility: r.mean, retrievalCount: r.retrieval_count,
-      });
-    }
+    // The audit, then one statement (the keyword statistics are updated once per statement).
+    await team.writeAuditRows(c, chosen.map((r) => ({
+      operation: 'delete', recordId: r.id, trigger: TEAM_SWEEP_TRIGGER, reason: `retrieved ${r.retrieval_count} times with mean utility ${r.mean.toFixed(3)} ≤ ${p.maxMeanUtility}`,
+      evidence: { from: 'active', to: 'deleted', meanUtility: r.mean, retrievalCount: r.retrieval_count },
+    })));
+    if (chosen.length > 0) await c.query("UPDATE records SET status = 'deleted', status_before_delete = 'active', updated_at = $2 WHERE rid = ANY($1::bigint[])", [chosen.map((r) => r.rid), stamp]);
     const count = Number((await team.getMeta('sweep_count', c)) ?? '0') + 1;
     await team.setMeta('last_sweep_at', stamp, c);
     await team.setMeta('sweep_count', String(count), c);

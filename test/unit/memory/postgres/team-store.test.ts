@@ -4,7 +4,7 @@ import { isAgentMemoryError } from '../../../../src/core/errors';
 import { TeamChange, TeamChangeFeed } from '../../../../src/core/memory/postgres/change-feed';
 import { PG_SCHEMA_VERSION } from '../../../../src/core/memory/postgres/migrations';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
-import { INSERT_BATCH } from '../../../../src/core/memory/postgres/team-record-insert';
+import { INSERT_BATCH } from '../../../../src/core/memory/postgres/team-batch-writes';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
 import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../../../src/core/memory/postgres/team-utility';
@@ -111,6 +111,22 @@ describe('team memory on PostgreSQL (real server)', function () {
       assert.equal(await df('tracheostomy'), Math.ceil(n / 7));
       assert.equal(await df('transfer'), n - Math.ceil(n / 7));
       assert.equal(await df('patients'), n);
+      // Bulk status changes, one statement each (migration 4: the statistics follow per statement): exact after each.
+      const rare = added.filter((r) => r.question.includes('tracheostomy')).map((r) => r.id);
+      await a.transition(rare, 'delete', { trigger: 'user', reason: 'bulk delete' });
+      assert.deepEqual([await df(''), await df('tracheostomy'), await df('patients')], [n - rare.length, 0, n - rare.length]);
+      await a.transition(rare, 'restore', { trigger: 'user' });
+      assert.deepEqual([await df(''), await df('tracheostomy'), await df('patients')], [n, rare.length, n]);
+      await a.transitionSteps([{ ids: rare, operation: 'delete' }, { ids: rare.slice(0, 100), operation: 'purge' }], { trigger: 'user' });
+      assert.deepEqual([await df(''), await df('tracheostomy')], [n - rare.length, 0]);
+      await a.transition(rare.slice(100), 'restore', { trigger: 'user' });
+      assert.deepEqual([await df(''), await df('tracheostomy'), await df('transfer')], [n - 100, rare.length - 100, n - rare.length]);
+      // A Φ / counter update changes nothing searchable: the statistics are not written.
+      await su.query("UPDATE records SET retrieval_count = retrieval_count + 1, utility_sum = utility_sum + 1, utility_count = utility_count + 1 WHERE space = 'bulk-space'");
+      assert.deepEqual([await df(''), await df('tracheostomy')], [n - 100, rare.length - 100]);
+      const audit2 = await a.audit({ limit: 100_000 });
+      assert.equal(audit2.filter((e) => e.operation === 'delete' && e.reason === 'bulk delete').length, rare.length, 'one audit entry per record of a bulk change');
+      assert.equal(audit2.filter((e) => e.operation === 'purge').length, 100);
     } finally {
       await su.end();
     }
