@@ -29,7 +29,7 @@ import { readDomainValues } from '../../core/data/domain-values-reader';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { DEFAULT_EVAL_K, type ExplainedHit, RETRIEVAL_BACKENDS, RETRIEVAL_MODES, type RetrievalBackend, createRetrievalBackend, evaluateRetrieval, loadEvalFile } from '../../core/bench/eval-retrieval';
-import { TeamBackend } from '../../core/bench/team-retrieval-backend';
+import { assertTeamMode, TeamBackend } from '../../core/bench/team-retrieval-backend';
 import { setupTeamMemory } from '../../core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { TEAM_DEFAULT_DIMENSION } from '../../core/memory/postgres/team-embedder';
@@ -90,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
   let backend: RetrievalBackend & { readonly embedderId: string };
   if (args.backend === 'team') {
     if (args.mask) throw new AgentMemoryError('INVALID_INPUT', '--mask is an ablation of the file store: drop it with --backend team.');
-    if (args.mode !== 'hybrid' && args.mode !== 'keyword') throw new AgentMemoryError('INVALID_INPUT', `--backend team searches in hybrid or keyword mode (got --mode ${args.mode}).`);
+    assertTeamMode(args.mode);
     const cluster = await startThrowawayPostgres();
     try {
       // With the HNSW index of the space's shared embedder's dimension, as `team-setup --dimension` builds it.

@@ -21,6 +21,14 @@ import type { TeamMemoryStore } from '../memory/postgres/team-store';
 import type { HashingEmbedder } from '../similarity/hashing-embedder';
 import type { RetrievalBackend, RetrievalMode } from './eval-retrieval';
 
+/** The modes a team search has (the server's: hybrid, or keywords without a vector). */
+export const TEAM_RETRIEVAL_MODES: readonly RetrievalMode[] = ['hybrid', 'keyword'];
+
+/** Refuses a mode the team search does not have (INVALID_INPUT, before anything is started). */
+export function assertTeamMode(mode: RetrievalMode): void {
+  if (!TEAM_RETRIEVAL_MODES.includes(mode)) throw new AgentMemoryError('INVALID_INPUT', `--backend team searches in hybrid or keyword mode (got --mode ${mode}): the server's search has no other.`);
+}
+
 export interface TeamBackendOptions {
   /** Collapse identical programs (default true, as searchTeam). */
   collapse?: boolean;
@@ -62,7 +70,7 @@ export class TeamBackend implements RetrievalBackend {
 
   async search(query: string, k: number, mode: RetrievalMode): Promise<{ key: string; score: number }[]> {
     if (!this.embedder) throw new AgentMemoryError('INVALID_STATE', 'TeamBackend.search() before add(): load the memory first.');
-    if (mode !== 'hybrid' && mode !== 'keyword') throw new AgentMemoryError('INVALID_INPUT', `The team backend searches in hybrid or keyword mode (got ${mode}): the server's search has no other.`);
+    assertTeamMode(mode);
     const vector = mode === 'hybrid' ? this.embedder.embedSync(query) : null;
     const hits = await searchTeam(this.team, query, vector, k, { collapse: this.options.collapse, rerank: this.shapes });
     return hits.map((h) => ({ key: this.keys.get(h.record.id) ?? h.record.id, score: h.score }));

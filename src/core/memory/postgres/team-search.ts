@@ -312,10 +312,10 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
   const want = options.rerank ? Math.max(k, RERANK_DEPTH) : k;
   // The re-ranking's catch-up runs beside the search's own read (prepare never rejects).
   const prepared = options.rerank?.prepare();
+  const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
   let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; ) {
     const { rows, active } = await candidates(team, query, vector, depth, spaceInScan);
-    const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
     const dense: RankedKey[] = [];
     const keyword: RankedKey[] = [];
     // Per program (or record): its members, each once.

@@ -105,14 +105,6 @@ export class TeamShapes {
   }
 
   /**
-   * `hits` (best first) with the best RERANK_DEPTH (rerank.ts) re-ordered by the question's shape, links and
-   * value columns; unchanged while the first read is not complete (it is started) or when the catch-up fails.
-   */
-  async rerank<C extends ShapedCandidate>(query: string, hits: readonly C[]): Promise<C[]> {
-    return (await this.prepare()) ? this.order(query, hits) : [...hits];
-  }
-
-  /**
    * What a re-ranked search needs before it orders (a search starts it with its own first read, so the two
    * round trips overlap): the catch-up once the space is read; before that, the first read is started. Resolves
    * true when the search can re-rank, false otherwise (logged); never rejects.
@@ -131,12 +123,13 @@ export class TeamShapes {
     }
   }
 
-  /** `hits` re-ordered from the state held (after {@link prepare} resolved true). */
+  /**
+   * `hits` (best first) with the best RERANK_DEPTH (rerank.ts) re-ordered by the question's shape, links and
+   * value columns, from the state held (after {@link prepare} resolved true).
+   */
   order<C extends ShapedCandidate>(query: string, hits: readonly C[]): C[] {
-    if (hits.length < 2) return [...hits];
     // A candidate whose record is not held (changed after the catch-up) is shaped from its own text.
-    const byRid = new Map(hits.map((h) => [h.rid, h]));
-    return this.shapes.rerank(query, hits.map((h) => ({ key: h.rid, score: h.score, question: h.question, code: h.code })), this.parts).map((c) => byRid.get(c.key)!);
+    return this.shapes.rerank(query, hits.map((h) => ({ h, key: h.rid, score: h.score, question: h.question, code: h.code })), this.parts).map((c) => c.h);
   }
 
   /** Brings the shapes up to the changes committed so far (see the file comment); before the first read: that read. */
@@ -190,7 +183,7 @@ export class TeamShapes {
             [this.team.space, rids],
           );
           const held = new Set(kept.rows.map((row) => row.rid));
-          for (const rid of rids) if (!held.has(rid)) this.drop(Number(rid));
+          for (const rid of rids) if (!held.has(rid)) this.shapes.delete(Number(rid));
           for (const row of kept.rows) this.hold(row);
         }
         this.lastSeq = Number(last);
@@ -202,10 +195,6 @@ export class TeamShapes {
 
   private hold(row: ShapeRow): void {
     this.shapes.set(Number(row.rid), row.question, row.code, row.language);
-  }
-
-  private drop(rid: number): void {
-    this.shapes.delete(rid);
   }
 }
 

@@ -422,9 +422,7 @@ export class TeamMemoryStore {
 
   /** Appends an audit row naming the acting user and client (inside the caller's transaction). */
   async writeAudit(c: PoolClient, operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): Promise<void> {
-    await c.query('INSERT INTO audit (space, at, operation, record_id, trigger, reason, evidence, actor_user, actor_client) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)', [
-      this.space, new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence), this.connection.user, this.connection.client,
-    ]);
+    await this.writeAuditRows(c, [{ operation, recordId, trigger, reason, evidence }]);
   }
 
   /** Audit entries, newest first, with who did them. */
