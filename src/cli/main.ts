@@ -10,6 +10,7 @@ import { assertNodeApi } from '../core/memory/sqlite/native-sqlite';
 import { redactText } from '../core/security/redact';
 import { EXIT, isUsageError } from './args';
 import { COMMANDS } from './commands';
+import { flushStdout, watchStdout } from './stdout';
 
 export const MAIN_USAGE = 'Usage: agent-memory <command> [options]   (agent-memory <command> --help for its options)';
 
@@ -35,7 +36,10 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   assertNodeApi(); // before any command touches SQLite: on too old a Node the binary segfaults
-  return command.run(rest);
+  watchStdout();
+  const code = await command.run(rest);
+  await flushStdout(); // a command's output that did not arrive whole is a failure, said as such
+  return code;
 }
 
 main(process.argv.slice(2)).then(

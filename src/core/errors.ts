@@ -30,6 +30,8 @@ export type ErrorCode =
   /** The operation is not available on this backend (e.g. a SQLite-only command given a postgres:// URL). */
   | 'UNSUPPORTED'
   | 'CONFIG'
+  /** Standard output (or an output file) could not be written: what was written is incomplete. */
+  | 'OUTPUT'
   /** No usable native SQLite binary for this platform (the message names it and what to do). */
   | 'NATIVE_MODULE';
 

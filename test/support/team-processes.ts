@@ -39,6 +39,11 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The node arguments that run `agent-memory ARGS` from the sources (for a test that spawns it with its own stdio). */
+export function cliArgv(args: string[]): string[] {
+  return [TSX, MAIN, ...args];
+}
+
 /** `agent-memory ARGS` as a child process (asynchronous: the test's proxy keeps running). */
 export function runCli(args: string[], password?: string): Promise<CliResult> {
   return new Promise((resolve) => {

@@ -8,6 +8,7 @@ import { exportTeamJsonl } from '../../core/memory/postgres/team-jsonl';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import { StatusSchema } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { flushStdout } from '../stdout';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 
 export const summary = `export records as JSONL to stdout: export --db FILE|postgres://… [--space NAME] [--status ${StatusSchema.options.join(',')}] [--no-embeddings]`;
@@ -54,6 +55,7 @@ export async function run(argv: string[]): Promise<number> {
       { status: args.status, embeddings: !args['no-embeddings'] },
     );
     process.stdout.write(buffer);
+    await flushStdout();
     process.stderr.write(`exported ${count} record(s)\n`);
   } finally {
     store.close();
@@ -77,6 +79,7 @@ async function exportTeam(url: string, space: string | undefined, options: Expor
       options,
     );
     process.stdout.write(buffer);
+    await flushStdout();
     process.stderr.write(`exported ${count} record(s) from space ${team.space}\n`);
   } finally {
     await team.close();

@@ -2,7 +2,10 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
+import { refitAndReembed } from '../../core/app/embedding';
+import { isEndpointEmbedderId } from '../../core/app/endpoint-embedding';
 import { importRecords, parseJsonl } from '../../core/memory/io/jsonl';
+import type { JsonlRecord } from '../../core/memory/io/jsonl-format';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { importTeamJsonl } from '../../core/memory/postgres/team-jsonl';
@@ -52,8 +55,8 @@ export async function run(argv: string[]): Promise<number> {
   let store: MemoryStore | undefined;
   try {
     store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
-    const { imported, redacted } = importRecords(store, records, { reason });
-    process.stdout.write(`imported ${imported} record(s) into ${args.db}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}\n`);
+    const { imported, redacted, vectors } = importIntoFile(store, records, reason);
+    process.stdout.write(`imported ${imported} record(s) into ${args.db}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}${vectors}\n`);
   } catch (error) {
     store?.close();
     store = undefined;
@@ -63,4 +66,29 @@ export async function run(argv: string[]): Promise<number> {
     store?.close();
   }
   return 0;
+}
+
+/**
+ * The file's vectors are kept when they come from the memory's embedder (or the memory has none
+ * yet: an export → import round trip stays byte for byte). Vectors of another embedder cannot be
+ * mixed with the memory's, so they are recomputed as the editor's import does: with the built-in
+ * embedder the memory is re-fitted and re-embedded in the same transaction; an endpoint-embedded
+ * memory takes the records without vectors (keyword retrieval finds them) until `re-embed`.
+ */
+function importIntoFile(store: MemoryStore, records: JsonlRecord[], reason: string): { imported: number; redacted: number; vectors: string } {
+  const file = records.find((r) => r.embedderId !== undefined);
+  const memory = store.embedder;
+  if (!file?.embedding || !memory || (file.embedderId === memory.id && file.embedding.length === memory.dimension)) {
+    return { ...importRecords(store, records, { reason }), vectors: '' };
+  }
+  const from = `${file.embedderId} vectors`;
+  if (isEndpointEmbedderId(memory.id)) {
+    const result = importRecords(store, records, { reason, ignoreEmbeddings: true });
+    return { ...result, vectors: `; its ${from} were left out, as this memory is embedded by ${memory.id}: run 'agent-memory re-embed --db … --model … --base-url …' to embed them (keyword retrieval finds them meanwhile)` };
+  }
+  return store.atomically(() => {
+    const result = importRecords(store, records, { reason, ignoreEmbeddings: true });
+    const { embedder } = refitAndReembed(store, 'import');
+    return { ...result, vectors: `; its ${from} were recomputed: the memory was re-fitted and re-embedded with ${embedder.id}` };
+  });
 }

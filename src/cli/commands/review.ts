@@ -14,6 +14,7 @@ import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
+import { printable } from '../printable';
 
 export const summary = 'list pending records and approve, reject or restore them (SQLite file or team memory)';
 const USAGE = `Usage: agent-memory review --db FILE|postgres://… [--space NAME] [--approve ID]… [--reject ID]… [--restore ID]… [--reason TEXT] [--json]
@@ -95,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     for (const c of changed) process.stdout.write(`${c.operation} ${c.id}: now ${c.status}\n`);
     process.stdout.write(`${where}: ${counts.active} active, ${counts.pending} pending, ${counts.deleted} deleted\n`);
-    for (const r of pending) process.stdout.write(`  pending ${r.id}  ${r.question.slice(0, 100)}\n`);
+    for (const r of pending) process.stdout.write(`  pending ${r.id}  ${printable(r.question.slice(0, 100), { oneLine: true })}\n`);
     return 0;
   } finally {
     await backend.close();

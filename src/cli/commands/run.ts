@@ -4,6 +4,7 @@ import { createRunner, DEFAULT_RUN_LIMITS, RUNNER_ISOLATIONS, type RunResult } f
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { printable } from '../printable';
 import { requireFileDatabase } from '../db-target';
 
 export const summary = "run one program in the agent's sandbox (outcome, answer, stdout, error)";
@@ -70,8 +71,9 @@ export async function run(argv: string[]): Promise<number> {
 
 function describe(r: RunResult): string {
   const lines = [`outcome: ${r.outcome}${r.killedBy ? ` (killed: ${r.killedBy})` : ''} in ${r.durationMs} ms`, `answer: ${JSON.stringify(r.answer)}`];
-  if (r.error) lines.push(`error: ${r.error.kind}: ${r.error.message}${r.error.line ? ` (line ${r.error.line})` : ''}`);
-  if (r.stdout) lines.push(`stdout${r.truncated ? ' (truncated)' : ''}:`, r.stdout.replace(/\n$/, ''));
-  if (r.stderr) lines.push('stderr:', r.stderr.replace(/\n$/, ''));
+  // What the code printed is hostile text: shown with its control characters escaped.
+  if (r.error) lines.push(`error: ${r.error.kind}: ${printable(r.error.message)}${r.error.line ? ` (line ${r.error.line})` : ''}`);
+  if (r.stdout) lines.push(`stdout${r.truncated ? ' (truncated)' : ''}:`, printable(r.stdout.replace(/\n$/, '')));
+  if (r.stderr) lines.push('stderr:', printable(r.stderr.replace(/\n$/, '')));
   return lines.join('\n') + '\n';
 }

@@ -4,14 +4,12 @@
  * as the editor's "Run task". On a SQLite file it is the editor's app; on a team memory the
  * team adapter (src/core/memory/postgres/team-task-memory.ts).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createApp } from '../../core/app';
 import type { AgentTaskResult } from '../../core/app/types';
-import { readTaskFile } from '../../core/bench/task-file';
+import { readTaskStreamFile } from '../../core/app/task-stream-file';
 import { DEMO_DATABASE_FILE } from '../../core/data/ehr-tasks';
-import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_ACTIVE_RECORDS, DEFAULT_MIN_RETRIEVALS } from '../../core/policy/deletion/types';
@@ -19,6 +17,7 @@ import { SettingsSchema } from '../../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 import { runTeamTasks } from '../../core/team/team-tasks';
+import { assertDataDatabase } from '../../core/data/data-database';
 import { readDomainValues } from '../../core/data/domain-values-reader';
 import { bundledDataDir } from './seed';
 
@@ -35,7 +34,7 @@ the bundled EHR demo database), evaluates it and applies the addition policy.
                      policy applies (strict: the agent's records wait for a reviewer)
   --space NAME       the team memory's space (default "default")
   --question TEXT    a question (repeatable)
-  --tasks FILE       JSONL lines {"question", "answer"}: the answer is the ground truth (Φ from it)
+  --tasks FILE       JSONL lines {"question", "answer"?}: an answer is the ground truth (Φ from it)
   --rerank           re-rank the demonstrations (agentMemory.retrieval.rerank), with the values of
                      DB (on a team memory the space's records are read once, before the first task)
   --model M          reuse (default; the offline model) or an OpenAI-compatible base URL
@@ -77,10 +76,10 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger('warn');
-  const items: { question: string; answer?: unknown }[] = args.tasks ? readTaskFile(args.tasks).map((t) => ({ question: t.question, answer: t.answer })) : args.question.map((question) => ({ question }));
+  const items: { question: string; answer?: unknown }[] = args.tasks ? readTaskStreamFile(args.tasks) : args.question.map((question) => ({ question }));
   const dataDir = bundledDataDir();
   const dataPath = path.resolve(args.data ?? path.join(dataDir, DEMO_DATABASE_FILE));
-  if (!fs.existsSync(dataPath)) throw new AgentMemoryError('NOT_FOUND', `No database for the agent's programs at ${dataPath}; give an existing SQLite file with --data.`);
+  assertDataDatabase(dataPath);
   const endpoint = args.model === 'reuse' ? undefined : { baseURL: args.model, model: args['model-name']!, apiKey: process.env.AGENT_MEMORY_API_KEY || undefined };
   const print = (r: AgentTaskResult): void => {
     process.stdout.write(args.json ? `${JSON.stringify(r)}\n` : describe(r));

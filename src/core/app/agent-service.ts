@@ -20,6 +20,7 @@ import { databaseFingerprint } from '../revalidation/fingerprint';
 import { revalidate, type RevalidationReport } from '../revalidation/revalidate';
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
 import { runTaskPipeline } from '../agent/task-pipeline';
+import { assertDataDatabase } from '../data/data-database';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
 import { readDomainValuesOffThread } from '../data/domain-values-reader';
 import { perFileVersion } from '../data/per-file-version';
@@ -157,7 +158,7 @@ export class AgentService extends Disposable {
 
   private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult> {
     const dataPath = this.dataPath(settings);
-    if (!fs.existsSync(dataPath)) throw new AgentMemoryError('CONFIG', `The database the agent queries was not found at ${dataPath}. Set agentMemory.agent.dataPath.`);
+    assertDataDatabase(dataPath);
     await this.useDomainValues(settings, dataPath);
     // Re-ranking on: the task re-ranks from its first retrieval (the shapes read in the background since the setting applied).
     if (settings.retrieval.rerank) await this.retriever.ready;

@@ -9,8 +9,8 @@ import { AgentMemoryError } from '../errors';
 
 export const BenchTaskLineSchema = z.object({
   id: z.union([z.string(), z.number()]).optional(),
-  question: z.string().trim().min(1, 'question must be a non-empty string'),
-  gold_sql: z.string().trim().min(1, 'gold_sql must be a non-empty SQL string'),
+  question: z.string({ message: 'question is required: a non-empty string' }).trim().min(1, 'question must be a non-empty string'),
+  gold_sql: z.string({ message: 'gold_sql (the gold program) is required: a non-empty SQL string' }).trim().min(1, 'gold_sql must be a non-empty SQL string'),
   answer: z.unknown().refine((v) => v !== undefined, { message: 'answer (the ground truth) is required; use [] for an empty result' }),
   template: z.string().optional(),
   answer_status: z.string().optional(),

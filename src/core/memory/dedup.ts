@@ -6,9 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { MemoryStore } from './sqlite/store';
-import type { RecordStatus } from './types';
+import type { RecordStatus, Trigger } from './types';
 
-const INSERT_AUDIT_SQL = 'INSERT INTO audit (at, operation, record_id, trigger, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)';
 
 /** Lower case, whitespace collapsed, trailing punctuation dropped: "How many  patients?" ≡ "how many patients". */
 export function normaliseQuestion(question: string): string {
@@ -50,13 +49,13 @@ export function findIdentical(store: MemoryStore, question: string, code: string
 }
 
 /** Counts one more identical addition on `id` (with an audit entry); returns the new count. */
-export function mergeIdentical(store: MemoryStore, id: string, context: { trigger: string; reason: string; taskIndex: number }): number {
+export function mergeIdentical(store: MemoryStore, id: string, context: { trigger: Trigger; reason: string; taskIndex: number }): number {
   const now = new Date().toISOString();
   const db = store.connectionForQueries();
   return db.transaction(() => {
     db.prepare('UPDATE records SET merged_count = merged_count + 1, updated_at = ? WHERE id = ?').run(now, id);
     const n = (db.prepare('SELECT merged_count AS n FROM records WHERE id = ?').get(id) as { n: number }).n;
-    db.prepare(INSERT_AUDIT_SQL).run(now, 'add', id, context.trigger, `merged an identical addition (now ×${n}): ${context.reason}`, JSON.stringify({ merged: true, mergedCount: n, taskIndex: context.taskIndex }));
+    store.writeAudit('add', id, context.trigger, `merged an identical addition (now ×${n}): ${context.reason}`, { merged: true, mergedCount: n, taskIndex: context.taskIndex });
     return n;
   })();
 }

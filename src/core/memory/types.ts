@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redact } from '../security/redact';
 
 /** Outcome of executing the generated code. */
 export const OutcomeSchema = z.enum(['success', 'error', 'timeout', 'no-answer']);
@@ -87,9 +88,22 @@ export interface MemoryRecord {
   stats: UtilityStats;
 }
 
+/** Longest record id any path accepts. */
+export const RECORD_ID_MAX_CHARS = 200;
+
+/** A record id as every write path accepts it (add, import, the team store). */
+export const RecordIdSchema = z
+  .string()
+  .min(1)
+  .max(RECORD_ID_MAX_CHARS, `id must be at most ${RECORD_ID_MAX_CHARS} characters`)
+  .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), 'id must not contain control characters')
+  .refine((id) => !/[\\/]/.test(id), 'id must not contain path separators (/ or \\)')
+  // An id is stored, logged and exported as it is: it cannot be redacted without losing the record's identity.
+  .refine((id) => redact(id).count === 0, 'id must not hold a secret (it looks like an API key or token): give the record another id');
+
 /** Input for adding a record: validated with zod before anything is written. */
 export const NewRecordSchema = z.object({
-  id: z.string().min(1).max(200).optional(),
+  id: RecordIdSchema.optional(),
   question: z.string().trim().min(1, 'question must not be empty').max(20000),
   execution: ExecutionSchema,
   status: StatusSchema.default('active'),

@@ -7,7 +7,7 @@ import { MAX_QUESTION_LENGTH, questionProblem } from '../../core/agent/question'
 import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
-import { readTaskFile } from '../task-file';
+import { readTaskStreamFile } from '../../core/app/task-stream-file';
 import { additionText, outcomeText, resultSummary, streamSummary, truncate, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
 import { personalStreamNotice, runTaskOnTeam } from '../team/team-tasks';
@@ -70,7 +70,7 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
       requireTrust();
       const given = PickQuestionArgsSchema.parse(typeof arg === 'string' ? { file: arg } : arg && typeof arg === 'object' && !('kind' in arg) ? arg : {});
       const file = given.file ?? path.join(c.demoDataDir, DEMO_TASK_FILE);
-      const items = readTaskFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
+      const items = readTaskStreamFile(file, { nonEmptyOnly: file.endsWith(DEMO_TASK_FILE) });
       if (given.question !== undefined) {
         const item = items.find((i) => i.question === given.question);
         if (!item) throw new AgentMemoryError('INVALID_INPUT', `"${given.question}" is not a question of ${path.basename(file)}.`);
@@ -138,7 +138,7 @@ function warnLargeProposals(c: Container, results: readonly AgentTaskResult[]): 
 /** The gold answer of a question typed into Run Agent when the demo task file has it (exact question), else undefined. */
 function demoGold(c: Container, question: string): { answer: unknown } | undefined {
   try {
-    const item = readTaskFile(path.join(c.demoDataDir, DEMO_TASK_FILE)).find((i) => i.question.trim() === question);
+    const item = readTaskStreamFile(path.join(c.demoDataDir, DEMO_TASK_FILE)).find((i) => i.question.trim() === question);
     return item && item.answer !== undefined ? { answer: item.answer } : undefined;
   } catch (error) {
     c.logger.warn(`[agent] the demo task file could not be read for a gold answer: ${String(error)}`);
@@ -171,7 +171,7 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
   }
   let limit = args.limit;
   if (limit === undefined && !args.file) {
-    const available = readTaskFile(file, { nonEmptyOnly: file === demo }).length;
+    const available = readTaskStreamFile(file, { nonEmptyOnly: file === demo }).length;
     const answer = await vscode.window.showInputBox({
       title: `How many tasks? (1–${available})`,
       prompt: `The first N of the ${available} tasks in ${path.basename(file)}`,
@@ -182,7 +182,7 @@ async function streamItems(c: Container, args: TaskStreamArgs): Promise<TaskStre
     if (!answer) return cancelled();
     limit = Number(answer);
   }
-  return readTaskFile(file, { limit, nonEmptyOnly: file === demo });
+  return readTaskStreamFile(file, { limit, nonEmptyOnly: file === demo });
 }
 
 /** Why a "How many tasks?" answer is refused (not a whole number from 1 to `available`), or undefined. */

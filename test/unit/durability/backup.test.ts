@@ -51,6 +51,8 @@ describe('backup and restore', function () {
         results.push({ records, changeId });
       }
       assert.ok(results[2].records > results[0].records, 'the writer kept writing during the backups');
+      // Each copy is one self-contained file: nothing of the partial copy (or its WAL) is left beside it.
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('backup-')).sort(), ['backup-0.sqlite', 'backup-1.sqlite', 'backup-2.sqlite']);
     } finally {
       writer.kill('SIGKILL');
     }
@@ -66,6 +68,7 @@ describe('backup and restore', function () {
     fs.writeFileSync(path.join(dir, 'junk.sqlite'), 'not sqlite at all '.repeat(100));
     await assert.rejects(backupDatabase(path.join(dir, 'junk.sqlite'), path.join(dir, 'c.sqlite')), (e: unknown) => isAgentMemoryError(e, 'NOT_A_DATABASE'));
     assert.ok(!fs.existsSync(path.join(dir, 'c.sqlite')));
+    await assert.rejects(backupDatabase(file, path.join(dir, 'no-such-folder', 'd.sqlite')), (e: unknown) => isAgentMemoryError(e, 'NOT_FOUND') && /The folder for the backup, .*no-such-folder, does not exist/.test(e.message));
   });
 
   it('restores into a database in use: keeps the old one as .bak, the open store sees the backup', async () => {
@@ -122,6 +125,7 @@ describe('backup and restore', function () {
     } finally {
       holder.kill('SIGKILL');
     }
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('before-restore')), [], 'nothing changed, so no copy of it is left');
     const store = MemoryStore.open(file);
     assert.ok(store.get('old0') && !store.get('new0'));
     store.close();

@@ -1,11 +1,13 @@
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { openDatabase, schemaVersion } from '../../../src/core/memory/sqlite/database';
-import { SCHEMA_VERSION } from '../../../src/core/memory/sqlite/schema';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/core/memory/sqlite/schema';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { sampleRecord, unitVector } from '../../support/records';
 
@@ -146,20 +148,58 @@ describe('openDatabase', () => {
   it('migrates an older database in place after backing it up', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-mig-'));
     const file = path.join(dir, 'memory.sqlite');
-    // Simulate a v0 database that already has user data.
+    // A real v3 memory (the first three shipped migrations) holding one record.
     const raw = new (require('better-sqlite3'))(file);
-    raw.exec('CREATE TABLE legacy (x INTEGER); INSERT INTO legacy VALUES (7);');
-    raw.pragma('user_version = 0');
+    for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+      raw.exec(m.sql ?? '');
+      raw.pragma(`user_version = ${m.version}`);
+    }
+    raw.prepare("INSERT INTO records(id, question, code, language, outcome, status, provenance, created_at, updated_at) VALUES ('r1', 'how many?', 'print(1)', 'python', 'success', 'active', 'seed', 'now', 'now')").run();
     raw.close();
     const db = openDatabase(file);
     assert.equal(schemaVersion(db), SCHEMA_VERSION);
-    assert.equal((db.prepare('SELECT x FROM legacy').get() as { x: number }).x, 7);
+    assert.equal((db.prepare("SELECT question FROM records WHERE id = 'r1'").get() as { question: string }).question, 'how many?');
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    const backup = new (require('better-sqlite3'))(`${file}.v0.bak`, { readonly: true });
-    assert.equal((backup.prepare('SELECT x FROM legacy').get() as { x: number }).x, 7);
-    assert.equal(backup.pragma('user_version', { simple: true }), 0);
+    const backup = new (require('better-sqlite3'))(`${file}.v3.bak`, { readonly: true });
+    assert.equal((backup.prepare('SELECT COUNT(*) AS n FROM records').get() as { n: number }).n, 1);
+    assert.equal(backup.pragma('user_version', { simple: true }), 3);
     backup.close();
     db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses another program's SQLite database and writes nothing to it or beside it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-mig-'));
+    const file = path.join(dir, 'clinical.sqlite');
+    const raw = new (require('better-sqlite3'))(file);
+    raw.exec("CREATE TABLE patients (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO patients VALUES (1, 'x');");
+    raw.close();
+    const before = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    assert.throws(() => openDatabase(file), (e: unknown) => isAgentMemoryError(e, 'NOT_A_DATABASE') && /another program \(tables: patients\)/.test(e.message) && /--data/.test(e.message));
+    assert.throws(() => openDatabase(file, { readonly: true }), (e: unknown) => isAgentMemoryError(e, 'NOT_A_DATABASE'));
+    assert.equal(crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'), before);
+    assert.deepEqual(fs.readdirSync(dir), ['clinical.sqlite']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('two processes creating the same new memory at once both open it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-mig-'));
+    const file = path.join(dir, 'new.sqlite');
+    const script = `require('tsx/cjs'); const { openDatabase } = require(${JSON.stringify(path.resolve(__dirname, '../../../src/core/memory/sqlite/database.ts'))}); const db = openDatabase(process.argv[1]); process.stdout.write(String(db.pragma('user_version', { simple: true }))); db.close();`;
+    for (let round = 0; round < 4; round++) {
+      fs.rmSync(file, { force: true });
+      for (const suffix of ['-wal', '-shm', '.clean.json']) fs.rmSync(file + suffix, { force: true });
+      const runs = await Promise.all([0, 1, 2].map(() => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['-e', script, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('close', (code) => resolve({ code, out, err }));
+      })));
+      for (const r of runs) assert.deepEqual([r.code, r.out], [0, String(SCHEMA_VERSION)], r.err);
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.bak')), []);
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -108,4 +108,24 @@ describe('redaction on every write path', () => {
     assert.ok(!text.includes(OPENAI_KEY) && !text.includes(GITHUB_TOKEN), text);
     assert.equal(text.split('[redacted:openai-key]').length - 1 >= 3, true, text);
   });
+
+  it('reasons (a CLI --reason, an import\'s) are redacted in the audit; an id holding a secret is refused before anything is written', () => {
+    const file = path.join(dir, 'memory.sqlite');
+    const store = MemoryStore.open(file);
+    store.add([sampleRecord({ id: 'p1', status: 'pending' })], { trigger: 'user', reason: `added with ${OPENAI_KEY}` });
+    store.transition(['p1'], 'approve', { trigger: 'user', reason: `checked; key ${GITHUB_TOKEN}` });
+    importJsonl(store, JSON.stringify({ id: 'i1', question: 'q?', execution: { code: 'answer = 1', language: 'python', outcome: 'success' }, status: 'active', provenance: 'import', createdTask: 0, createdAt: new Date().toISOString() }) + '\n', { reason: `import by password=${PASSWORD}` });
+    const reasons = store.audit().map((a) => a.reason);
+    assert.equal(reasons.length, 3);
+    for (const r of reasons) assert.match(r, /\[redacted:[a-z-]+\]/, r);
+    const before = store.counts();
+    for (const id of [OPENAI_KEY, GITHUB_TOKEN]) {
+      assert.throws(() => store.add([sampleRecord({ id })], { trigger: 'user' }), /id must not hold a secret/);
+      assert.throws(() => importJsonl(store, JSON.stringify({ id, question: 'q?', execution: { code: 'answer = 1', language: 'python', outcome: 'success' }, status: 'active', provenance: 'import', createdTask: 0, createdAt: new Date().toISOString() }) + '\n'), /Line 1: field 'id': id must not hold a secret/);
+    }
+    assert.deepEqual(store.counts(), before);
+    store.close();
+    const bytes = fileBytes(file);
+    for (const secret of [OPENAI_KEY, GITHUB_TOKEN, PASSWORD]) assert.ok(!bytes.includes(secret), 'a secret reached the file');
+  });
 });

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentMemoryError } from '../../errors';
+import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import { checkIntegrity, schemaVersion } from '../sqlite/database';
 import { databaseError } from '../sqlite/database-errors';
 import { SCHEMA_VERSION } from '../sqlite/schema';
@@ -55,12 +55,21 @@ function recordCount(db: BetterSqlite3.Database): number {
 export async function backupDatabase(dbFile: string, out: string): Promise<BackupResult> {
   if (path.resolve(dbFile) === path.resolve(out)) throw new AgentMemoryError('INVALID_INPUT', 'The backup file must differ from the database.');
   if (fs.existsSync(out)) throw new AgentMemoryError('INVALID_INPUT', `${out} already exists; a backup never overwrites a file. Choose another name or remove it first.`, { file: out });
+  const folder = path.dirname(path.resolve(out));
+  if (!fs.existsSync(folder)) throw new AgentMemoryError('NOT_FOUND', `The folder for the backup, ${folder}, does not exist. Create it or choose another path.`, { file: out });
   const source = openChecked(dbFile, 'memory database');
   const partial = `${out}.partial-${process.pid}`;
   try {
-    await source.backup(partial, { progress: () => ALL_PAGES });
+    await copyPages(source, partial);
+    // The copy is one self-contained file: out of WAL mode, so no -wal / -shm is left beside it.
+    const writable = new BetterSqlite3(partial, { fileMustExist: true });
+    try {
+      writable.pragma('journal_mode = DELETE');
+    } finally {
+      writable.close();
+    }
   } catch (error) {
-    fs.rmSync(partial, { force: true });
+    removeWithSidecars(partial);
     throw databaseError(error, out, 'write the backup');
   } finally {
     source.close();
@@ -75,9 +84,23 @@ export async function backupDatabase(dbFile: string, out: string): Promise<Backu
     return { file: out, records, bytes: fs.statSync(out).size };
   } catch (error) {
     copy?.close();
-    fs.rmSync(partial, { force: true });
+    removeWithSidecars(partial);
     throw error;
   }
+}
+
+/**
+ * SQLite's online backup of `source` into `dest`, all pages in one step. better-sqlite3 resolves
+ * a backup whose destination was locked before its first page as if it had finished (no page
+ * counted, nothing copied): that case is the BUSY error it is.
+ */
+async function copyPages(source: BetterSqlite3.Database, dest: string): Promise<void> {
+  const { totalPages } = await source.backup(dest, { progress: () => ALL_PAGES });
+  if (totalPages === 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+}
+
+function removeWithSidecars(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
 }
 
 export interface RestoreResult {
@@ -105,18 +128,23 @@ export async function restoreDatabase(from: string, dbFile: string): Promise<Res
   let previous: string | undefined;
   let oldChange = 0;
   try {
+    let intact = false;
     if (fs.existsSync(dbFile)) {
       if (fs.statSync(dbFile).isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), dbFile, 'restore');
       previous = `${dbFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
       const kept = keepCopy(dbFile, previous);
       oldChange = kept.changeId;
+      intact = kept.readable;
       // An unreadable file cannot be written through SQLite (nor be in use by anyone): replace it whole.
       if (!kept.readable) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) fs.rmSync(f, { force: true });
     }
     try {
-      await source.backup(dbFile, { progress: () => ALL_PAGES });
+      await copyPages(source, dbFile);
     } catch (error) {
-      throw databaseError(error, dbFile, 'restore');
+      const failure = databaseError(error, dbFile, 'restore');
+      // Refused before a page was written (another process holds the write lock): the database is as it was, so its copy goes.
+      if (intact && previous && isAgentMemoryError(failure, 'LOCKED')) removeWithSidecars(previous);
+      throw failure;
     }
   } finally {
     source.close();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
-import { ExecutionSchema, ProvenanceSchema, StatusSchema } from '../types';
+import { ExecutionSchema, ProvenanceSchema, RECORD_ID_MAX_CHARS, RecordIdSchema, StatusSchema } from '../types';
 
 /**
  * Caps on one JSONL line (import refuses a line past any of them, naming the
@@ -9,7 +9,7 @@ import { ExecutionSchema, ProvenanceSchema, StatusSchema } from '../types';
 export const JSONL_LIMITS = {
   /** Longest line, in bytes. */
   lineBytes: 2_000_000,
-  idChars: 200,
+  idChars: RECORD_ID_MAX_CHARS,
   questionChars: 20_000,
   codeChars: 100_000,
   outputExcerptChars: 4_000,
@@ -20,13 +20,8 @@ export const JSONL_LIMITS = {
   embeddingDimensions: 8_192,
 } as const;
 
-/** Ids become file names, log fields and tree items: no control characters, no path separators. */
-export const RecordIdSchema = z
-  .string()
-  .min(1)
-  .max(JSONL_LIMITS.idChars, `id must be at most ${JSONL_LIMITS.idChars} characters`)
-  .refine((id) => !/[\u0000-\u001f\u007f-\u009f]/.test(id), 'id must not contain control characters')
-  .refine((id) => !/[\\/]/.test(id), 'id must not contain path separators (/ or \\)');
+/** Ids become file names, log fields and tree items: no control characters, no path separators, no secrets. */
+export { RecordIdSchema };
 
 const jsonSize = (max: number, what: string) => (value: unknown, ctx: z.RefinementCtx) => {
   const size = JSON.stringify(value ?? null).length;

@@ -5,7 +5,7 @@ import { AgentMemoryError, errorMessage } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
 import { databaseError, restoreAdvice } from './database-errors';
 import { loadVectorExtension, openConnection } from './native-sqlite';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { Migration, MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export type Database = BetterSqlite3.Database;
 
@@ -56,6 +56,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
+    if (!inMemory) refuseForeignDatabase(db, file);
     if (!inMemory && options.integrityCheck !== false) checkIntegrityUnlessKnownClean(db, file, !options.readonly);
     if (!inMemory && !options.readonly) {
       db.pragma('journal_mode = WAL');
@@ -144,33 +145,71 @@ export function schemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
+/**
+ * Every Agent Memory database has a schema version ≥ 1 (the first migration sets it in the same
+ * transaction that creates the tables), so a file at version 0 that holds tables belongs to
+ * another program (a data database given as the memory, say). It is refused before anything is
+ * written to it or beside it: no WAL switch, no backup, no tables added.
+ */
+function refuseForeignDatabase(db: Database, file: string): void {
+  const { version, tables } = snapshot(db);
+  if (version !== 0 || tables.length === 0) return;
+  const names = tables.slice(0, 3).join(', ') + (tables.length > 3 ? ', …' : '');
+  throw new AgentMemoryError('NOT_A_DATABASE', `${file} is a SQLite database of another program (tables: ${names}), not an Agent Memory database; nothing was written to it. Point the setting agentMemory.databasePath (CLI: --db) at a memory file or at a new path (a fresh memory is created there); a database the agent should query goes to agentMemory.agent.dataPath (CLI: --data).`, { file, tables });
+}
+
+/**
+ * The schema version and the first user tables, read in one transaction: another process may be
+ * creating the schema right now (both first opens of a new file), and two separate reads could
+ * see version 0 and its tables.
+ */
+function snapshot(db: Database): { version: number; tables: string[] } {
+  return db.transaction(() => ({
+    version: schemaVersion(db),
+    tables: (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT 4").all() as { name: string }[]).map((t) => t.name),
+  }))();
+}
+
 function migrate(db: Database, file: string | null, logger: Logger): void {
-  const current = schemaVersion(db);
+  const { version: current, tables } = snapshot(db);
   if (current > SCHEMA_VERSION) {
     throw new AgentMemoryError('MIGRATION', `The memory database has schema version ${current}, newer than this build supports (${SCHEMA_VERSION}). Update the Agent Memory extension.`, { current, supported: SCHEMA_VERSION });
   }
   if (current === SCHEMA_VERSION) return;
-  const hasData = (db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n > 0;
-  if (file && hasData) {
+  let backedUp = false;
+  if (file && tables.length > 0) {
     // Never overwrite (or trip over) a backup left by an earlier attempt.
     let backup = `${file}.v${current}.bak`;
     if (fs.existsSync(backup)) backup = `${file}.v${current}.${Date.now()}.bak`;
     // VACUUM INTO writes a consistent copy even while WAL holds uncheckpointed pages.
     db.prepare('VACUUM INTO ?').run(backup);
     logger.info(`[store] backed up schema v${current} database to ${backup} before migrating`);
+    backedUp = true;
   }
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
-    const apply = db.transaction(() => {
+  // All steps in one write transaction: a failure leaves the file as it was, and another process
+  // opening the same file (two first opens of a new memory at once) sees it before or after, never
+  // half-migrated; under the write lock the steps it already applied are skipped.
+  let failing: Migration | undefined;
+  const applyAll = db.transaction(() => {
+    const at = schemaVersion(db);
+    const applied: Migration[] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= at) continue;
+      failing = migration;
       if (migration.run) migration.run(db);
       else db.exec(migration.sql ?? '');
       db.pragma(`user_version = ${migration.version}`);
-    });
-    try {
-      apply.immediate();
-    } catch (error) {
-      throw new AgentMemoryError('MIGRATION', `Migration to schema v${migration.version} (${migration.description}) failed: ${errorMessage(error)}. The database was left at v${schemaVersion(db)}; a backup is beside it.`, { version: migration.version }, { cause: error });
+      applied.push(migration);
     }
-    logger.info(`[store] migrated memory database to schema v${migration.version}: ${migration.description}`);
+    failing = undefined;
+    return applied;
+  });
+  let applied: Migration[];
+  try {
+    applied = applyAll.immediate();
+  } catch (error) {
+    const step = failing ? `Migration to schema v${failing.version} (${failing.description})` : 'The schema update';
+    throw new AgentMemoryError('MIGRATION', `${step} failed: ${errorMessage(error)}. Nothing was changed: the database is still at v${schemaVersion(db)}${backedUp ? ` and a copy of it is beside it (${path.basename(file ?? '')}.v${current}*.bak)` : ''}.`, { version: failing?.version, left: schemaVersion(db) }, { cause: error });
   }
+  for (const migration of applied) logger.info(`[store] migrated memory database to schema v${migration.version}: ${migration.description}`);
 }

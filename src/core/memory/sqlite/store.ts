@@ -24,6 +24,7 @@ import { EmbeddingCache } from './embedding-cache';
 import { blobToVector, VectorIndex, vectorToBlob } from '../dense/vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../../security/record-redaction';
+import { redactText } from '../../security/redact';
 
 import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords } from './store-types';
 import { StoreQueries } from './store-queries';
@@ -183,7 +184,8 @@ export class MemoryStore extends Disposable {
     const insert = this.stmt(INSERT_RECORD_SQL);
     const audit = this.stmt(INSERT_AUDIT_SQL);
     const operation: AuditOperation = trigger === 'import' ? 'import' : 'add';
-    const reason = options.reason ?? '';
+    // A reason is the user's words (a CLI --reason, an import's): redacted like every stored text.
+    const reason = redactText(options.reason ?? '');
     const evidence = options.evidence;
     const embedderId = embeddings && embeddings.length > 0 ? options.embedderId! : null;
     const ids: string[] = new Array<string>(parsed.length);
@@ -383,7 +385,7 @@ export class MemoryStore extends Disposable {
   // ---------------------------------------------------------------- audit
 
   writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
-    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, reason, JSON.stringify(evidence));
+    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, redactText(reason), JSON.stringify(evidence));
   }
 
   /** Audit entries, newest first; optionally for one record. */

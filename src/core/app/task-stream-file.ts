@@ -1,11 +1,11 @@
-/** Reads a task-stream JSONL file (one `{ "question": …, "answer"?: … }` per line); no vscode import. */
+/** Reads a task-stream JSONL file (one `{ "question": …, "answer"?: … }` per line): the editor's Run Task Stream and the CLI's `task --tasks`. */
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import type { TaskStreamItem } from '../core/app/types';
-import { AgentMemoryError } from '../core/errors';
+import type { TaskStreamItem } from './types';
+import { AgentMemoryError } from '../errors';
 
 const TaskLineSchema = z.looseObject({
-  question: z.string().trim().min(1, 'question must not be empty'),
+  question: z.string({ message: 'question is required: a non-empty string' }).trim().min(1, 'question must not be empty'),
   answer: z.unknown().optional(),
   /** EHRSQL lines say whether the gold answer is empty; those are skipped when `nonEmptyOnly`. */
   answer_status: z.string().optional(),
@@ -15,10 +15,15 @@ const TaskLineSchema = z.looseObject({
  * Parses a JSONL task file; a bad line fails the whole read with its line number.
  *
  * @example
- * const items = readTaskFile('data/ehr/ehrsql-mimic3-tasks.jsonl', { limit: 20, nonEmptyOnly: true });
+ * const items = readTaskStreamFile('data/ehr/ehrsql-mimic3-tasks.jsonl', { limit: 20, nonEmptyOnly: true });
  */
-export function readTaskFile(file: string, options: { limit?: number; nonEmptyOnly?: boolean } = {}): TaskStreamItem[] {
-  const text = fs.readFileSync(file, 'utf8');
+export function readTaskStreamFile(file: string, options: { limit?: number; nonEmptyOnly?: boolean } = {}): TaskStreamItem[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AgentMemoryError('NOT_FOUND', `Cannot read the task file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): give an existing JSONL file, one {"question", "answer"?} a line.`, { file }, { cause: error });
+  }
   const items: TaskStreamItem[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
-import { readTaskFile } from '../../../src/vscode/task-file';
+import { readTaskStreamFile } from '../../../src/core/app/task-stream-file';
 
 describe('readTaskFile', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'task-file-'));
@@ -16,23 +16,23 @@ describe('readTaskFile', () => {
 
   it('reads questions and optional answers, skipping blank lines', () => {
     const file = write('ok.jsonl', '{"question":"a?","answer":[[1]]}\n\n{"question":"b?"}\n');
-    assert.deepEqual(readTaskFile(file), [{ question: 'a?', answer: [[1]] }, { question: 'b?' }]);
+    assert.deepEqual(readTaskStreamFile(file), [{ question: 'a?', answer: [[1]] }, { question: 'b?' }]);
   });
 
   it('stops at the limit and skips empty-answer EHRSQL lines on request', () => {
     const file = write('ehr.jsonl', ['{"question":"a","answer_status":"empty"}', '{"question":"b","answer_status":"nonempty"}', '{"question":"c"}'].join('\n'));
-    assert.deepEqual(readTaskFile(file, { nonEmptyOnly: true, limit: 1 }).map((t) => t.question), ['b']);
+    assert.deepEqual(readTaskStreamFile(file, { nonEmptyOnly: true, limit: 1 }).map((t) => t.question), ['b']);
   });
 
   it('names the line of invalid JSON and of a missing question', () => {
     const bad = write('bad.jsonl', '{"question":"a"}\n{oops\n');
-    assert.throws(() => readTaskFile(bad), (e: unknown) => isAgentMemoryError(e, 'INVALID_INPUT') && /bad\.jsonl:2: not valid JSON/.test(e.message));
+    assert.throws(() => readTaskStreamFile(bad), (e: unknown) => isAgentMemoryError(e, 'INVALID_INPUT') && /bad\.jsonl:2: not valid JSON/.test(e.message));
     const missing = write('missing.jsonl', '{"question":"a"}\n{"answer":1}\n');
-    assert.throws(() => readTaskFile(missing), (e: unknown) => isAgentMemoryError(e, 'INVALID_INPUT') && /missing\.jsonl:2: field 'question'/.test(e.message));
+    assert.throws(() => readTaskStreamFile(missing), (e: unknown) => isAgentMemoryError(e, 'INVALID_INPUT') && /missing\.jsonl:2: field 'question'/.test(e.message));
   });
 
   it('reads the bundled EHR demo questions', () => {
-    const items = readTaskFile(path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'), { limit: 5, nonEmptyOnly: true });
+    const items = readTaskStreamFile(path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'), { limit: 5, nonEmptyOnly: true });
     assert.equal(items.length, 5);
     for (const t of items) assert.ok(t.question.length > 5 && t.answer !== undefined);
   });
