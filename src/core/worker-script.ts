@@ -12,10 +12,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentMemoryError } from './errors';
 
+/**
+ * When the worker's `workerData.shared` (a SharedArrayBuffer) carries a state slot the caller may
+ * block on with Atomics.wait: the slot and the value that means "failed". The bootstrap stores it
+ * when the entry cannot even load, because the caller's 'error' handler cannot run while it waits.
+ */
+export interface FailState {
+  slot: number;
+  value: number;
+}
+
 /** The code a `new Worker(code, { eval: true })` runs to load the entry `name` found in `dir` (the caller's `__dirname`). */
-export function workerBootstrap(dir: string, name: string): string {
+export function workerBootstrap(dir: string, name: string, failState?: FailState): string {
   for (const file of [`${name}.js`, `${name}.ts`].map((f) => path.join(dir, f))) {
-    if (fs.existsSync(file)) return `${file.endsWith('.ts') ? "require('tsx/cjs');" : ''}require(${JSON.stringify(file)});`;
+    if (!fs.existsSync(file)) continue;
+    // tsx from where this module was loaded, not from the process's working directory (an eval worker resolves from there).
+    const load = `${file.endsWith('.ts') ? `require(${JSON.stringify(require.resolve('tsx/cjs'))});` : ''}require(${JSON.stringify(file)});`;
+    if (!failState) return load;
+    return `try { ${load} } catch (error) { const shared = require('node:worker_threads').workerData?.shared; if (shared instanceof SharedArrayBuffer) { const state = new Int32Array(shared); Atomics.store(state, ${failState.slot}, ${failState.value}); Atomics.notify(state, ${failState.slot}); } throw error; }`;
   }
   throw new AgentMemoryError('INVALID_STATE', `The ${name} worker script was not found beside ${dir}; reinstall the extension or the CLI.`);
 }

@@ -27,6 +27,8 @@ export interface ToolMemoryOptions {
   logger: Logger;
   /** The key of the embedding endpoint the memory's vectors come from, if any (EMBEDDING_API_KEY_ENV). */
   embeddingApiKey?: string;
+  /** The folder citations must lie in (default: the working directory, the client's workspace for an MCP server). */
+  citationRoot?: string;
   /** Re-rank memory_search (hybrid-search's opt-in stage; the memory's own values: a tool server has no agent database). */
   rerank?: boolean;
 }
@@ -76,6 +78,7 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
     embedder: () => serving,
     afterTask: (input) => m.afterTask(input),
     additionPolicy: () => options.addition,
+    citationRoot: () => options.citationRoot ?? process.cwd(),
   });
   return {
     tools,

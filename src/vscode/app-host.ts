@@ -125,6 +125,7 @@ export class AppHost implements vscode.Disposable {
       onEmbeddingFailure: this.options.onEmbeddingFailure,
       demoDataDir: this.options.demoDataDir,
       storageDir: this.options.storageDir,
+      workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd(),
       logger: this.options.logger,
     }));
     this.app = app;

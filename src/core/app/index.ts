@@ -43,6 +43,8 @@ export interface CreateAppOptions {
   demoDataDir: string;
   /** Scratch folder (role memories). */
   storageDir: string;
+  /** The folder the chat tools' citations must lie in (the editor's first workspace folder; else the working directory). */
+  workspaceRoot?(): string;
   logger: Logger;
 }
 
@@ -73,8 +75,11 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   private tools: MemoryTools | undefined;
   readonly agent: AgentService;
 
+  private readonly workspaceRoot: () => string;
+
   constructor(options: CreateAppOptions) {
     super();
+    this.workspaceRoot = options.workspaceRoot ?? (() => process.cwd());
     // Registered first, disposed last (disposal runs newest first).
     this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
@@ -211,6 +216,7 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
       embedder: () => this.maintenance.embedder,
       afterTask: (input) => this.policies.manager.afterTask(input),
       additionPolicy: () => this.session.settings.addition.policy,
+      citationRoot: this.workspaceRoot,
     });
     return this.tools;
   }

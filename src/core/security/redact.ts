@@ -224,7 +224,13 @@ export class RedactionTally {
     if (Array.isArray(value)) return value.map((v) => this.walk(v, undefined));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = this.walk(v, k);
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        // A key is text too ({"sk-proj-…": 1}); two keys redacted alike stay apart.
+        const redacted = this.text(k);
+        let name = redacted;
+        for (let n = 2; name !== k && Object.hasOwn(out, name); n++) name = `${redacted}#${n}`;
+        out[name] = this.walk(v, k);
+      }
       return out;
     }
     return value;

@@ -89,11 +89,11 @@ export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, t
 }
 
 /** One memory_search result: the record as shown, with the files it cites re-hashed now (just in time). */
-export function searchResultItem(r: MemoryRecord, similarity: number | null, identical?: number): SearchOutput['results'][number] {
+export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string): SearchOutput['results'][number] {
   const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity, ...(identical ? { identical } : {}) };
   const cited = citationsOf(r.metadata);
   if (cited.length === 0) return item;
-  const citations = checkCitations(cited);
+  const citations = checkCitations(cited, citationRoot);
   const warning = citationWarning(citations);
   return { ...item, citations, ...(warning ? { warning } : {}) };
 }
@@ -115,11 +115,12 @@ export class MemoryTools implements MemoryToolApi {
       return t;
     });
     const records = new Map(store.getMany(demos.map((d) => d.recordId)).map((r) => [r.id, r]));
+    const root = this.deps.citationRoot?.() ?? process.cwd();
     return {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
-        return r ? [searchResultItem(r, d.inputSimilarity, d.identical)] : [];
+        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root)] : [];
       }),
     };
   }
@@ -132,15 +133,16 @@ export class MemoryTools implements MemoryToolApi {
     const source = args.source ?? 'self';
     const outcomeEvaluation = evaluationOf(args.outcome, source, client);
     const existing = args.retrievalId === undefined ? undefined : this.toolTask(args.retrievalId);
-    if (existing?.log.recorded) {
-      throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
-    }
+    if (existing?.log.recorded) throw alreadyRecorded(args.retrievalId!);
     const embedder = this.deps.embedder();
     const vector = await embedQuestion(embedder, args.question);
     // Under strict the human decides (the record waits as pending); the outcome still credits the retrieval.
     const strict = this.deps.additionPolicy() === 'strict';
     const label = clientLabel(client);
     const result = store.atomically(() => {
+      // Checked again under the write lock: another memory_record for this retrieval (this client
+      // or another process) may have landed while the question was embedded.
+      if (args.retrievalId !== undefined && this.toolTask(args.retrievalId).log.recorded) throw alreadyRecorded(args.retrievalId);
       const taskIndex = existing?.task.taskIndex ?? tasks.begin(args.question);
       const retrieved = existing ? this.demonstrations(existing.log.demonstrations) : [];
       if (strict && retrieved.length > 0) tasks.setUtility(taskIndex, outcomeEvaluation.utility!, outcomeEvaluation.evaluator);
@@ -187,6 +189,11 @@ export class MemoryTools implements MemoryToolApi {
     const { task, log } = this.toolTask(args.retrievalId);
     const retrieved = this.demonstrations(log.demonstrations);
     this.deps.store.atomically(() => {
+      // The client's tests are ground truth: a later self-report does not replace them (tests again do).
+      const current = this.deps.tasks().get(task.taskIndex);
+      if (current?.evaluator === GROUND_TRUTH && evaluation.evaluator !== GROUND_TRUTH) {
+        throw testsKept(args.retrievalId);
+      }
       this.deps.tasks().finish(task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: source } });
       this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: null });
     });
@@ -213,10 +220,22 @@ export class MemoryTools implements MemoryToolApi {
   }
 }
 
+export const GROUND_TRUTH: Evaluation['evaluator'] = 'strict:ground-truth';
+
+/** A second memory_record on one retrieval (INVALID_STATE). */
+export function alreadyRecorded(retrievalId: string): AgentMemoryError {
+  return new AgentMemoryError('INVALID_STATE', `retrievalId ${retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
+}
+
+/** A self-report on a retrieval the client's tests already judged (INVALID_STATE). */
+export function testsKept(retrievalId: string): AgentMemoryError {
+  return new AgentMemoryError('INVALID_STATE', `retrievalId ${retrievalId} already has an outcome from the client's tests; a self-report does not replace it (report tests again with source "tests"). Nothing was written.`);
+}
+
 /** Φ of a reported outcome: tests are the strict evaluator (ground truth), anything else the coarse self-report. */
 export function evaluationOf(outcome: ToolOutcome, source: OutcomeSource, client: ToolClient): Evaluation {
   const utility = outcome === 'success' ? 1 : 0;
   return source === 'tests'
-    ? { utility, evaluator: 'strict:ground-truth', reason: `${clientLabel(client)} reported that its tests ${outcome === 'success' ? 'passed' : 'failed'}` }
+    ? { utility, evaluator: GROUND_TRUTH, reason: `${clientLabel(client)} reported that its tests ${outcome === 'success' ? 'passed' : 'failed'}` }
     : { utility, evaluator: 'coarse:self', reason: `${clientLabel(client)} reported ${outcome}` };
 }

@@ -6,6 +6,7 @@
  * checks they agree).
  */
 import { z } from 'zod';
+import { JSONL_LIMITS } from '../memory/io/jsonl-format';
 import { LanguageSchema } from '../memory/types';
 
 /** Default and largest number of records memory_search returns. */
@@ -14,6 +15,23 @@ export const MAX_TOOL_K = 20;
 /** Largest question / code accepted from another agent. */
 export const MAX_TOOL_QUESTION = 20_000;
 export const MAX_TOOL_CODE = 100_000;
+/** Largest answer a client may record, as JSON characters (the JSONL format's cap, so the record can be exported and imported). */
+export const MAX_TOOL_ANSWER_JSON = JSONL_LIMITS.answerJsonChars;
+/** Deepest nesting of arrays and objects in a recorded answer. */
+export const MAX_TOOL_ANSWER_DEPTH = 64;
+
+/** Checks size and depth without recursion (a value nested thousands deep must get a clear error, not a stack overflow). */
+function answerProblem(value: unknown): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_TOOL_ANSWER_DEPTH) return `answer is nested more than ${MAX_TOOL_ANSWER_DEPTH} levels deep`;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  const size = JSON.stringify(value ?? null).length;
+  return size > MAX_TOOL_ANSWER_JSON ? `answer is ${size} characters as JSON, over the cap of ${MAX_TOOL_ANSWER_JSON}` : undefined;
+}
 
 export const TOOL_NAMES = ['memory_search', 'memory_record', 'memory_feedback'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -43,7 +61,7 @@ export const MAX_CITATIONS = 20;
 
 /** A file a record relies on, as the recording agent saw it: its path and the SHA-256 of its content. */
 export const CitationInput = z.strictObject({
-  path: z.string().trim().min(1, 'path must not be empty').max(1000).describe('The file the code relies on: an absolute path, or relative to the working directory of the memory server.'),
+  path: z.string().trim().min(1, 'path must not be empty').max(1000).describe('The file the code relies on, inside the workspace: an absolute path, or relative to the working directory of the memory server.'),
   sha256: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be the 64-hex-digit SHA-256 of the file content')
@@ -51,8 +69,8 @@ export const CitationInput = z.strictObject({
 });
 export type CitationInput = z.infer<typeof CitationInput>;
 
-/** What a just-in-time check found for a cited file: as recorded, changed since, or gone. */
-export const CitationStatus = z.enum(['unchanged', 'changed', 'missing']);
+/** What a just-in-time check found for a cited file: as recorded, changed since, gone, or not read (not a regular file of at most 4 MiB inside the workspace). */
+export const CitationStatus = z.enum(['unchanged', 'changed', 'missing', 'unchecked']);
 export type CitationStatus = z.infer<typeof CitationStatus>;
 
 export const SearchResultItem = z.object({
@@ -80,7 +98,14 @@ export const RecordInput = z.strictObject({
   code: z.string().min(1, 'code must not be empty').max(MAX_TOOL_CODE).describe('The code that was written for the task.'),
   language: LanguageSchema.describe('The code language, e.g. python, typescript, go, rust, sql.'),
   outcome: ToolOutcomeSchema.describe("'success' when the code did what the task asked, else 'failure'."),
-  answer: z.unknown().optional().describe('The result the code produced, if any (any JSON value).'),
+  answer: z
+    .unknown()
+    .optional()
+    .superRefine((value, ctx) => {
+      const problem = answerProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe(`The result the code produced, if any (any JSON value, at most ${MAX_TOOL_ANSWER_JSON} characters as JSON).`),
   retrievalId: RetrievalIdSchema.optional().describe('The retrievalId of the memory_search made for this task: the outcome is then credited to the records it returned.'),
   source: OutcomeSourceSchema.optional(),
   citations: z

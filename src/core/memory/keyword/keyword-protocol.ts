@@ -6,6 +6,8 @@ export const MAX_KEYWORD_HITS = 8000;
 export const WORKER_LOADING = 0;
 export const WORKER_READY = 1;
 export const WORKER_FAILED = 2;
+/** The Int32 slot of the shared buffer that holds the worker state (see SharedAnswer). */
+export const WORKER_STATE_SLOT = 1;
 
 export const KeywordWorkerDataSchema = z.object({
   dbFile: z.string().min(1),
@@ -56,17 +58,17 @@ export class SharedAnswer {
   }
 
   get state(): number {
-    return Atomics.load(this.ctrl, 1);
+    return Atomics.load(this.ctrl, WORKER_STATE_SLOT);
   }
 
   setState(state: number): void {
-    Atomics.store(this.ctrl, 1, state);
-    Atomics.notify(this.ctrl, 1);
+    Atomics.store(this.ctrl, WORKER_STATE_SLOT, state);
+    Atomics.notify(this.ctrl, WORKER_STATE_SLOT);
   }
 
   /** Blocks until the worker left the loading state or `timeoutMs` passed; the state. */
   waitWhileLoading(timeoutMs: number): number {
-    if (this.state === WORKER_LOADING) Atomics.wait(this.ctrl, 1, WORKER_LOADING, timeoutMs);
+    if (this.state === WORKER_LOADING) Atomics.wait(this.ctrl, WORKER_STATE_SLOT, WORKER_LOADING, timeoutMs);
     return this.state;
   }
 

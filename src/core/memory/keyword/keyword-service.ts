@@ -4,7 +4,7 @@ import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
 import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
 import { tempFileOf } from './keyword-index-file';
-import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY } from './keyword-protocol';
+import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY, WORKER_STATE_SLOT } from './keyword-protocol';
 import { KeywordWarmer, WarmSignal } from './keyword-warmer';
 import type { MemoryStore } from '../sqlite/store';
 import { workerBootstrap } from '../../worker-script';
@@ -149,7 +149,7 @@ export class WorkerKeywords implements KeywordSource {
   constructor(store: MemoryStore, options: KeywordIndexOptions, private readonly logger: Logger) {
     const file = options.file === undefined ? store.connectionForQueries().name + KEYWORD_FILE_SUFFIX : options.file;
     this.file = file;
-    this.worker = new Worker(workerBootstrap(__dirname, 'keyword-worker'), {
+    this.worker = new Worker(workerBootstrap(__dirname, 'keyword-worker', { slot: WORKER_STATE_SLOT, value: WORKER_FAILED }), {
       eval: true,
       workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
     });

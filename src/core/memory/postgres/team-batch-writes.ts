@@ -9,7 +9,7 @@
  */
 import type { PoolClient } from 'pg';
 import { AgentMemoryError } from '../../errors';
-import { redactText } from '../../security/redact';
+import { redactJson, redactText } from '../../security/redact';
 
 /** Rows per INSERT statement. */
 export const INSERT_BATCH = 1000;
@@ -103,7 +103,8 @@ export async function insertAudit(c: PoolClient, space: string, actor: { user: s
       `INSERT INTO audit (space, at, operation, record_id, trigger, reason, evidence, actor_user, actor_client)
        SELECT $1, $2, x.operation, x.record_id, x.trigger, x.reason, x.evidence, $3, $4
        FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS x(operation, record_id, trigger, reason, evidence, ord) ORDER BY x.ord`,
-      [space, at, actor.user, actor.client, batch.map((r) => r.operation), batch.map((r) => r.recordId), batch.map((r) => r.trigger), batch.map((r) => redactText(r.reason)), batch.map((r) => JSON.stringify(r.evidence))],
+      // Reasons, evidence and the client's self-given name are free text: redacted like every stored text.
+      [space, at, actor.user, redactText(actor.client), batch.map((r) => r.operation), batch.map((r) => r.recordId), batch.map((r) => r.trigger), batch.map((r) => redactText(r.reason)), batch.map((r) => JSON.stringify(redactJson(r.evidence).value))],
     );
   }
 }

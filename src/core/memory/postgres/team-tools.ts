@@ -16,7 +16,7 @@
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
-import { clientLabel, evaluationOf, MemoryToolApi, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
+import { alreadyRecorded, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -65,7 +65,7 @@ export class TeamMemoryTools implements MemoryToolApi {
       await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
       await this.finishTask(team, taskIndex, { log });
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical)) };
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, this.deps.citationRoot?.() ?? process.cwd())) };
     });
   }
 
@@ -79,36 +79,44 @@ export class TeamMemoryTools implements MemoryToolApi {
       // Resolved before anything is written: a space whose embedder this client cannot compute fails with nothing stored.
       const embedder = await this.sharedEmbedder(team);
       const existing = args.retrievalId === undefined ? undefined : await this.toolTask(team, args.retrievalId);
-      if (existing?.log.recorded) {
-        throw new AgentMemoryError('INVALID_STATE', `retrievalId ${args.retrievalId} already has a memory_record; call memory_search again for a new task. Nothing was written.`);
+      if (existing?.log.recorded) throw alreadyRecorded(args.retrievalId!);
+      // Claimed in one statement: of several memory_record calls on one retrieval (any clients, at once) one goes on.
+      if (existing && !(await claimRecording(team, existing.taskIndex))) throw alreadyRecorded(args.retrievalId!);
+      let stored = false;
+      try {
+        const taskIndex = existing?.taskIndex ?? (await beginTeamTask(team, args.question));
+        if (existing && existing.log.demonstrations.length > 0) await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
+        const outcome = args.outcome === 'success' ? 'success' : 'error';
+        let output: RecordOutput;
+        if (outcome !== 'success') {
+          output = { id: null, status: 'not-added', reason: 'a failed task is not added to the team memory (its outcome was credited)', retrievalId: String(taskIndex) };
+        } else {
+          const [rec] = await team.add(
+            [{
+              question: args.question,
+              execution: { code: args.code, language: args.language, answer: args.answer ?? null, outcome, demonstrationIds: existing?.log.demonstrations.map((d) => d.recordId) ?? [] },
+              provenance: 'agent',
+              metadata: {
+                taskIndex, via: client.via, client: label, outcomeSource: source,
+                ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
+              },
+            }],
+            { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {}, embedder },
+          );
+          stored = true;
+          const pending = rec.status === 'pending';
+          output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex) };
+        }
+        await this.finishTask(team, taskIndex, {
+          language: args.language, code: args.code, answer: JSON.stringify(args.answer ?? null), outcome, recordId: output.id,
+          log: { ...(existing?.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
+        });
+        return output;
+      } catch (error) {
+        // Nothing of this call was stored: the retrieval can be recorded again.
+        if (existing && !stored) await releaseRecording(team, existing.taskIndex).catch(() => undefined);
+        throw error;
       }
-      const taskIndex = existing?.taskIndex ?? (await beginTeamTask(team, args.question));
-      if (existing && existing.log.demonstrations.length > 0) await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
-      const outcome = args.outcome === 'success' ? 'success' : 'error';
-      let output: RecordOutput;
-      if (outcome !== 'success') {
-        output = { id: null, status: 'not-added', reason: 'a failed task is not added to the team memory (its outcome was credited)', retrievalId: String(taskIndex) };
-      } else {
-        const [rec] = await team.add(
-          [{
-            question: args.question,
-            execution: { code: args.code, language: args.language, answer: args.answer ?? null, outcome, demonstrationIds: existing?.log.demonstrations.map((d) => d.recordId) ?? [] },
-            provenance: 'agent',
-            metadata: {
-              taskIndex, via: client.via, client: label, outcomeSource: source,
-              ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
-            },
-          }],
-          { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {}, embedder },
-        );
-        const pending = rec.status === 'pending';
-        output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex) };
-      }
-      await this.finishTask(team, taskIndex, {
-        language: args.language, code: args.code, answer: JSON.stringify(args.answer ?? null), outcome, recordId: output.id,
-        log: { ...(existing?.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
-      });
-      return output;
     });
   }
 
@@ -118,6 +126,7 @@ export class TeamMemoryTools implements MemoryToolApi {
     const evaluation = evaluationOf(args.outcome, args.source ?? 'self', client);
     return this.online('memory_feedback', 'the outcome was not recorded; send it again when the team memory is back', async (team) => {
       const task = await this.toolTask(team, args.retrievalId);
+      if (evaluation.evaluator !== GROUND_TRUTH && (await taskEvaluator(team, task.taskIndex)) === GROUND_TRUTH) throw testsKept(args.retrievalId);
       const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
       await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
       return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
@@ -166,4 +175,23 @@ export class TeamMemoryTools implements MemoryToolApi {
   private finishTask(team: TeamMemoryStore, taskIndex: number, done: TeamTaskFinish): Promise<void> {
     return finishTeamTask(team, taskIndex, done);
   }
+}
+
+/** Marks the task recorded unless it already is; false when another call got there first. */
+async function claimRecording(team: TeamMemoryStore, taskIndex: number): Promise<boolean> {
+  const r = await team.withClient(
+    (c) => c.query(`UPDATE tasks SET log = (log::jsonb || '{"recorded": true}'::jsonb)::text WHERE space = $1 AND task_index = $2 AND (log::jsonb ->> 'recorded') IS DISTINCT FROM 'true'`, [team.space, taskIndex]),
+    'claim a task for its record',
+  );
+  return r.rowCount === 1;
+}
+
+/** Undoes claimRecording after a record that failed (the task can be recorded again). */
+async function releaseRecording(team: TeamMemoryStore, taskIndex: number): Promise<void> {
+  await team.withClient((c) => c.query(`UPDATE tasks SET log = (log::jsonb - 'recorded')::text WHERE space = $1 AND task_index = $2`, [team.space, taskIndex]), 'release a task claim');
+}
+
+async function taskEvaluator(team: TeamMemoryStore, taskIndex: number): Promise<string | null> {
+  const r = await team.withClient((c) => c.query<{ evaluator: string | null }>('SELECT evaluator FROM tasks WHERE space = $1 AND task_index = $2', [team.space, taskIndex]), 'read a task', { retryBroken: true });
+  return r.rows[0]?.evaluator ?? null;
 }

@@ -24,7 +24,7 @@ import { EmbeddingCache } from './embedding-cache';
 import { blobToVector, VectorIndex, vectorToBlob } from '../dense/vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../../security/record-redaction';
-import { redactText } from '../../security/redact';
+import { redactJson, redactText } from '../../security/redact';
 
 import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords } from './store-types';
 import { StoreQueries } from './store-queries';
@@ -242,7 +242,7 @@ export class MemoryStore extends Disposable {
           if (vector) this.vectors.upsert(rid, vector);
         }
         const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
-        audit.run(now, operation, id, trigger, reason, JSON.stringify({ status: rec.status, provenance: rec.provenance, ...extra }));
+        audit.run(now, operation, id, trigger, reason, JSON.stringify(redactJson({ status: rec.status, provenance: rec.provenance, ...extra }).value));
         ids[i] = id;
       }
       this.bumpChange();
@@ -385,7 +385,7 @@ export class MemoryStore extends Disposable {
   // ---------------------------------------------------------------- audit
 
   writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
-    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, redactText(reason), JSON.stringify(evidence));
+    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, redactText(reason), JSON.stringify(redactJson(evidence).value));
   }
 
   /** Audit entries, newest first; optionally for one record. */
