@@ -78,10 +78,26 @@ function friendlyParseError(message: string): string {
   return message.split('\n')[0];
 }
 
-/** Validates parsed values with zod; the first problems become a usage error. */
+/** Validates parsed values with zod; each option's problem (one per option) becomes a usage error. */
 export function parseValues<S extends z.ZodType>(schema: S, values: unknown, usage: string): z.infer<S> {
   const parsed = schema.safeParse(values);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.length ? `--${i.path.join('.')}` : 'arguments'}: ${i.message}`).join('; ');
+  const byOption = new Map<string, z.core.$ZodIssue>();
+  for (const issue of parsed.error.issues) {
+    const name = typeof issue.path[0] === 'string' ? `--${issue.path[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : 'arguments';
+    const seen = byOption.get(name);
+    // Of two upper bounds (an integer's implicit safe-integer one and the option's own), the option's says more.
+    if (!seen || (seen.code === 'too_big' && issue.code === 'too_big' && Number(issue.maximum) < Number(seen.maximum))) byOption.set(name, issue);
+  }
+  const problems = [...byOption].map(([name, issue]) => `${name}: ${plainMessage(issue)}`).join('; ');
   throw usageError(`Invalid arguments (${problems}).`, usage);
+}
+
+/** zod's built-in wording ("Too big: expected int to be <=10000") said plainly; a schema's own message as it is. */
+function plainMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'too_big' && issue.message.startsWith('Too big')) return `must be at most ${String(issue.maximum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;
+  if (issue.code === 'too_small' && issue.message.startsWith('Too small')) return `must be at least ${String(issue.minimum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;
+  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid option')) return `must be one of ${issue.values.map(String).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) return `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}`;
+  return issue.message;
 }

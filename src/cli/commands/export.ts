@@ -25,7 +25,7 @@ const ArgsSchema = z.object({
     .string()
     .optional()
     .transform((s) => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean)))
-    .pipe(z.array(StatusSchema).optional()),
+    .pipe(z.array(StatusSchema).min(1, `give at least one of ${StatusSchema.options.join(', ')}`).optional()),
   'no-embeddings': z.boolean().default(false),
   space: z.string().optional(),
 });

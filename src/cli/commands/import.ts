@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { refitAndReembed } from '../../core/app/embedding';
 import { isEndpointEmbedderId } from '../../core/app/endpoint-embedding';
@@ -10,6 +9,7 @@ import { MemoryStore } from '../../core/memory/sqlite/store';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { importTeamJsonl } from '../../core/memory/postgres/team-jsonl';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
+import { readInputFile } from '../input-file';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 
 export const summary = 'import records from a JSONL file: import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT]';
@@ -38,8 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
   if (!isPostgresUrl(args.db)) refuseSpaceOnFile(args.space, USAGE);
-  if (!fs.existsSync(args.file)) throw new AgentMemoryError('NOT_FOUND', `No such file: ${args.file}.`);
-  const records = parseJsonl(fs.readFileSync(args.file));
+  const records = parseJsonl(readInputFile(args.file, 'the JSONL file to import', 'FILE'));
   const reason = args.reason ?? `import of ${args.file}`;
   if (isPostgresUrl(args.db)) {
     const team = await connectTeam(args.db, args.space, { logger: stderrLogger('warn') });

@@ -1,9 +1,8 @@
-import * as fs from 'node:fs';
 import { z } from 'zod';
 import { createRunner, DEFAULT_RUN_LIMITS, RUNNER_ISOLATIONS, type RunResult } from '../../core/agent/runners';
-import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
+import { readInputFile } from '../input-file';
 import { printable } from '../printable';
 import { requireFileDatabase } from '../db-target';
 
@@ -56,8 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     { language: v.language, db: v.db ?? '', codeFile: v['code-file'] ?? '', timeoutMs: v['timeout-ms'], memoryMb: v['memory-mb'], isolation: v.isolation, json: v.json },
     USAGE,
   );
-  if (!fs.existsSync(args.codeFile)) throw new AgentMemoryError('NOT_FOUND', `No program at ${args.codeFile}; give an existing file with --code-file.`);
-  const code = fs.readFileSync(args.codeFile, 'utf8');
+  const code = readInputFile(args.codeFile, 'the program', '--code-file').toString('utf8');
   const runner = createRunner(args.language, { logger: stderrLogger('warn'), isolation: args.isolation });
   try {
     requireFileDatabase(args.db, 'run', "--db is the SQLite data file the program queries, not a memory: give that file (to run the agent with a team memory use 'agent-memory task --db postgres://…')", 'a SQLite data file');

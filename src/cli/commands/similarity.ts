@@ -2,11 +2,10 @@
  * `agent-memory similarity --lang LANGUAGE [--compat pycode_similar] REF_FILE CAND_FILE`
  * prints the code similarity of CAND_FILE relative to REF_FILE (4 decimals), nothing else.
  */
-import * as fs from 'node:fs';
 import { z } from 'zod';
-import { AgentMemoryError } from '../../core/errors';
 import { CodeLanguageSchema, codeSimilarity } from '../../core/similarity/code';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
+import { readInputFile } from '../input-file';
 
 export const summary = 'code similarity of CAND_FILE relative to REF_FILE (--lang LANGUAGE [--compat pycode_similar])';
 
@@ -24,13 +23,7 @@ const ArgsSchema = z.object({
 });
 
 function readSource(file: string, role: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new AgentMemoryError('NOT_FOUND', `${role} file not found: ${file}. Check the path.`);
-    throw new AgentMemoryError('INVALID_INPUT', `Cannot read ${role.toLowerCase()} file ${file} (${code ?? 'error'}).`, undefined, { cause: error });
-  }
+  return readInputFile(file, `the ${role.toLowerCase()} file`, role === 'Reference' ? 'REF_FILE' : 'CAND_FILE').toString('utf8');
 }
 
 export async function run(argv: string[]): Promise<number> {

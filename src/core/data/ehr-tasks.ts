@@ -27,7 +27,7 @@ export type DemoTask = z.infer<typeof DemoTaskSchema>;
 
 /** Reads the EHR demo task file, naming the line of any invalid entry. */
 export function readDemoTasks(file: string): DemoTask[] {
-  if (!fs.existsSync(file)) throw new AgentMemoryError('NOT_FOUND', `Demo task file not found: ${file}. Reinstall the extension or set agentMemory.agent.dataPath.`);
+  if (!fs.existsSync(file)) throw new AgentMemoryError('NOT_FOUND', `Demo task file not found: ${file}. Reinstall the extension or the CLI; on the CLI, --data names the folder that holds it (the bundled data/ehr by default).`);
   return fs.readFileSync(file, 'utf8').split('\n').flatMap((line, i) => {
     if (!line.trim()) return [];
     const parsed = DemoTaskSchema.safeParse(JSON.parse(line));

@@ -107,6 +107,9 @@ describe('backup and restore', function () {
     fs.writeFileSync(bad, bytes);
     fs.rmSync(`${bad}-wal`, { force: true });
     await assert.rejects(restoreDatabase(bad, file), (e: unknown) => isAgentMemoryError(e, 'DATABASE_DAMAGED') && /bad\.sqlite is damaged/.test(e.message));
+    const text = path.join(dir, 'notes.txt');
+    fs.writeFileSync(text, 'not a backup\n'.repeat(100));
+    await assert.rejects(restoreDatabase(text, file), (e: unknown) => isAgentMemoryError(e, 'NOT_A_DATABASE') && /The backup .*notes\.txt is not an Agent Memory database\. Choose another backup \(--from\); .*memory\.sqlite was not touched/.test(e.message));
     assert.equal(sha(file), before);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('before-restore')), []);
   });

@@ -124,7 +124,7 @@ export interface RestoreResult {
  */
 export async function restoreDatabase(from: string, dbFile: string): Promise<RestoreResult> {
   if (path.resolve(from) === path.resolve(dbFile)) throw new AgentMemoryError('INVALID_INPUT', 'The backup and the database are the same file.');
-  const source = openChecked(from, 'backup');
+  const source = openBackup(from, dbFile);
   let previous: string | undefined;
   let oldChange = 0;
   try {
@@ -159,6 +159,19 @@ export async function restoreDatabase(from: string, dbFile: string): Promise<Res
     throw databaseError(error, dbFile, 'check the restored');
   } finally {
     target?.close();
+  }
+}
+
+/** The backup to restore from, checked; its errors name it as the backup (not as a memory to point the settings at). */
+function openBackup(from: string, dbFile: string): BetterSqlite3.Database {
+  try {
+    return openChecked(from, 'backup');
+  } catch (error) {
+    if (isAgentMemoryError(error, 'NOT_A_DATABASE') || isAgentMemoryError(error, 'DATABASE_DAMAGED')) {
+      const what = error.code === 'NOT_A_DATABASE' ? 'is not an Agent Memory database' : 'is damaged (it fails the integrity check)';
+      throw new AgentMemoryError(error.code, `The backup ${from} ${what}. Choose another backup (--from); ${dbFile} was not touched.`, { file: from }, { cause: error });
+    }
+    throw error;
   }
 }
 

@@ -38,7 +38,10 @@ describe('agent-memory similarity (CLI, child process)', function () {
     const missing = cli(['--lang', 'python', path.join(dir, 'a.py'), path.join(dir, 'nope.py')]);
     assert.notEqual(missing.status, 0);
     assert.equal(missing.stdout, '');
-    assert.match(missing.stderr, /NOT_FOUND: Candidate file not found: .*nope\.py/);
+    assert.match(missing.stderr, /NOT_FOUND: No such file: .*nope\.py\. Give the candidate file with CAND_FILE\./);
+    const folder = cli(['--lang', 'python', path.join(dir, 'a.py'), dir]);
+    assert.equal(folder.status, 1);
+    assert.match(folder.stderr, /IS_DIRECTORY: .* is a folder\. Give the candidate file with CAND_FILE\./);
     const badLang = cli(['--lang', 'not a language', path.join(dir, 'a.py'), path.join(dir, 'b.py')]);
     assert.equal(badLang.status, 2);
     assert.match(badLang.stderr, /INVALID_INPUT.*--lang/);
