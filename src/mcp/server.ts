@@ -31,9 +31,9 @@ export function createMemoryMcpServer(tools: MemoryToolApi, options: { version: 
     const info = server.server.getClientVersion();
     return { via: 'mcp', name: info?.name || 'unknown-client', ...(info?.version ? { version: info.version } : {}) };
   };
-  const call = async (name: ToolName, args: unknown): Promise<CallToolResult> => {
+  const call = async (name: ToolName, args: unknown, signal: AbortSignal): Promise<CallToolResult> => {
     try {
-      const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client()) : await tools.feedback(args, client());
+      const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client(), signal) : await tools.feedback(args, client());
       return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result };
     } catch (error) {
       const message = isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`;
@@ -51,7 +51,7 @@ export function createMemoryMcpServer(tools: MemoryToolApi, options: { version: 
         outputSchema: def.output,
         annotations: { title: def.title, readOnlyHint: !def.writes, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
-      (args: unknown) => call(def.name, args),
+      (args: unknown, extra: { signal: AbortSignal }) => call(def.name, args, extra.signal),
     );
   }
   return server;

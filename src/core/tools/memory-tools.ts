@@ -62,7 +62,8 @@ export interface MemoryToolsDeps {
  */
 export interface MemoryToolApi {
   search(input: unknown, client: ToolClient): Promise<SearchOutput>;
-  record(input: unknown, client: ToolClient): Promise<RecordOutput>;
+  /** `signal`: the client cancelled the call (MCP notifications/cancelled); honoured until the write starts. */
+  record(input: unknown, client: ToolClient, signal?: AbortSignal): Promise<RecordOutput>;
   feedback(input: unknown, client: ToolClient): FeedbackOutput | Promise<FeedbackOutput>;
 }
 
@@ -126,7 +127,7 @@ export class MemoryTools implements MemoryToolApi {
   }
 
   /** memory_record: a finished task of another agent, through the addition policy. */
-  async record(input: unknown, client: ToolClient): Promise<RecordOutput> {
+  async record(input: unknown, client: ToolClient, signal?: AbortSignal): Promise<RecordOutput> {
     const args = parseToolInput(RecordInput, input, 'memory_record');
     const { store } = this.deps;
     const tasks = this.deps.tasks();
@@ -139,6 +140,7 @@ export class MemoryTools implements MemoryToolApi {
     // Under strict the human decides (the record waits as pending); the outcome still credits the retrieval.
     const strict = this.deps.additionPolicy() === 'strict';
     const label = clientLabel(client);
+    if (signal?.aborted) throw cancelledRecord();
     const result = store.atomically(() => {
       // Checked again under the write lock: another memory_record for this retrieval (this client
       // or another process) may have landed while the question was embedded.
@@ -221,6 +223,11 @@ export class MemoryTools implements MemoryToolApi {
 }
 
 export const GROUND_TRUTH: Evaluation['evaluator'] = 'strict:ground-truth';
+
+/** A memory_record the client cancelled before its write began (CANCELLED). */
+export function cancelledRecord(): AgentMemoryError {
+  return new AgentMemoryError('CANCELLED', 'memory_record was cancelled by the client before anything was written; call it again to record the task.');
+}
 
 /** A second memory_record on one retrieval (INVALID_STATE). */
 export function alreadyRecorded(retrievalId: string): AgentMemoryError {

@@ -52,12 +52,14 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
     return { invocationMessage: 'Recording an experience in Agent Memory', confirmationMessages: { title: 'Record in Agent Memory', message } };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>): Promise<vscode.LanguageModelToolResult> {
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>, token?: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
     if (!toolsEnabled()) throw new Error(`The Agent Memory tools are turned off (setting ${TOOLS_ENABLED_SETTING}).`);
+    const cancelled = new AbortController();
+    const cancelling = token?.onCancellationRequested(() => cancelled.abort());
     try {
       const call = async (tools: MemoryToolApi): Promise<SearchOutput | RecordOutput | FeedbackOutput> => {
         if (this.name === 'memory_search') return tools.search(options.input, CLIENT);
-        if (this.name === 'memory_record') return tools.record(options.input, CLIENT);
+        if (this.name === 'memory_record') return tools.record(options.input, CLIENT, cancelled.signal);
         return tools.feedback(options.input, CLIENT);
       };
       // With agentMemory.team.url set, the tools work on the team memory (PostgreSQL); otherwise on the personal one.
@@ -68,6 +70,8 @@ export class MemoryLmTool implements vscode.LanguageModelTool<Record<string, unk
       if (!isAgentMemoryError(error)) this.logger.error(`[lm-tools] ${this.name} failed: ${errorMessage(error)}`);
       // The message goes to the model: it says what was wrong and that nothing was written.
       throw new Error(isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`);
+    } finally {
+      cancelling?.dispose();
     }
   }
 }

@@ -89,4 +89,14 @@ describe('memory tools: one record per retrieval, ground truth kept, no secret s
     }
     assert.equal(JSON.stringify(memory.store.counts()), before);
   });
+
+  it('a memory_record the client cancels before its write begins writes nothing and says so', async () => {
+    const before = JSON.stringify(memory.store.counts());
+    const cancel = new AbortController();
+    const call = memory.tools.record({ question: 'cancelled task', code: 'x()', language: 'go', outcome: 'success' }, client, cancel.signal);
+    cancel.abort();
+    await assert.rejects(call, /cancelled by the client before anything was written/);
+    assert.equal(JSON.stringify(memory.store.counts()), before);
+    assert.equal(new TaskLog(memory.store).list().length, 0);
+  });
 });

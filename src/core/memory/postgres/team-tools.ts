@@ -16,7 +16,7 @@
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
-import { alreadyRecorded, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
+import { alreadyRecorded, cancelledRecord, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -70,7 +70,7 @@ export class TeamMemoryTools implements MemoryToolApi {
   }
 
   /** memory_record: a finished task of another agent, added under the space's addition policy. */
-  async record(input: unknown, client: ToolClient): Promise<RecordOutput> {
+  async record(input: unknown, client: ToolClient, signal?: AbortSignal): Promise<RecordOutput> {
     const args = parseToolInput(RecordInput, input, 'memory_record');
     const source = args.source ?? 'self';
     const evaluation = evaluationOf(args.outcome, source, client);
@@ -80,6 +80,7 @@ export class TeamMemoryTools implements MemoryToolApi {
       const embedder = await this.sharedEmbedder(team);
       const existing = args.retrievalId === undefined ? undefined : await this.toolTask(team, args.retrievalId);
       if (existing?.log.recorded) throw alreadyRecorded(args.retrievalId!);
+      if (signal?.aborted) throw cancelledRecord();
       // Claimed in one statement: of several memory_record calls on one retrieval (any clients, at once) one goes on.
       if (existing && !(await claimRecording(team, existing.taskIndex))) throw alreadyRecorded(args.retrievalId!);
       let stored = false;
