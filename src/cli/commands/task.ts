@@ -11,7 +11,7 @@ import type { AgentTaskResult } from '../../core/app/types';
 import { readTaskStreamFile } from '../../core/app/task-stream-file';
 import { DEMO_DATABASE_FILE } from '../../core/data/ehr-tasks';
 import { stderrLogger } from '../../core/logger';
-import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
+import { describeConnection, isPostgresUrl, looksLikeUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_ACTIVE_RECORDS, DEFAULT_MIN_RETRIEVALS } from '../../core/policy/deletion/types';
 import { SettingsSchema } from '../../core/settings';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
@@ -78,6 +78,7 @@ export async function run(argv: string[]): Promise<number> {
   const logger = stderrLogger('warn');
   const items: { question: string; answer?: unknown }[] = args.tasks ? readTaskStreamFile(args.tasks) : args.question.map((question) => ({ question }));
   const dataDir = bundledDataDir();
+  if (args.data !== undefined && looksLikeUrl(args.data)) throw usageError(`--data takes the SQLite file the questions are about, not a URL (${describeConnection(args.data)}).`, USAGE);
   const dataPath = path.resolve(args.data ?? path.join(dataDir, DEMO_DATABASE_FILE));
   assertDataDatabase(dataPath);
   const endpoint = args.model === 'reuse' ? undefined : { baseURL: args.model, model: args['model-name']!, apiKey: process.env.AGENT_MEMORY_API_KEY || undefined };

@@ -86,7 +86,8 @@ const RULES: readonly Rule[] = [
   {
     // scheme://user:password@host → scheme://[redacted:url-credentials]@host
     kind: 'url-credentials',
-    re: /\b([a-z][a-z0-9+.\-]{1,20}:\/\/)([^\s:\/@'"`<>]+):([^\s@\/'"`<>]+)@/gi,
+    // One slash too (a URL a path join has mangled: /cwd/postgres:/user:pw@host); a password may hold a '/'.
+    re: /\b([a-z][a-z0-9+.\-]{1,20}:\/\/?)([^\s:\/@'"`<>]+):([^\s@'"`<>]+)@/gi,
     replace: (m, g) => (MARKER_RE.test(m) ? null : `${g[0]}${marker('url-credentials')}@`),
   },
   {
@@ -161,7 +162,7 @@ export function isHighEntropySecret(token: string): boolean {
 }
 
 /** Quick pre-check: texts without any of these cannot hold a secret we detect. */
-const CANDIDATE_RE = /[A-Za-z0-9+\/_\-]{20,}|-----BEGIN|:\/\/[^\s]*@|passw|pwd|secret|token|key|credential/i;
+const CANDIDATE_RE = /[A-Za-z0-9+\/_\-]{20,}|-----BEGIN|:\/\/?[^\s]*@|passw|pwd|secret|token|key|credential/i;
 
 /** Replaces every secret in `text` by `[redacted:<kind>]` and counts them by kind. */
 export function redact(text: string): RedactionResult {

@@ -19,7 +19,7 @@ import { Emitter } from '../events';
 import { Logger, nullLogger } from '../logger';
 import type { TeamChange } from '../memory/postgres/change-feed';
 import { TeamChangeFeed } from '../memory/postgres/change-feed';
-import type { TeamConnectionInput } from '../memory/postgres/connection';
+import { isPasswordProblem, type TeamConnectionInput } from '../memory/postgres/connection';
 import { TeamMemoryStore } from '../memory/postgres/team-store';
 import { redactText } from '../security/redact';
 import { SET_PASSWORD_COMMAND_TITLE, teamHost } from './team-config';
@@ -53,12 +53,7 @@ const defaultOpen: NonNullable<TeamSessionOptions['open']> = {
   feed: (input, logger) => TeamChangeFeed.start(input, { logger }),
 };
 
-/** A server's refusal of the credentials (none given, or wrong): the user must set the password. */
-export function isPasswordProblem(error: unknown): boolean {
-  const e = error as { details?: { pgCode?: unknown }; code?: unknown };
-  if (e?.details?.pgCode === '28P01' || e?.code === '28P01') return true;
-  return /client password must be a string|password authentication failed|no password (was )?supplied|SASL: SCRAM/i.test(errorMessage(error));
-}
+export { isPasswordProblem };
 
 export class TeamSession {
   private readonly states = new Emitter<TeamState>();

@@ -20,6 +20,10 @@ export const MAX_TOOL_ANSWER_JSON = JSONL_LIMITS.answerJsonChars;
 /** Deepest nesting of arrays and objects in a recorded answer. */
 export const MAX_TOOL_ANSWER_DEPTH = 64;
 
+/** Text with a NUL character: no text column of the team memory (PostgreSQL) can hold it, and no question needs it. */
+const noNul = (text: string): boolean => !text.includes('\u0000');
+const NO_NUL = 'must not contain NUL characters (\\u0000)';
+
 /** Checks size and depth without recursion (a value nested thousands deep must get a clear error, not a stack overflow). */
 function answerProblem(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 1]];
@@ -51,7 +55,7 @@ export const OutcomeSourceSchema = z
 export type OutcomeSource = z.infer<typeof OutcomeSourceSchema>;
 
 export const SearchInput = z.strictObject({
-  query: z.string().trim().min(1, 'query must not be empty').max(MAX_TOOL_QUESTION).describe('The task or question to find past solutions for, in natural language.'),
+  query: z.string().trim().min(1, 'query must not be empty').max(MAX_TOOL_QUESTION).refine(noNul, NO_NUL).describe('The task or question to find past solutions for, in natural language.'),
   k: z.number().int().min(1).max(MAX_TOOL_K).optional().describe(`How many records to return (1–${MAX_TOOL_K}, default ${DEFAULT_TOOL_K}).`),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -94,8 +98,8 @@ export const SearchOutput = z.object({ retrievalId: z.string(), results: z.array
 export type SearchOutput = z.infer<typeof SearchOutput>;
 
 export const RecordInput = z.strictObject({
-  question: z.string().trim().min(1, 'question must not be empty').max(MAX_TOOL_QUESTION).describe('The task the code solved, in natural language.'),
-  code: z.string().min(1, 'code must not be empty').max(MAX_TOOL_CODE).describe('The code that was written for the task.'),
+  question: z.string().trim().min(1, 'question must not be empty').max(MAX_TOOL_QUESTION).refine(noNul, NO_NUL).describe('The task the code solved, in natural language.'),
+  code: z.string().min(1, 'code must not be empty').max(MAX_TOOL_CODE).refine(noNul, NO_NUL).describe('The code that was written for the task.'),
   language: LanguageSchema.describe('The code language, e.g. python, typescript, go, rust, sql.'),
   outcome: ToolOutcomeSchema.describe("'success' when the code did what the task asked, else 'failure'."),
   answer: z

@@ -99,4 +99,11 @@ describe('memory tools: one record per retrieval, ground truth kept, no secret s
     assert.equal(JSON.stringify(memory.store.counts()), before);
     assert.equal(new TaskLog(memory.store).list().length, 0);
   });
+
+  it('a NUL character in a query, question or code is refused naming the field (the team memory cannot store one)', async () => {
+    await assert.rejects(() => memory.tools.search({ query: 'sum\u0000column' }, client), /query: must not contain NUL characters/);
+    await assert.rejects(() => memory.tools.record({ question: 'q\u0000', code: 'x', language: 'go', outcome: 'success' }, client), /question: must not contain NUL characters/);
+    await assert.rejects(() => memory.tools.record({ question: 'q', code: 'x\u0000', language: 'go', outcome: 'success' }, client), /code: must not contain NUL characters/);
+    assert.equal(new TaskLog(memory.store).list().length, 0);
+  });
 });

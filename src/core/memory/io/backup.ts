@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
-import { checkIntegrity, schemaVersion } from '../sqlite/database';
+import { checkIntegrity, CLEAN_STATE_SUFFIX, schemaVersion } from '../sqlite/database';
 import { databaseError } from '../sqlite/database-errors';
 import { SCHEMA_VERSION } from '../sqlite/schema';
 
@@ -61,13 +61,7 @@ export async function backupDatabase(dbFile: string, out: string): Promise<Backu
   const partial = `${out}.partial-${process.pid}`;
   try {
     await copyPages(source, partial);
-    // The copy is one self-contained file: out of WAL mode, so no -wal / -shm is left beside it.
-    const writable = new BetterSqlite3(partial, { fileMustExist: true });
-    try {
-      writable.pragma('journal_mode = DELETE');
-    } finally {
-      writable.close();
-    }
+    makeSelfContained(partial);
   } catch (error) {
     removeWithSidecars(partial);
     throw databaseError(error, out, 'write the backup');
@@ -99,8 +93,24 @@ async function copyPages(source: BetterSqlite3.Database, dest: string): Promise<
   if (totalPages === 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 }
 
-function removeWithSidecars(file: string): void {
-  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
+/** Removes a scratch database file and everything SQLite or this program put beside it. */
+export function removeWithSidecars(file: string): void {
+  for (const f of [file, ...sidecarsOf(file)]) fs.rmSync(f, { force: true });
+}
+
+/** What may sit beside a database file: its WAL, shared memory, rollback journal and clean-close marker. */
+export function sidecarsOf(file: string): string[] {
+  return [`${file}-wal`, `${file}-shm`, `${file}-journal`, `${file}${CLEAN_STATE_SUFFIX}`];
+}
+
+/** Takes a finished copy out of WAL mode, so it is one self-contained file (no -wal / -shm beside it). */
+export function makeSelfContained(file: string): void {
+  const db = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    db.pragma('journal_mode = DELETE');
+  } finally {
+    db.close();
+  }
 }
 
 export interface RestoreResult {
@@ -162,14 +172,14 @@ export async function restoreDatabase(from: string, dbFile: string): Promise<Res
   }
 }
 
-/** The backup to restore from, checked; its errors name it as the backup (not as a memory to point the settings at). */
-function openBackup(from: string, dbFile: string): BetterSqlite3.Database {
+/** The backup to restore from, checked; its errors name it as the backup (not as a memory to point the settings at). `target`: what it would go into. */
+export function openBackup(from: string, target: string): BetterSqlite3.Database {
   try {
     return openChecked(from, 'backup');
   } catch (error) {
     if (isAgentMemoryError(error, 'NOT_A_DATABASE') || isAgentMemoryError(error, 'DATABASE_DAMAGED')) {
       const what = error.code === 'NOT_A_DATABASE' ? 'is not an Agent Memory database' : 'is damaged (it fails the integrity check)';
-      throw new AgentMemoryError(error.code, `The backup ${from} ${what}. Choose another backup (--from); ${dbFile} was not touched.`, { file: from }, { cause: error });
+      throw new AgentMemoryError(error.code, `The backup ${from} ${what}. Choose another backup (--from); ${target} was not touched.`, { file: from }, { cause: error });
     }
     throw error;
   }

@@ -22,16 +22,36 @@ export function isPostgresUrl(target: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(target.trim());
 }
 
-/** The URL without its password (user, host, port, database and options kept). */
+/** `scheme://…` (or a mistyped `scheme:/…`): a URL, never a file path (a Windows drive `C:/` has a one-letter scheme). */
+export function looksLikeUrl(target: string): boolean {
+  return /^[a-z][a-z0-9+.\-]+:\//i.test(target.trim());
+}
+
+/**
+ * The URL without its password (user, host, port, database and options kept). A password with an
+ * unencoded `@` or `/` makes the URL parse wrongly (or not at all), so whatever stands between the
+ * scheme and the last `@` is treated as credentials: only the user name before its first `:` is kept.
+ */
 export function describeConnection(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.\-]*:\/*/i.exec(url)?.[0] ?? '';
+  const rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const bare = at < 0 ? url : `${scheme}${rest.slice(0, at).split(':')[0]}@${rest.slice(at + 1)}`;
   try {
-    const u = new URL(url);
+    const u = new URL(bare);
     u.password = '';
     u.searchParams.delete('password');
     return u.toString();
   } catch {
-    return redactText(url);
+    return redactText(bare);
   }
+}
+
+/** A server's refusal of the credentials (none given, or wrong): the user must set the password. */
+export function isPasswordProblem(error: unknown): boolean {
+  const e = error as { details?: { pgCode?: unknown; passwordProblem?: unknown }; code?: unknown; message?: unknown };
+  if (e?.details?.passwordProblem === true || e?.details?.pgCode === '28P01' || e?.code === '28P01') return true;
+  return /client password must be a (non-empty )?string|password authentication failed|no password (was )?supplied|SASL: SCRAM/i.test(typeof e?.message === 'string' ? e.message : String(error));
 }
 
 const SpaceSchema = z
@@ -80,7 +100,13 @@ function sslFor(mode: SslMode, host: string): PoolConfig['ssl'] {
  * `prefer`/`allow` are refused: they would silently fall back to plain text.
  */
 export function poolConfig(input: TeamConnectionInput, env: NodeJS.ProcessEnv = process.env): { config: PoolConfig; connection: TeamConnection; sslMode: SslMode } {
-  const connection = TeamConnectionSchema.parse(input);
+  const parsed = TeamConnectionSchema.safeParse(input);
+  if (!parsed.success) {
+    // Named in words (the space, the URL…), never with the input's value: a URL may hold a password.
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'connection'}: ${i.message}`).join('; ');
+    throw new AgentMemoryError('INVALID_INPUT', `The team memory connection is not valid (${problems}).`, { fields: parsed.error.issues.map((i) => i.path.join('.')) });
+  }
+  const connection = parsed.data;
   let u: URL;
   try {
     u = new URL(connection.url);

@@ -276,6 +276,14 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function applyMigrations(client: ClientBase, options: { appRole?: string } = {}): Promise<{ from: number; to: number }> {
   const appRole = options.appRole ?? DEFAULT_APP_ROLE;
   if (!IDENTIFIER.test(appRole)) throw new AgentMemoryError('INVALID_INPUT', `The application role '${appRole}' is not a plain lower-case identifier.`);
+  const owner = (await client.query<{ u: string }>('SELECT current_user AS u')).rows[0].u;
+  if (appRole === owner) {
+    // Its grants would revoke the owner's own rights on the keyword statistics, and every write would fail.
+    throw new AgentMemoryError('INVALID_INPUT', `The application role must be another role than the schema owner '${owner}' that runs team-setup: give --app-role the role the clients log in as. Nothing was changed.`);
+  }
+  if (options.appRole !== undefined && !(await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [appRole])).rowCount) {
+    throw new AgentMemoryError('INVALID_INPUT', `No role '${appRole}' on this server: create it first (CREATE ROLE ${appRole} LOGIN PASSWORD '…'), or leave --app-role out for ${DEFAULT_APP_ROLE}. Nothing was changed.`);
+  }
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -295,11 +303,17 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
       await client.query(`REVOKE INSERT, UPDATE, DELETE ON term_stats FROM ${appRole}`);
       await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
     }
+    // The owner's own rights, in case an earlier setup (or an administrator) revoked them: its triggers write term_stats.
+    await client.query('GRANT SELECT, INSERT, UPDATE, DELETE ON term_stats, schema_migrations TO CURRENT_USER');
     await client.query('COMMIT');
     return { from, to: PG_SCHEMA_VERSION };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw new AgentMemoryError('MIGRATION', `Could not migrate the team memory schema: ${(error as Error).message}. Run team-setup as the schema owner role.`, undefined, { cause: error });
+    const message = (error as Error).message;
+    if (/permission denied to create extension/i.test(message)) {
+      throw new AgentMemoryError('MIGRATION', `Could not set up the team memory: ${message}. A superuser must run CREATE EXTENSION vector in this database once (pgvector installed on the server); then run team-setup again as the schema owner.`, undefined, { cause: error });
+    }
+    throw new AgentMemoryError('MIGRATION', `Could not migrate the team memory schema: ${message}. Run team-setup as the schema owner role.`, undefined, { cause: error });
   }
 }
 
@@ -308,7 +322,11 @@ export async function assertSchemaCurrent(client: ClientBase): Promise<void> {
   let version = 0;
   try {
     version = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0].v ?? 0);
-  } catch {
+  } catch (error) {
+    if ((error as { code?: string }).code === '42501') {
+      const user = (await client.query<{ u: string }>('SELECT current_user AS u').catch(() => ({ rows: [{ u: 'this role' }] }))).rows[0].u;
+      throw new AgentMemoryError('CONFIG', `The role '${user}' may not use the team memory's tables (${(error as Error).message}). Ask the administrator to run: agent-memory team-setup --url <owner URL> --app-role ${user}.`);
+    }
     version = 0;
   }
   if (version < PG_SCHEMA_VERSION) {

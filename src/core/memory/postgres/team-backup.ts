@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import { AgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
-import { BackupResult, openChecked } from '../io/backup';
+import { BackupResult, makeSelfContained, openBackup, openChecked, removeWithSidecars, sidecarsOf } from '../io/backup';
 import { databaseError } from '../sqlite/database-errors';
 import { MemoryStore } from '../sqlite/store';
 import type { TeamMemoryStore } from './team-store';
@@ -31,6 +31,7 @@ export async function backupTeam(team: TeamMemoryStore, out: string, logger?: Lo
     } finally {
       store.close();
     }
+    makeSelfContained(partial);
     const copy = openChecked(partial, 'backup');
     let records: number;
     try {
@@ -40,9 +41,10 @@ export async function backupTeam(team: TeamMemoryStore, out: string, logger?: Lo
     }
     if (records !== content.records.length) throw new AgentMemoryError('DATABASE', `The backup holds ${records} records but the space has ${content.records.length}; nothing was kept. Run the backup again.`);
     fs.renameSync(partial, out);
+    for (const f of sidecarsOf(partial)) fs.rmSync(f, { force: true });
     return { file: out, records, bytes: fs.statSync(out).size };
   } catch (error) {
-    for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) fs.rmSync(f, { force: true });
+    removeWithSidecars(partial);
     if (error instanceof AgentMemoryError) throw error;
     throw databaseError(error, out, 'write the backup');
   }
@@ -52,7 +54,7 @@ export async function backupTeam(team: TeamMemoryStore, out: string, logger?: Lo
 export async function restoreTeam(team: TeamMemoryStore, from: string, options: { replace?: boolean; logger?: Logger } = {}): Promise<{ records: number; replaced: number }> {
   // Read through a private, consistent copy: opening a backup of an older schema migrates it, and the backup must stay as it is.
   const scratch = `${from}.restore-${process.pid}`;
-  const source = openChecked(from, 'backup');
+  const source = openBackup(from, `space '${team.space}'`);
   let content;
   try {
     try {
@@ -67,7 +69,7 @@ export async function restoreTeam(team: TeamMemoryStore, from: string, options: 
       store.close();
     }
   } finally {
-    for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) fs.rmSync(f, { force: true });
+    removeWithSidecars(scratch);
   }
   const before = await team.counts();
   await writeTeam(team, content, { replace: options.replace });

@@ -16,6 +16,7 @@ import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import { RecordStatus, StatusSchema } from '../types';
 import { TEAM_RECORD_COLUMNS, TeamMemoryStore } from './team-store';
 import { parseVector } from './vector-text';
+import { INSERT_BATCH } from './team-batch-writes';
 
 const PAGE = 1000;
 
@@ -79,11 +80,15 @@ export async function importTeamJsonl(team: TeamMemoryStore, parsed: JsonlRecord
       const run = records.slice(start, end);
       const vectors = vectored ? { embeddings: run.map((r) => Float32Array.from(r.embedding!)), embedderId: run[0].embedderId } : {};
       await team.add(run.map(importInput), { trigger: 'import', reason: options.reason ?? 'JSONL import', merge: false, redactions, client: c, ...vectors });
-      await c.query(
-        `UPDATE records r SET status_before_delete = x.before, updated_at = COALESCE(x.updated, r.updated_at)
-         FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, before, updated) WHERE r.space = $1 AND r.id = x.id`,
-        [team.space, run.map((r) => r.id), run.map((r) => (r.status === 'deleted' ? (r.statusBeforeDelete ?? 'pending') : null)), run.map((r) => r.updatedAt ?? null)],
-      );
+      // In statements of INSERT_BATCH rows, as the inserts: one UPDATE of a whole large file ran past the statement timeout.
+      for (let from = 0; from < run.length; from += INSERT_BATCH) {
+        const batch = run.slice(from, from + INSERT_BATCH);
+        await c.query(
+          `UPDATE records r SET status_before_delete = x.before, updated_at = COALESCE(x.updated, r.updated_at)
+           FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, before, updated) WHERE r.space = $1 AND r.id = x.id`,
+          [team.space, batch.map((r) => r.id), batch.map((r) => (r.status === 'deleted' ? (r.statusBeforeDelete ?? 'pending') : null)), batch.map((r) => r.updatedAt ?? null)],
+        );
+      }
       start = end;
     }
   }, 'import records');

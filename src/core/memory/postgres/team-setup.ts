@@ -36,8 +36,9 @@ export async function setupTeamMemory(url: string, options: TeamSetupOptions = {
   try {
     const { from, to } = await applyMigrations(client, { appRole: options.appRole });
     const dimensions = options.dimensions ?? [];
-    for (const d of dimensions) await ensureDenseIndex(client, d);
+    // The space's embedder first: a dimension it refuses (EMBEDDER_MISMATCH) must not leave an index behind.
     const sharedEmbedder = options.space !== undefined && dimensions.length > 0 ? (await setSharedEmbedder(client, connection.space, dimensions[0])).id : undefined;
+    for (const d of dimensions) await ensureDenseIndex(client, d);
     const statistics = await refreshSearchStatistics(client);
     return { from, to, denseIndexes: dimensions, ...(sharedEmbedder ? { sharedEmbedder } : {}), statistics };
   } finally {

@@ -20,7 +20,8 @@ import { rowToRecord, RecordRow } from '../sqlite/record-row';
 import { TransitionRules } from '../sqlite/store';
 import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '../sqlite/store-types';
 import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
-import { describeConnection, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
+import { describeConnection, isPasswordProblem, PASSWORD_ENV, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
+import { SET_PASSWORD_COMMAND_TITLE } from '../../team/team-config';
 import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -92,7 +93,9 @@ export class TeamMemoryStore {
     try {
       await store.withClient((c) => assertSchemaCurrent(c), 'open', { retryBroken: true });
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      // A login refused mid-handshake leaves its socket to the server's authentication_timeout (60 s): not waited for.
+      const ending = pool.end().catch(() => undefined);
+      if (!isPasswordProblem(error)) await ending;
       throw error;
     }
     return store;
@@ -108,8 +111,11 @@ export class TeamMemoryStore {
   failure(error: unknown, what: string): AgentMemoryError {
     if (error instanceof AgentMemoryError) return error;
     const message = redactText((error as Error)?.message ?? String(error));
+    if (isPasswordProblem(error)) {
+      return new AgentMemoryError('CONFIG', `The team memory at ${this.where} refused the login (${message}: no password was given, or a wrong one): set ${PASSWORD_ENV} for the CLI and the MCP server, or run '${SET_PASSWORD_COMMAND_TITLE}' in the editor. Nothing was done (${what}).`, { where: this.where, passwordProblem: true, pgCode: (error as { code?: string }).code });
+    }
     if (isConnectionError(error)) {
-      return new AgentMemoryError('UNREACHABLE', `The team memory at ${this.where} is unreachable (${message}); ${what} was not done. It retries with backoff; check the server and the network.`, { where: this.where });
+      return new AgentMemoryError('UNREACHABLE', `The team memory at ${this.where} is unreachable (${message}); ${what} was not done (after retrying for up to ${Math.round(this.connection.retryMs / 1000)} s). Check the server and the network.`, { where: this.where });
     }
     return new AgentMemoryError('DATABASE', `The team memory at ${this.where} refused to ${what}: ${message}. Nothing was changed.`, { where: this.where, pgCode: (error as { code?: string }).code });
   }

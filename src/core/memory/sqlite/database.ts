@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentMemoryError, errorMessage } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
+import { describeConnection, looksLikeUrl } from '../postgres/connection';
 import { databaseError, restoreAdvice } from './database-errors';
 import { loadVectorExtension, openConnection } from './native-sqlite';
 import { Migration, MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -37,6 +38,10 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   const logger = options.logger ?? nullLogger;
   const inMemory = file === ':memory:' || file === '';
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!inMemory && looksLikeUrl(file)) {
+    // A mistyped team URL (pg://…, postgres:/…) would otherwise become folders named after it, password and all.
+    throw new AgentMemoryError('INVALID_INPUT', `${describeConnection(file)} is a URL, not a file path: give the memory database as a file path, or a team memory as postgres://user@host/database where one is accepted. Nothing was created.`);
+  }
   if (!inMemory) {
     if (statOf(file)?.isDirectory()) throw databaseError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'open');
     try {

@@ -57,7 +57,7 @@ describe('team memory: search, security and server restarts (real server)', func
     assert.ok(!redactText(`failed: ${pg().appUrl}`).includes(password));
     assert.ok(!redactText(`${bare}&password=${password}`).includes(password));
     const wrong = TeamMemoryStore.connect({ url: bare, user: 'u', client: 'c' }, { env: { AGENT_MEMORY_PG_PASSWORD: 'not-the-password' } });
-    await assert.rejects(wrong, (e) => isAgentMemoryError(e, 'DATABASE') && /password authentication failed/.test(e.message) && !e.message.includes('not-the-password'));
+    await assert.rejects(wrong, (e) => isAgentMemoryError(e, 'CONFIG') && /password authentication failed.*set AGENT_MEMORY_PG_PASSWORD/.test(e.message) && !e.message.includes('not-the-password'));
   });
 
   it('survives a server restart: writes after it succeed, the change feed reconnects and catches up, nothing acknowledged is lost', async () => {

@@ -173,7 +173,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
       assert.match(text(write), /UNREACHABLE: Team memory unreachable: nothing was stored/);
       const cli = await runCli(['review', '--db', via, '--space', 'offline'], password);
       assert.equal(cli.code, 1);
-      assert.match(cli.stderr, /UNREACHABLE: The team memory at postgres:\/\/agent_memory_app@127\.0\.0\.1:\d+\/agent_memory\?sslmode=disable is unreachable .* check the server and the network/);
+      assert.match(cli.stderr, /UNREACHABLE: The team memory at postgres:\/\/agent_memory_app@127\.0\.0\.1:\d+\/agent_memory\?sslmode=disable is unreachable .*\. Check the server and the network/);
 
       await proxy.restore();
       const ok = (await call(agent, 'memory_record', RECORD)).structuredContent as unknown as RecordOut;
