@@ -14,7 +14,7 @@ import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
-import { printable } from '../printable';
+import { printable } from '../../core/printable';
 
 export const summary = 'list pending records and approve, reject or restore them (SQLite file or team memory)';
 const USAGE = `Usage: agent-memory review --db FILE|postgres://… [--space NAME] [--approve ID]… [--reject ID]… [--restore ID]… [--reason TEXT] [--json]

@@ -3,7 +3,7 @@ import { createRunner, DEFAULT_RUN_LIMITS, RUNNER_ISOLATIONS, type RunResult } f
 import { stderrLogger } from '../../core/logger';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
 import { readInputFile } from '../input-file';
-import { printable } from '../printable';
+import { printable } from '../../core/printable';
 import { requireFileDatabase } from '../db-target';
 
 export const summary = "run one program in the agent's sandbox (outcome, answer, stdout, error)";

@@ -129,7 +129,11 @@ export async function runTaskPipeline(deps: TaskPipelineDeps, question: string, 
     { databasePath: options.databasePath, language, k: options.k, maxDebugRounds: options.maxDebugRounds, now: options.now, limits: options.limits, signal: options.signal },
   );
   const t0 = performance.now();
-  const evaluation = await deps.evaluator.evaluate({ question, code: run.code, language, answer: run.answer, outcome: run.outcome, outputExcerpt: run.outputExcerpt }, options.signal);
+  // A model that could not be reached wrote no program: the task is not the agent's wrong answer, it is
+  // not checked (no gold verdict, no Φ for the demonstrations); the result says the model failed.
+  const evaluation: TaskEvaluation = run.modelFailed
+    ? { utility: { utility: null, evaluator: 'strict:ground-truth', reason: `not checked: ${run.gaveUp ?? 'the model failed'}` }, modelMs: 0, usage: { promptTokens: 0, completionTokens: 0 } }
+    : await deps.evaluator.evaluate({ question, code: run.code, language, answer: run.answer, outcome: run.outcome, outputExcerpt: run.outputExcerpt }, options.signal);
   const usage = { promptTokens: run.usage.promptTokens + evaluation.usage.promptTokens, completionTokens: run.usage.completionTokens + evaluation.usage.completionTokens };
 
   const draft: NewRecordInput = {

@@ -139,6 +139,7 @@ export const AuditOperationSchema = z.enum([
   'policy',
   'propose',
   'keep',
+  'withdraw',
   'revalidate',
 ]);
 export type AuditOperation = z.infer<typeof AuditOperationSchema>;

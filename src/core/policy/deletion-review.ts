@@ -49,6 +49,8 @@ export interface ConfirmedDeletion {
   deleted: string[];
   /** Active records the memory floor kept (their proposals stay open). */
   floorKept: string[];
+  /** Proposals withdrawn instead: their records were retrieved after the task that proposed them. */
+  withdrawn: string[];
 }
 
 /**
@@ -59,6 +61,8 @@ export interface ConfirmedDeletion {
 export function confirmProposals(store: MemoryStore, ids: readonly string[], minActiveRecords: number): ConfirmedDeletion {
   const queries = reviewQueries(store);
   return store.atomically(() => {
+    // Never on stale evidence: a record retrieved since its proposal is not deleted by this confirm.
+    const withdrawn = queries.withdrawStale().filter((id) => ids.includes(id));
     const open = queries.proposalsOf(ids);
     const wanted = ids.filter((id) => open.has(id));
     const evidence = Object.fromEntries(wanted.map((id) => {
@@ -67,7 +71,7 @@ export function confirmProposals(store: MemoryStore, ids: readonly string[], min
     }));
     const result = deleteWithinFloor(store, wanted, { trigger: 'user', reason: 'proposed deletion confirmed by the user', evidence, minActiveRecords, inactive: 'skip' });
     queries.dropProposals([...result.deleted, ...result.skipped]);
-    return { deleted: result.deleted, floorKept: result.floorKept };
+    return { deleted: result.deleted, floorKept: result.floorKept, withdrawn };
   });
 }
 

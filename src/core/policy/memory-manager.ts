@@ -12,6 +12,7 @@ import { AdditionDecision, approvePending, decideAddition, rejectPending } from 
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { DeletionPolicyName, policyOf } from './names';
+import { reviewQueries } from '../memory/sqlite/queries/review';
 import { confirmProposals, ConfirmedDeletion, isLargeDeletion, keepProposals, LARGE_DELETION_SHARE, proposePlan, withoutExempt } from './deletion-review';
 import { DEFAULT_PERIOD } from './deletion/types';
 import { TaskSimilarity, taskSimilarity } from './metrics';
@@ -105,6 +106,11 @@ export class MemoryManager implements Disposable {
       ...(evaluation ? { evaluator: evaluation.evaluator } : {}),
     });
 
+    // A record this task retrieved has new evidence: a deletion proposed on the old one is withdrawn.
+    if (input.retrieved.length > 0) {
+      const withdrawn = reviewQueries(this.store).withdrawStale();
+      if (withdrawn.length > 0) this.logger.info(`task ${taskIndex}: ${withdrawn.length} proposed deletion(s) withdrawn: their records were retrieved since they were proposed`);
+    }
     const firings = evaluateRules(this.rules, {
       taskIndex,
       activeCount: this.needsCount ? this.countActive() : 0,

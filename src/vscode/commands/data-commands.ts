@@ -54,17 +54,19 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
         urlPlaceholder: 'http://localhost:11434/v1',
         modelPlaceholder: 'gpt-4o-mini, llama3.1, …',
         given,
+        keyStored: Boolean(await c.apiKey.get()),
       });
       if (!answers) return cancelled();
       const { baseUrl, model, apiKey } = answers;
       await c.settings.update('model.baseUrl', baseUrl);
       await c.settings.update('model.name', model);
-      await c.apiKey.set(apiKey);
-      c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey ? 'stored' : 'not set'}`);
+      if (apiKey !== null) await c.apiKey.set(apiKey);
+      const keyNow = apiKey === null ? Boolean(await c.apiKey.get()) : Boolean(apiKey);
+      c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey === null ? 'kept' : apiKey ? 'stored' : 'not set'}`);
       if (!baseUrl && previous) void vscode.window.showInformationMessage(`Agent Memory: model endpoint cleared (was ${previous}): the agent now uses the offline reuse model, which adapts a memory record.`);
       // Test at once, so a wrong URL, key or model shows now and not as a failed task later.
       const connection = baseUrl ? await testAndShow(c) : undefined;
-      return { baseUrl, model, apiKeyStored: Boolean(apiKey), connection };
+      return { baseUrl, model, apiKeyStored: keyNow, connection };
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.testConnection', async () => {

@@ -58,18 +58,20 @@ export function registerEmbeddingCommands(c: Container): vscode.Disposable[] {
         urlPlaceholder: 'https://api.openai.com/v1',
         modelPlaceholder: 'text-embedding-3-small, nomic-embed-text, …',
         given,
+        keyStored: Boolean(await c.embeddingApiKey.get()),
       });
       if (!answers) return cancelled();
       const { baseUrl, model, apiKey } = answers;
       await c.settings.update('embedding.baseUrl', baseUrl);
       await c.settings.update('embedding.model', baseUrl ? model : '');
-      await c.embeddingApiKey.set(apiKey);
-      c.logger.info(`[embedder] endpoint ${baseUrl || '(built-in embedder)'} model ${model || '–'}; API key ${apiKey ? 'stored' : 'not set'}`);
+      if (apiKey !== null) await c.embeddingApiKey.set(apiKey);
+      const keyNow = apiKey === null ? Boolean(await c.embeddingApiKey.get()) : Boolean(apiKey);
+      c.logger.info(`[embedder] endpoint ${baseUrl || '(built-in embedder)'} model ${model || '–'}; API key ${apiKey === null ? 'kept' : apiKey ? 'stored' : 'not set'}`);
       const reembed =
         given.reembed ??
         (await vscode.window.showInformationMessage('Agent Memory: re-embed the memory now? The current vectors serve until the new ones are complete.', 'Re-embed Now', 'Later')) === 'Re-embed Now';
       const count = reembed ? await vscode.commands.executeCommand<number | undefined>('agentMemory.reembed') : undefined;
-      return { baseUrl, model: baseUrl ? model : '', apiKeyStored: Boolean(apiKey), reembedded: count ?? null };
+      return { baseUrl, model: baseUrl ? model : '', apiKeyStored: keyNow, reembedded: count ?? null };
     }),
   ];
 }

@@ -1,12 +1,15 @@
 /** The three questions of an OpenAI-compatible endpoint (base URL, model, API key), shared by the chat and embedding configure commands. */
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { keyAnswer, keyPrompt } from './key-answer';
 
 export interface EndpointAnswers {
   baseUrl: string;
   model: string;
-  apiKey: string;
+  /** The key to store ('' removes it); null keeps the stored one. */
+  apiKey: string | null;
 }
+
 
 export interface EndpointQuestions {
   /** e.g. 'Model endpoint'. */
@@ -17,7 +20,9 @@ export interface EndpointQuestions {
   urlPlaceholder: string;
   modelPlaceholder: string;
   /** Answers already given (command arguments); the others are asked. */
-  given: Partial<EndpointAnswers>;
+  given: Partial<{ baseUrl: string; model: string; apiKey: string }>;
+  /** A key is stored now: an empty answer keeps it (re-running the wizard to change the URL must not erase it). */
+  keyStored: boolean;
 }
 
 /** Asks what `given` lacks; undefined when the user cancels. Without a base URL, model and key are empty. */
@@ -35,9 +40,9 @@ export async function askEndpoint(q: EndpointQuestions): Promise<EndpointAnswers
   if (baseUrl === undefined) return undefined;
   const model = q.given.model ?? (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (2/3): model name`, value: q.current.model, placeHolder: q.modelPlaceholder, ignoreFocusOut: true }) : '');
   if (model === undefined) return undefined;
-  const apiKey =
-    q.given.apiKey ??
-    (baseUrl ? await vscode.window.showInputBox({ title: `${q.title} (3/3): API key`, prompt: 'Stored in VS Code SecretStorage. Leave empty for local endpoints that need none.', password: true, ignoreFocusOut: true }) : '');
-  if (apiKey === undefined) return undefined;
-  return { baseUrl, model, apiKey };
+  if (!baseUrl) return { baseUrl, model, apiKey: q.given.apiKey ?? '' };
+  if (q.given.apiKey !== undefined) return { baseUrl, model, apiKey: q.given.apiKey };
+  const typed = await vscode.window.showInputBox({ title: `${q.title} (3/3): API key`, prompt: keyPrompt(q.keyStored), placeHolder: q.keyStored ? '(a key is stored: empty keeps it)' : undefined, password: true, ignoreFocusOut: true });
+  const apiKey = keyAnswer(typed, q.keyStored);
+  return apiKey === undefined ? undefined : { baseUrl, model, apiKey };
 }

@@ -31,10 +31,12 @@ async function confirmDeletions(c: Container, app: AgentMemoryApp, ids: string[]
     if (ids.length > 1 && ids.length * 4 <= active && !(await confirm(`Delete the ${ids.length} proposed record(s)? They stay restorable until purged.`, 'Delete', options))) return cancelled();
   }
   const result = app.confirmDeletions(ids);
-  c.logger.info(`[review] confirmed ${result.deleted.length} proposed deletion(s)${result.floorKept.length ? `; the memory floor kept ${result.floorKept.length}` : ''}`);
+  const withdrawn = result.withdrawn.length > 0 ? `; ${result.withdrawn.length} withdrawn, as their records were retrieved after they were proposed (not deleted)` : '';
+  c.logger.info(`[review] confirmed ${result.deleted.length} proposed deletion(s)${result.floorKept.length ? `; the memory floor kept ${result.floorKept.length}` : ''}${withdrawn}`);
+  if (withdrawn && result.deleted.length === 0) void vscode.window.showInformationMessage(`Agent Memory: nothing deleted: the ${result.withdrawn.length} proposal(s) were withdrawn, as their records were retrieved after they were proposed.`);
   if (result.deleted.length > 0) {
     c.undo.record({ op: 'delete', ids: result.deleted });
-    void vscode.window.showInformationMessage(`Agent Memory: deleted ${result.deleted.length} proposed record(s).`, 'Undo').then(
+    void vscode.window.showInformationMessage(`Agent Memory: deleted ${result.deleted.length} proposed record(s)${withdrawn}.`, 'Undo').then(
       (choice) => (choice ? vscode.commands.executeCommand('agentMemory.undo') : undefined),
       () => undefined,
     );

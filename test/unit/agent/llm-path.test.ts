@@ -163,8 +163,13 @@ describe('agent loop: LLM path through the fake OpenAI server (createApp, real o
     const down = await openApp(settingsWith({ model: { baseUrl: `http://127.0.0.1:${port}/v1`, name: MODEL } }));
     try {
       await down.app.seedDemoMemory(20);
-      const result = await down.app.runTask(TASK.question);
+      // With a gold answer too: a model that cannot be reached is not the agent's wrong answer.
+      const result = await down.app.runTask(TASK.question, { groundTruth: TASK.answer });
       assert.equal(result.outcome, 'no-answer');
+      assert.deepEqual(result.verdict, { kind: 'unknown', source: 'none' }, 'not checked, not "wrong"');
+      assert.equal(result.utility, null, 'no Φ for the demonstrations');
+      assert.equal(down.app.task(result.taskIndex)!.log.correct, undefined, 'no gold verdict logged');
+      assert.match(down.app.dashboard().summaryText, /0 ran · 0 correct · 0 wrong · 1 not checked/);
       assert.equal(result.code, '');
       assert.match(result.error ?? '', /code generation failed: Cannot reach chat model/);
       assert.ok((result.error ?? '').includes(`127.0.0.1:${port}`), 'names the endpoint');

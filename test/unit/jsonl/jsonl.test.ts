@@ -105,6 +105,8 @@ describe('JSONL import/export', () => {
       (e: unknown) => isAgentMemoryError(e, 'IMPORT') && /^Line 3: field 'execution.outcome'/.test(e.message) && /Nothing was imported/.test(e.message),
     );
     assert.throws(() => importJsonl(b, lines[0] + '\n{not json\n'), /Line 2: not valid JSON/);
+    // The parser quotes the line: a terminal escape in it is shown escaped, never sent raw to a toast or terminal.
+    assert.throws(() => importJsonl(b, '\u0001\u001b[2Jhello\u0007\n'), (e: unknown) => e instanceof Error && e.message.includes('\\u001b[2J') && !/[\u0000-\u001f]/.test(e.message));
     assert.deepEqual(b.counts(), { pending: 0, active: 0, deleted: 0 });
     assert.equal(b.audit().length, 0);
     a.close();

@@ -15,6 +15,30 @@ function setup(review?: DeletionReview): { h: History; manager: MemoryManager; r
 }
 
 describe('deletions the user reviews (deletion.review = propose)', () => {
+  it('a proposal whose record was retrieved after it is withdrawn (audited), never confirmed on its old evidence', () => {
+    const { h, manager, runTask } = setup('propose');
+    for (let i = 0; i < 3; i++) runTask();
+    const [first, second, third] = reviewQueries(h.store).proposals().map((p) => p.recordId);
+    // Retrieved by a task of the agent: withdrawn at that task.
+    const t = manager.tasks.begin('another question');
+    manager.tasks.logRetrievals(t, [{ recordId: first, rank: 0, inputSimilarity: 0.9 }]);
+    const rec = h.store.require(first);
+    manager.afterTask({ taskIndex: t, retrieved: [{ recordId: first, code: rec.execution.code, language: rec.execution.language, inputSimilarity: 0.9, shown: true }], evaluation: null, candidate: null });
+    assert.ok(!reviewQueries(h.store).proposals().some((p) => p.recordId === first), 'withdrawn at the task that retrieved it');
+    const withdraw = h.store.audit({ recordId: first }).find((e) => e.operation === 'withdraw');
+    assert.equal(withdraw?.evidence.retrievedAt, t);
+    // Retrieved where no task of the agent runs (a tool's search logs the retrieval only): the confirm withdraws it.
+    const s2 = manager.tasks.begin('a search from a tool');
+    manager.tasks.logRetrievals(s2, [{ recordId: second, rank: 0, inputSimilarity: 0.9 }]);
+    const confirmed = manager.confirmProposals([second, third]);
+    assert.deepEqual(confirmed.withdrawn, [second]);
+    assert.deepEqual(confirmed.deleted, [third]);
+    assert.equal(h.store.require(second).status, 'active', 'not deleted on stale evidence');
+    assert.equal(h.store.require(first).status, 'active');
+    manager.dispose();
+    h.close();
+  });
+
   it('under strict + automatic deletion, a rule only proposes: nothing is deleted until confirmed', () => {
     const { h, manager, runTask } = setup('propose');
     for (let i = 0; i < 4; i++) runTask();

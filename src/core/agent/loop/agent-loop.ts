@@ -44,6 +44,8 @@ export interface AgentRunResult {
   usage: TokenUsage;
   timings: { retrieveMs: number; generateMs: number; runMs: number; overheadMs: number; totalMs: number };
   gaveUp?: string;
+  /** The model call itself failed (unreachable, refused, out of retries) before any program was written: nothing ran, so nothing can be checked. */
+  modelFailed?: boolean;
 }
 
 /** The ports the loop needs; the composition root wires real implementations. */
@@ -160,6 +162,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
   let runMs = 0;
   let last: { gen: Generation; result: RunResult } | null = null;
   let gaveUp: string | undefined;
+  let modelFailed = false;
   // Records some prompt actually included (the prompt builder may drop some for its budget).
   const shown = new Set<string>();
 
@@ -189,6 +192,7 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
         continue;
       }
       gaveUp = `code generation failed: ${errorMessage(error)}`;
+      modelFailed = last === null;
       logger.warn(`[agent] task ${taskIndex}: ${gaveUp}`);
       break;
     } finally {
@@ -246,5 +250,6 @@ async function runSteps(deps: AgentLoopDeps, question: string, options: AgentLoo
     usage,
     timings: { retrieveMs, generateMs, runMs, overheadMs: Math.max(0, totalMs - generateMs - runMs), totalMs },
     gaveUp,
+    ...(modelFailed ? { modelFailed } : {}),
   };
 }

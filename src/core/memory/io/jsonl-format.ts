@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
+import { printable } from '../../printable';
 import { ExecutionSchema, ProvenanceSchema, RECORD_ID_MAX_CHARS, RecordIdSchema, StatusSchema } from '../types';
 
 /**
@@ -94,7 +95,8 @@ export function parseJsonl(input: string | Uint8Array): JsonlRecord[] {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      problems.push(`Line ${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+      // The parser quotes the line: its control characters are shown escaped (the message reaches a toast, a log, a terminal).
+      problems.push(`Line ${lineNo}: not valid JSON (${printable(error instanceof Error ? error.message : String(error), { oneLine: true })})`);
       return;
     }
     const result = JsonlRecordSchema.safeParse(value);

@@ -116,6 +116,29 @@ export class ReviewQueries {
     return new Map(this.proposals().filter((p) => wanted.has(p.recordId)).map((p) => [p.recordId, p]));
   }
 
+  /**
+   * Withdraws the proposals whose evidence no longer holds: the record was retrieved after the
+   * task that proposed it (its retrieval count, recency and utility have moved on; a rule that
+   * still finds it proposes it again with new evidence). Each withdrawal is audited; returns the ids.
+   */
+  withdrawStale(): string[] {
+    const stale = prepared(
+      this.db,
+      `SELECT r.id, p.policy, p.rule, p.task_index, r.last_retrieved_task FROM deletion_proposals p JOIN records r ON r.rid = p.rid
+       WHERE r.last_retrieved_task IS NOT NULL AND r.last_retrieved_task > p.task_index`,
+    ).all() as { id: string; policy: string; rule: string; task_index: number; last_retrieved_task: number }[];
+    if (stale.length === 0) return [];
+    const ids = stale.map((r) => r.id);
+    this.store.atomically(() => {
+      prepared(this.db, 'DELETE FROM deletion_proposals WHERE rid IN (SELECT rid FROM records WHERE id IN (SELECT value FROM json_each(?)))').run(JSON.stringify(ids));
+      for (const r of stale) {
+        this.store.writeAudit('withdraw', r.id, 'policy', `${r.policy} deletion proposed at task ${r.task_index} withdrawn: the record was retrieved at task ${r.last_retrieved_task}, after its evidence`, { policy: r.policy, rule: r.rule, proposedAt: r.task_index, retrievedAt: r.last_retrieved_task });
+      }
+    });
+    this.store.fireChange({ kind: 'review', ids });
+    return ids;
+  }
+
   /** Drops the proposals of these records (after a confirm, or when the user deleted them another way). */
   dropProposals(ids: readonly string[]): void {
     if (ids.length === 0) return;

@@ -1,6 +1,6 @@
 /**
  * Text that came from a record, an import file or generated code, made safe to print on a
- * terminal: control characters (ESC sequences that clear the screen, set the window title or
+ * terminal (a toast, a log): control characters (ESC sequences that clear the screen, set the window title or
  * write the clipboard; BEL; carriage returns that overwrite a line) and bidirectional overrides
  * are shown escaped (`\u001b`), so such text can neither fake the CLI's output nor drive the
  * terminal. Newlines and tabs are kept unless `oneLine`.
