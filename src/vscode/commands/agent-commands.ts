@@ -124,12 +124,27 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
  */
 function warnLargeProposals(c: Container, results: readonly AgentTaskResult[]): void {
   const large = results.flatMap((r) => r.deletions.filter((d) => d.large === true));
-  if (large.length === 0) return;
+  if (large.length === 0) {
+    tellProposals(c, results);
+    return;
+  }
   const count = new Set(large.flatMap((d) => d.proposed ?? [])).size;
   const rules = [...new Set(large.map((d) => d.rule))].join(', ');
   const text = `the automatic deletion (${rules}) would have removed ${count} record(s), more than 25 % of the active memory: nothing was deleted; they are proposed for your review instead.`;
   c.logger.warn(`[deletion] ${text}`);
   void vscode.window.showWarningMessage(`Agent Memory: ${text}`, 'Review Proposed Deletions').then(
+    (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
+    () => undefined,
+  );
+}
+
+/** Proposals an automatic rule made under `deletion.review = propose`: said once (the count, that nothing was deleted, where to review). */
+function tellProposals(c: Container, results: readonly AgentTaskResult[]): void {
+  const proposing = results.flatMap((r) => r.deletions.filter((d) => (d.proposed?.length ?? 0) > 0));
+  const count = new Set(proposing.flatMap((d) => d.proposed ?? [])).size;
+  if (count === 0) return;
+  const rules = [...new Set(proposing.map((d) => d.rule))].join(', ');
+  void vscode.window.showInformationMessage(`Agent Memory: the automatic deletion (${rules}) proposed ${count} record(s) for deletion; nothing was deleted until you confirm.`, 'Review Proposed Deletions').then(
     (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
     () => undefined,
   );
