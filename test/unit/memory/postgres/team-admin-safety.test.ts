@@ -59,7 +59,7 @@ describe('team memory administration and connection mistakes (real cluster, real
     const r = await runCli(['review', '--db', bare, '--space', 's1']);
     assert.equal(r.code, 1);
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
-    assert.match(r.stderr, /CONFIG: The team memory at .* refused the login \(no password was given, or a wrong one\): set AGENT_MEMORY_PG_PASSWORD/);
+    assert.match(r.stderr, /CONFIG: The team memory at .* refused the login \(.*: no password was given, or a wrong one\): set AGENT_MEMORY_PG_PASSWORD/);
     const u = new URL(bare);
     const secret = 'Sl@sh/Secret@99';
     const withSecret = `postgres://${u.username}:${secret}@${u.host}${u.pathname}${u.search}`;
