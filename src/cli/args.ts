@@ -11,6 +11,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import { AgentMemoryError, isAgentMemoryError } from '../core/errors';
+import { plainMessage } from '../core/plain-message';
 
 /** Exit codes of the CLI (documented in `agent-memory --help`). */
 export const EXIT = {
@@ -93,11 +94,3 @@ export function parseValues<S extends z.ZodType>(schema: S, values: unknown, usa
   throw usageError(`Invalid arguments (${problems}).`, usage);
 }
 
-/** zod's built-in wording ("Too big: expected int to be <=10000") said plainly; a schema's own message as it is. */
-function plainMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'too_big' && issue.message.startsWith('Too big')) return `must be at most ${String(issue.maximum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;
-  if (issue.code === 'too_small' && issue.message.startsWith('Too small')) return `must be at least ${String(issue.minimum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;
-  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid option')) return `must be one of ${issue.values.map(String).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) return `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}`;
-  return issue.message;
-}

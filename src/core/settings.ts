@@ -4,6 +4,7 @@
  * feeds it from the workspace configuration.
  */
 import { z } from 'zod';
+import { plainMessage } from './plain-message';
 import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
 import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
@@ -150,7 +151,7 @@ export function parseSettings(read: (key: string) => unknown): ParsedSettings {
     if (parsed.success) return { settings: parsed.data, problems };
     const issue = parsed.error.issues[0];
     const path = issue.path.map(String);
-    problems.push(`agentMemory.${path.join('.')}: ${issue.message} (using the default)`);
+    problems.push(`agentMemory.${path.join('.')}: ${plainMessage(issue)} (using the default)`);
     // Drop the offending value so its default applies, then parse again.
     let target = raw;
     for (const part of path.slice(0, -1)) target = (target[part] ?? {}) as Record<string, unknown>;

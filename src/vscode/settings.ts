@@ -14,6 +14,8 @@ export class SettingsService implements vscode.Disposable {
   /** Fires with the new settings after any `agentMemory.*` change. */
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  /** The problems last shown (the same ones are not shown again). */
+  private told = '';
 
   constructor(private readonly logger: Logger) {
     this.current = this.read();
@@ -43,7 +45,21 @@ export class SettingsService implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const { settings, problems } = parseSettings((key) => config.get(key));
     for (const problem of problems) this.logger.warn(problem);
+    this.tell(problems);
     return settings;
+  }
+
+  /** Says once (until the problems change) which settings are invalid and fall back to their defaults. */
+  private tell(problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if (key === this.told) return;
+    this.told = key;
+    if (problems.length === 0) return;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see the log)` : '';
+    void vscode.window.showWarningMessage(`Agent Memory: ${problems[0]}${more}.`, 'Open Settings').then(
+      (choice) => (choice ? vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_SECTION) : undefined),
+      () => undefined,
+    );
   }
 
   dispose(): void {

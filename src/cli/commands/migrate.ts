@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
-import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import { connectTeam } from '../team/team-target';
 import { MemoryContent, readSqlite, readTeam, writeSqlite, writeTeam } from '../../core/memory/postgres/transfer';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
@@ -26,11 +25,9 @@ const ArgsSchema = z.object({
   'to-space': z.string().optional(),
 });
 
-const actor = { user: os.userInfo().username || 'unknown', client: `cli@${os.hostname()}` };
-
 async function read(target: string, space: string | undefined): Promise<MemoryContent> {
   if (isPostgresUrl(target)) {
-    const team = await TeamMemoryStore.connect({ url: target, space, ...actor });
+    const team = await connectTeam(target, space, { maxConnections: 4 });
     try {
       return await readTeam(team);
     } finally {
@@ -48,7 +45,7 @@ async function read(target: string, space: string | undefined): Promise<MemoryCo
 
 async function write(target: string, space: string | undefined, content: MemoryContent): Promise<void> {
   if (isPostgresUrl(target)) {
-    const team = await TeamMemoryStore.connect({ url: target, space, ...actor });
+    const team = await connectTeam(target, space, { maxConnections: 4 });
     try {
       await writeTeam(team, content);
     } finally {

@@ -5,12 +5,11 @@
  * one transaction, all of them together: an id that is missing or in the wrong state changes nothing at all.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../core/errors';
 import { stderrLogger } from '../../core/logger';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
-import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
+import { connectTeam } from '../team/team-target';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
@@ -52,7 +51,7 @@ interface ReviewBackend {
 
 async function openBackend(db: string, space: string | undefined): Promise<ReviewBackend> {
   if (isPostgresUrl(db)) {
-    const team = await TeamMemoryStore.connect({ url: db, space, user: os.userInfo().username || 'unknown', client: `cli@${os.hostname()}`, maxConnections: 1, retryMs: 5000 });
+    const team = await connectTeam(db, space, { maxConnections: 1 });
     return {
       counts: () => team.counts(),
       pending: (limit) => team.listByStatus('pending', limit),

@@ -10,7 +10,7 @@
 import * as os from 'node:os';
 import type { Logger } from '../../core/logger';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
-import type { TeamConnectionInput } from '../../core/memory/postgres/connection';
+import { SpaceSchema, type TeamConnectionInput } from '../../core/memory/postgres/connection';
 import { usageError } from '../args';
 
 /** Who acts, for the team memory's audit. */
@@ -21,6 +21,9 @@ export function cliActor(): { user: string; client: string } {
 /** Connects to `url` (space `space`, default "default"). */
 export function connectTeam(url: string, space: string | undefined, options: Partial<Pick<TeamConnectionInput, 'maxConnections' | 'retryMs'>> & { logger?: Logger } = {}): Promise<TeamMemoryStore> {
   const { logger, ...pool } = options;
+  // An invalid --space is a usage error (exit 2), said before anything connects.
+  const named = space === undefined ? undefined : SpaceSchema.safeParse(space);
+  if (named && !named.success) return Promise.reject(usageError(`--space: ${named.error.issues[0]?.message ?? 'not a valid space name'}.`, 'Usage: agent-memory <command> --db postgres://… --space NAME'));
   return TeamMemoryStore.connect({ url, space, ...cliActor(), maxConnections: 2, retryMs: 5000, ...pool }, { logger });
 }
 

@@ -53,8 +53,8 @@ describe('settings schema', () => {
       assert.equal(settings.addition.policy, 'strict');
       assert.equal(settings.deletion.period, 50);
       assert.equal(problems.length, 2);
-      assert.ok(problems.some((p) => p.startsWith('agentMemory.retrieval.k:')));
-      assert.ok(problems.some((p) => p.startsWith('agentMemory.addition.policy:')));
+      assert.ok(problems.includes('agentMemory.retrieval.k: must be at least 1 (using the default)'), problems.join(' | '));
+      assert.ok(problems.some((p) => /^agentMemory\.addition\.policy: must be one of .*strict.* \(using the default\)$/.test(p)), problems.join(' | '));
     });
   });
 

@@ -54,7 +54,8 @@ export function isPasswordProblem(error: unknown): boolean {
   return /client password must be a (non-empty )?string|password authentication failed|no password (was )?supplied|SASL: SCRAM/i.test(typeof e?.message === 'string' ? e.message : String(error));
 }
 
-const SpaceSchema = z
+/** A space name (letters, digits, dots, dashes, underscores; e.g. the repository name). */
+export const SpaceSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'a space is a name of letters, digits, dots, dashes and underscores (e.g. the repository name)');
 

@@ -80,8 +80,8 @@ describe('team memory administration and connection mistakes (real cluster, real
   it('a bad space is named in words; backup and restore of a space leave nothing beside the backup; a file that is no backup is named as such', async () => {
     const { bare, password } = splitPassword(pg().appUrl);
     const bad = await runCli(['review', '--db', bare, '--space', 'a b; DROP TABLE records'], password);
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /INVALID_INPUT: The team memory connection is not valid \(space: a space is a name of letters/);
+    assert.equal(bad.code, 2, 'a usage error');
+    assert.match(bad.stderr, /INVALID_INPUT: --space: a space is a name of letters/);
     assert.doesNotMatch(bad.stderr, /"code":|\[\s*\{/);
     const seeded = await runCli(['seed', '--db', bare, '--space', 'kept', '--count', '5'], password);
     assert.equal(seeded.code, 0, seeded.stderr);
