@@ -54,6 +54,17 @@ describe('proposed deletions (deletion.review = propose under strict)', function
     // MarkdownString.appendText writes spaces as &nbsp;.
     const tooltip = String((item.tooltip as { value?: string }).value ?? item.tooltip).replace(/&nbsp;/g, ' ');
     assert.match(tooltip, /Proposed by the periodic rule at task \d+: Retrieved \d+ times? in /);
+    // The explorer's text filter applies to the proposals too (matched on the question).
+    const word = proposals[0].question.split(/\s+/).find((w) => w.length > 4)!;
+    api.container.tree.setFilter({ text: word.toUpperCase() });
+    try {
+      const filtered = await api.container.tree.getChildren((await api.container.tree.getChildren())[0]);
+      assert.equal(filtered.length, proposals.filter((p) => p.question.toLowerCase().includes(word.toLowerCase())).length);
+      api.container.tree.setFilter({ text: 'zz-no-question-has-this-zz' });
+      assert.ok(!(await api.container.tree.getChildren()).some((n) => n.kind === 'proposals'), 'no match: no Proposed deletions group');
+    } finally {
+      api.container.tree.setFilter({});
+    }
   });
 
   it('Keep exempts one record and the audit records the choice', async () => {

@@ -95,7 +95,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
   getTreeItem(node: MemoryNode): vscode.TreeItem {
     if (node.kind === 'record') return node.stale ? markStale(recordItem(node), this.host.current?.recordCheck(node.record.id)) : recordItem(node);
     if (node.kind === 'proposal') return proposalItem(node);
-    if (node.kind === 'proposals') return proposalsGroupItem(this.host.current?.proposedDeletions().length ?? 0);
+    if (node.kind === 'proposals') return proposalsGroupItem(this.host.current ? this.proposals(this.host.current).length : 0);
     if (node.kind === 'loadMore') return loadMoreItem(node, DEFAULT_PAGE_SIZE);
     if (node.kind === 'hint') return hintItem(node);
     const app = this.host.current;
@@ -137,10 +137,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
       this.nonEmpty = !empty;
       this.updateDescription();
       // An empty root lets the welcome view (viewsWelcome) show.
-      const proposals: MemoryNode[] = !empty && app.proposedDeletions().length > 0 ? [{ kind: 'proposals' }] : [];
+      const proposals: MemoryNode[] = !empty && this.proposals(app).length > 0 ? [{ kind: 'proposals' }] : [];
       return empty ? [] : [...proposals, ...STATUSES.map((status): MemoryNode => ({ kind: 'group', status }))];
     }
-    if (node.kind === 'proposals') return app.proposedDeletions().map((proposal): MemoryNode => ({ kind: 'proposal', proposal }));
+    if (node.kind === 'proposals') return this.proposals(app).map((proposal): MemoryNode => ({ kind: 'proposal', proposal }));
     if (node.kind !== 'group') return [];
     const limit = (this.pages.get(node.status) ?? 1) * DEFAULT_PAGE_SIZE;
     const result = app.list({ ...this.query(node.status), limit });
@@ -153,6 +153,13 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     if (result.total > result.items.length) children.push({ kind: 'loadMore', status: node.status, remaining: result.total - result.items.length });
     if (children.length === 0) children.push(emptyGroupHint(node.status, this.isFiltered));
     return children;
+  }
+
+  /** The proposed deletions the text filter lets through (matched on the question, case-insensitive, as the groups match theirs). */
+  private proposals(app: AgentMemoryApp): ReturnType<AgentMemoryApp['proposedDeletions']> {
+    const all = app.proposedDeletions();
+    const text = this.filterState.text?.toLowerCase();
+    return text ? all.filter((p) => p.question.toLowerCase().includes(text)) : all;
   }
 
   /** The list query for one group under the current sort and filter. */
