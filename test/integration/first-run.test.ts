@@ -130,6 +130,7 @@ describe('issue 22: a first run that tells the truth', function () {
     assert.equal(app.counts().active, before);
     assert.match(seedMessage(0, 20), /seeded 0 demo records: all 20 are already in memory \(seeded before\)/);
     assert.match(seedMessage(5, 20), /seeded 5 demo record\(s\) .*\(15 more were already in memory, seeded before\)/);
+    assert.match(seedMessage(0, 100, 3), /all 100 are already in memory \(seeded before; 3 of them are deleted: restore them from the Deleted group\)/);
   });
 
   it('a 10,000-character question is refused; nothing runs', async () => {

@@ -32,15 +32,23 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
       const file = typeof arg === 'string' ? arg : (await vscode.window.showSaveDialog({ title: 'Export memory records', filters: { 'Memory JSONL': ['jsonl'] }, saveLabel: 'Export' }))?.fsPath;
       if (!file) return cancelled();
       const status = statusArg === undefined ? undefined : StatusSchema.parse(statusArg);
-      const n = await c.host.withApp((app) => app.exportJsonl(file, status));
-      void vscode.window.showInformationMessage(`Agent Memory: exported ${n} record(s) to ${file}.`);
+      const { n, counts } = await c.host.withApp(async (app) => ({ counts: app.counts(), n: await app.exportJsonl(file, status) }));
+      // Every status unless one was asked for: say which, so pending and deleted records in the file are no surprise.
+      const which = status ? `${status} ` : '';
+      const split = status ? '' : ` (${counts.active} active, ${counts.pending} pending, ${counts.deleted} deleted; each keeps its status on import)`;
+      void vscode.window.showInformationMessage(`Agent Memory: exported ${n} ${which}record(s) to ${file}${split}.`);
       return n;
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.seedDemoMemory', async (arg) => {
       const count = typeof arg === 'number' ? z.number().int().min(1).max(10_000).parse(arg) : DEFAULT_SEED_COUNT;
-      const n = await withProgress(`seeding ${count} demo records`, () => c.host.withApp((app) => app.seedDemoMemory(count)));
-      void vscode.window.showInformationMessage(`Agent Memory: ${seedMessage(n, count)}`);
+      const { n, deletedSeeds } = await withProgress(`seeding ${count} demo records`, () =>
+        c.host.withApp(async (app) => {
+          const seeded = await app.seedDemoMemory(count);
+          return { n: seeded, deletedSeeds: app.list({ status: 'deleted', limit: 10_000 }).items.filter((r) => r.provenance === 'seed').length };
+        }),
+      );
+      void vscode.window.showInformationMessage(`Agent Memory: ${seedMessage(n, count, deletedSeeds)}`);
       return n;
     }),
 
@@ -133,10 +141,12 @@ const FIX_ACTION: Record<ConnectionProblem, { label: string; run: () => Thenable
 };
 
 /** `seeded 100 demo records…`; when fewer than asked, why: the others were seeded before. */
-export function seedMessage(seeded: number, asked: number): string {
+export function seedMessage(seeded: number, asked: number, deletedSeeds = 0): string {
   const already = asked - seeded;
-  if (seeded === 0) return `seeded 0 demo records: all ${asked} are already in memory (seeded before). Nothing to add.`;
-  const rest = already > 0 ? ` (${already} more were already in memory, seeded before)` : '';
+  // Seeding skips records already stored in any status: deleted seeds are restored from the Deleted group, not seeded again.
+  const deleted = deletedSeeds > 0 && already > 0 ? `; ${Math.min(deletedSeeds, already)} of them are deleted: restore them from the Deleted group` : '';
+  if (seeded === 0) return `seeded 0 demo records: all ${asked} are already in memory (seeded before${deleted}). Nothing to add.`;
+  const rest = already > 0 ? ` (${already} more were already in memory, seeded before${deleted})` : '';
   return `seeded ${seeded} demo record(s) from the EHR questions${rest}.`;
 }
 
