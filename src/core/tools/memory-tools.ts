@@ -75,7 +75,16 @@ export const ToolTaskLogSchema = z.object({
   origin: z.literal(TOOL_ORIGIN),
   demonstrations: z.array(z.object({ recordId: z.string(), inputSimilarity: z.number().nullable() })),
   recorded: z.boolean().optional(),
+  /** Who searched (memory_search writes it; a memory_record without a search has none). */
+  client: z.string().optional(),
 });
+
+/** memory_feedback on the task of a memory_record made without a search: no record was returned, nothing to credit. */
+export function assertSearched(log: z.infer<typeof ToolTaskLogSchema>, retrievalId: string): void {
+  if (log.client === undefined && log.recorded === true) {
+    throw new AgentMemoryError('INVALID_STATE', `retrievalId ${retrievalId} belongs to a memory_record made without a memory_search: no record was returned, so there is nothing to credit. Pass the retrievalId a memory_search returned. Nothing was written.`);
+  }
+}
 
 export function clientLabel(client: ToolClient): string {
   return `${client.via}:${client.name}${client.version ? `@${client.version}` : ''}`;
@@ -189,6 +198,7 @@ export class MemoryTools implements MemoryToolApi {
     const source = args.source ?? 'self';
     const evaluation = evaluationOf(args.outcome, source, client);
     const { task, log } = this.toolTask(args.retrievalId);
+    assertSearched(log, args.retrievalId);
     const retrieved = this.demonstrations(log.demonstrations);
     this.deps.store.atomically(() => {
       // The client's tests are ground truth: a later self-report does not replace them (tests again do).

@@ -106,4 +106,11 @@ describe('memory tools: one record per retrieval, ground truth kept, no secret s
     await assert.rejects(() => memory.tools.record({ question: 'q', code: 'x\u0000', language: 'go', outcome: 'success' }, client), /code: must not contain NUL characters/);
     assert.equal(new TaskLog(memory.store).list().length, 0);
   });
+
+  it('memory_feedback on the retrievalId of a memory_record made without a search is refused: nothing was returned to credit', async () => {
+    const { retrievalId } = await memory.tools.record({ question: 'no search first', code: 'x()', language: 'go', outcome: 'success' }, client);
+    const before = new TaskLog(memory.store).get(Number(retrievalId))!;
+    assert.throws(() => memory.tools.feedback({ retrievalId, outcome: 'failure', source: 'tests' }, client), /belongs to a memory_record made without a memory_search.*Nothing was written/);
+    assert.deepEqual(new TaskLog(memory.store).get(Number(retrievalId)), before);
+  });
 });

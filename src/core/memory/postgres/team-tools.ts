@@ -16,7 +16,7 @@
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
-import { alreadyRecorded, cancelledRecord, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
+import { alreadyRecorded, assertSearched, cancelledRecord, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -127,6 +127,7 @@ export class TeamMemoryTools implements MemoryToolApi {
     const evaluation = evaluationOf(args.outcome, args.source ?? 'self', client);
     return this.online('memory_feedback', 'the outcome was not recorded; send it again when the team memory is back', async (team) => {
       const task = await this.toolTask(team, args.retrievalId);
+      assertSearched(task.log, args.retrievalId);
       if (evaluation.evaluator !== GROUND_TRUTH && (await taskEvaluator(team, task.taskIndex)) === GROUND_TRUTH) throw testsKept(args.retrievalId);
       const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
       await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });

@@ -30,4 +30,11 @@ describe('team memory tools: one record per retrieval, ground truth kept (real P
     await assert.rejects(() => tools.feedback({ retrievalId, outcome: 'success' }, client), /already has an outcome from the client's tests/);
     assert.equal((await tools.feedback({ retrievalId, outcome: 'success', source: 'tests' }, client)).utility, 1);
   });
+
+  it('memory_feedback on the retrievalId of a memory_record made without a search is refused', async () => {
+    const team = await connect('record-only');
+    const tools = new TeamMemoryTools({ team: () => Promise.resolve(team), logger: nullLogger });
+    const { retrievalId } = await tools.record({ question: 'no search first', code: 'x()', language: 'go', outcome: 'success' }, client);
+    await assert.rejects(() => tools.feedback({ retrievalId, outcome: 'failure', source: 'tests' }, client), /belongs to a memory_record made without a memory_search/);
+  });
 });
