@@ -310,6 +310,13 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
       assert.ok(await page.getByText(step, { exact: true }).first().isVisible(), `walkthrough step "${step}"`);
     }
     assert.equal(await page.getByText('Seed the demo memory', { exact: true }).count(), 0, 'the pre-seeded memory does not ask to seed');
+    // The informational first step ticks once shown (the explorer was open before the walkthrough, so no view event ticks it).
+    await wb.page.waitForFunction(
+      () => (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } }).document
+        .querySelector('.getting-started-step[data-step-id$="#firstFiveMinutes#seeded"]')?.getAttribute('aria-checked') === 'true',
+      undefined,
+      { timeout: 15_000 },
+    );
     const shot = await wb.screenshot('e2e-8-walkthrough');
     copyReadmeShot(shot, 'walkthrough.png');
     // "Run one question" through the step's own Pick a Question… button: the step ticks.

@@ -1,5 +1,9 @@
+import * as os from 'node:os';
 import type { Supervised } from './supervisor';
 import type { RunLanguage, RunLimits, RunResult } from './types';
+
+/** How a wrapper (bwrap, a shell) reports a child killed by SIGXCPU: 128 + the signal number. */
+const EXIT_BY_SIGXCPU = 128 + (os.constants.signals.SIGXCPU ?? 24);
 
 const V8_OOM = /heap out of memory|Reached heap limit|Fatal process out of memory|Array buffer allocation failed/i;
 
@@ -31,7 +35,9 @@ export function toRunResult(s: Supervised, limits: RunLimits, language: RunLangu
   if (V8_OOM.test(s.stderr)) {
     return { ...base, outcome: 'error', answer: null, killedBy: 'memory', error: { kind: 'MemoryLimit', message: `the code ran out of memory (limit ${limits.memoryMb} MiB)` } };
   }
-  if (s.exitSignal === 'SIGXCPU') {
+  // Killed by its CPU-time limit: the signal itself, or (through the sandbox wrapper, which exits with 128 + the
+  // signal of the process it ran) exit code 152. Under load the CPU limit can fire just before the wall-clock one.
+  if (s.exitSignal === 'SIGXCPU' || s.exitCode === EXIT_BY_SIGXCPU) {
     return { ...base, outcome: 'timeout', answer: null, killedBy: 'timeout', error: { kind: 'Timeout', message: `the code used more than its CPU-time limit (${limits.timeoutMs} ms)` } };
   }
   const how = s.exitSignal ? `was killed by ${s.exitSignal}` : `exited with code ${s.exitCode}`;
