@@ -4,7 +4,6 @@
  */
 import type { z } from 'zod';
 
-/** zod's built-in wording ("Too big: expected int to be <=10000") said plainly; a schema's own message as it is. */
 export function plainMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'too_big' && issue.message.startsWith('Too big')) return `must be at most ${String(issue.maximum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;
   if (issue.code === 'too_small' && issue.message.startsWith('Too small')) return `must be at least ${String(issue.minimum)}${issue.inclusive === false ? ' (exclusive)' : ''}`;

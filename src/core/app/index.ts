@@ -75,11 +75,11 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   private tools: MemoryTools | undefined;
   readonly agent: AgentService;
 
-  private readonly workspaceRoot: () => string;
+  private readonly workspaceRoot: CreateAppOptions['workspaceRoot'];
 
   constructor(options: CreateAppOptions) {
     super();
-    this.workspaceRoot = options.workspaceRoot ?? (() => process.cwd());
+    this.workspaceRoot = options.workspaceRoot;
     // Registered first, disposed last (disposal runs newest first).
     this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));

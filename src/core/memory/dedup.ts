@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import type { MemoryStore } from './sqlite/store';
 import type { RecordStatus, Trigger } from './types';
 
-
 /** Lower case, whitespace collapsed, trailing punctuation dropped: "How many  patients?" ≡ "how many patients". */
 export function normaliseQuestion(question: string): string {
   return question.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[\s?.!]+$/, '');

@@ -53,8 +53,6 @@ const defaultOpen: NonNullable<TeamSessionOptions['open']> = {
   feed: (input, logger) => TeamChangeFeed.start(input, { logger }),
 };
 
-export { isPasswordProblem };
-
 export class TeamSession {
   private readonly states = new Emitter<TeamState>();
   /** Fires on every state change. */

@@ -86,6 +86,11 @@ export function assertSearched(log: z.infer<typeof ToolTaskLogSchema>, retrieval
   }
 }
 
+/** The folder citations must lie in: the deps' (the editor's workspace folder), else the working directory. */
+export function citationRootOf(deps: { citationRoot?(): string }): string {
+  return deps.citationRoot?.() ?? process.cwd();
+}
+
 export function clientLabel(client: ToolClient): string {
   return `${client.via}:${client.name}${client.version ? `@${client.version}` : ''}`;
 }
@@ -125,7 +130,7 @@ export class MemoryTools implements MemoryToolApi {
       return t;
     });
     const records = new Map(store.getMany(demos.map((d) => d.recordId)).map((r) => [r.id, r]));
-    const root = this.deps.citationRoot?.() ?? process.cwd();
+    const root = citationRootOf(this.deps);
     return {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
@@ -178,7 +183,7 @@ export class MemoryTools implements MemoryToolApi {
             via: client.via,
             client: label,
             outcomeSource: source,
-            ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
+            ...(args.citations?.length ? { citations: resolveCitations(args.citations, citationRootOf(this.deps)) } : {}),
           },
         },
         language: args.language,

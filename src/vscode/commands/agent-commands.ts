@@ -62,7 +62,7 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
           (_progress, token) => c.host.withApp((app) => app.runTask(question.trim(), { signal: abortSignal(token), ...(gold ? { groundTruth: gold.answer, humanReview: true } : {}) })),
         ));
       await showResult(c, result, given?.quiet ?? false);
-      warnLargeProposals(c, [result]);
+      announceProposals(c, [result]);
       return result;
     }),
 
@@ -112,42 +112,32 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
         (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
         () => undefined,
       );
-      warnLargeProposals(c, results);
+      announceProposals(c, results);
       return results;
     }),
   ];
 }
 
 /**
- * An automatic rule that would have deleted more than 25 % of the active memory proposed instead
- * (src/core/policy/memory-manager.ts): say so once, with the count, and where to review them.
+ * Deletions an automatic rule proposed during these tasks, said once with the count, that nothing
+ * was deleted, and a button to review them: a warning when a rule would have removed more than
+ * 25 % of the active memory (src/core/policy/memory-manager.ts proposes those instead), else a
+ * notice for the proposals `deletion.review = propose` makes.
  */
-function warnLargeProposals(c: Container, results: readonly AgentTaskResult[]): void {
+function announceProposals(c: Container, results: readonly AgentTaskResult[]): void {
   const large = results.flatMap((r) => r.deletions.filter((d) => d.large === true));
-  if (large.length === 0) {
-    tellProposals(c, results);
+  const proposing = large.length > 0 ? large : results.flatMap((r) => r.deletions.filter((d) => (d.proposed?.length ?? 0) > 0));
+  const count = new Set(proposing.flatMap((d) => d.proposed ?? [])).size;
+  const rules = [...new Set(proposing.map((d) => d.rule))].join(', ');
+  const review = (choice: string | undefined) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined);
+  if (large.length > 0) {
+    const text = `the automatic deletion (${rules}) would have removed ${count} record(s), more than 25 % of the active memory: nothing was deleted; they are proposed for your review instead.`;
+    c.logger.warn(`[deletion] ${text}`);
+    void vscode.window.showWarningMessage(`Agent Memory: ${text}`, 'Review Proposed Deletions').then(review, () => undefined);
     return;
   }
-  const count = new Set(large.flatMap((d) => d.proposed ?? [])).size;
-  const rules = [...new Set(large.map((d) => d.rule))].join(', ');
-  const text = `the automatic deletion (${rules}) would have removed ${count} record(s), more than 25 % of the active memory: nothing was deleted; they are proposed for your review instead.`;
-  c.logger.warn(`[deletion] ${text}`);
-  void vscode.window.showWarningMessage(`Agent Memory: ${text}`, 'Review Proposed Deletions').then(
-    (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
-    () => undefined,
-  );
-}
-
-/** Proposals an automatic rule made under `deletion.review = propose`: said once (the count, that nothing was deleted, where to review). */
-function tellProposals(c: Container, results: readonly AgentTaskResult[]): void {
-  const proposing = results.flatMap((r) => r.deletions.filter((d) => (d.proposed?.length ?? 0) > 0));
-  const count = new Set(proposing.flatMap((d) => d.proposed ?? [])).size;
   if (count === 0) return;
-  const rules = [...new Set(proposing.map((d) => d.rule))].join(', ');
-  void vscode.window.showInformationMessage(`Agent Memory: the automatic deletion (${rules}) proposed ${count} record(s) for deletion; nothing was deleted until you confirm.`, 'Review Proposed Deletions').then(
-    (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
-    () => undefined,
-  );
+  void vscode.window.showInformationMessage(`Agent Memory: the automatic deletion (${rules}) proposed ${count} record(s) for deletion; nothing was deleted until you confirm.`, 'Review Proposed Deletions').then(review, () => undefined);
 }
 
 /** The gold answer of a question typed into Run Agent when the demo task file has it (exact question), else undefined. */

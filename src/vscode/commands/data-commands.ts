@@ -6,7 +6,7 @@ import { StatusSchema } from '../../core/memory/types';
 import type { Container } from '../container';
 import { ROLES_URI } from '../documents';
 import { cancelled, confirm, registerSafeCommand } from './command-support';
-import { askEndpoint } from './endpoint-wizard';
+import { askEndpoint, storeKeyAnswer } from './endpoint-wizard';
 
 export const DEFAULT_SEED_COUNT = 100;
 
@@ -62,19 +62,18 @@ export function registerDataCommands(c: Container): vscode.Disposable[] {
         urlPlaceholder: 'http://localhost:11434/v1',
         modelPlaceholder: 'gpt-4o-mini, llama3.1, …',
         given,
-        keyStored: Boolean(await c.apiKey.get()),
+        keys: c.apiKey,
       });
       if (!answers) return cancelled();
       const { baseUrl, model, apiKey } = answers;
       await c.settings.update('model.baseUrl', baseUrl);
       await c.settings.update('model.name', model);
-      if (apiKey !== null) await c.apiKey.set(apiKey);
-      const keyNow = apiKey === null ? Boolean(await c.apiKey.get()) : Boolean(apiKey);
-      c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${apiKey === null ? 'kept' : apiKey ? 'stored' : 'not set'}`);
+      const key = await storeKeyAnswer(c.apiKey, apiKey);
+      c.logger.info(`[model] endpoint ${baseUrl || '(offline reuse model)'} model ${model || '–'}; API key ${key.said}`);
       if (!baseUrl && previous) void vscode.window.showInformationMessage(`Agent Memory: model endpoint cleared (was ${previous}): the agent now uses the offline reuse model, which adapts a memory record.`);
       // Test at once, so a wrong URL, key or model shows now and not as a failed task later.
       const connection = baseUrl ? await testAndShow(c) : undefined;
-      return { baseUrl, model, apiKeyStored: keyNow, connection };
+      return { baseUrl, model, apiKeyStored: key.stored, connection };
     }),
 
     registerSafeCommand(c.logger, 'agentMemory.testConnection', async () => {

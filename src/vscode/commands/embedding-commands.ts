@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { cancelled, registerSafeCommand } from './command-support';
-import { askEndpoint } from './endpoint-wizard';
+import { askEndpoint, storeKeyAnswer } from './endpoint-wizard';
 
 /** Arguments for `agentMemory.configureEmbedding` (all optional; missing ones are asked for). */
 export const EmbeddingEndpointArgsSchema = z.object({
@@ -58,20 +58,19 @@ export function registerEmbeddingCommands(c: Container): vscode.Disposable[] {
         urlPlaceholder: 'https://api.openai.com/v1',
         modelPlaceholder: 'text-embedding-3-small, nomic-embed-text, …',
         given,
-        keyStored: Boolean(await c.embeddingApiKey.get()),
+        keys: c.embeddingApiKey,
       });
       if (!answers) return cancelled();
       const { baseUrl, model, apiKey } = answers;
       await c.settings.update('embedding.baseUrl', baseUrl);
       await c.settings.update('embedding.model', baseUrl ? model : '');
-      if (apiKey !== null) await c.embeddingApiKey.set(apiKey);
-      const keyNow = apiKey === null ? Boolean(await c.embeddingApiKey.get()) : Boolean(apiKey);
-      c.logger.info(`[embedder] endpoint ${baseUrl || '(built-in embedder)'} model ${model || '–'}; API key ${apiKey === null ? 'kept' : apiKey ? 'stored' : 'not set'}`);
+      const key = await storeKeyAnswer(c.embeddingApiKey, apiKey);
+      c.logger.info(`[embedder] endpoint ${baseUrl || '(built-in embedder)'} model ${model || '–'}; API key ${key.said}`);
       const reembed =
         given.reembed ??
         (await vscode.window.showInformationMessage('Agent Memory: re-embed the memory now? The current vectors serve until the new ones are complete.', 'Re-embed Now', 'Later')) === 'Re-embed Now';
       const count = reembed ? await vscode.commands.executeCommand<number | undefined>('agentMemory.reembed') : undefined;
-      return { baseUrl, model: baseUrl ? model : '', apiKeyStored: keyNow, reembedded: count ?? null };
+      return { baseUrl, model: baseUrl ? model : '', apiKeyStored: key.stored, reembedded: count ?? null };
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { editorActor, resolveTeamConfig, spaceFromFolder, teamHost } from '../../../src/core/team/team-config';
-import { isPasswordProblem } from '../../../src/core/team/team-session';
+import { isPasswordProblem } from '../../../src/core/memory/postgres/connection';
 import { teamStatusText } from '../../../src/core/team/team-status';
 import { AgentMemoryError } from '../../../src/core/errors';
 import { parseSettings } from '../../../src/core/settings';

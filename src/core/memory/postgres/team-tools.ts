@@ -16,7 +16,7 @@
 import { AgentMemoryError, isAgentMemoryError } from '../../errors';
 import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
-import { alreadyRecorded, assertSearched, cancelledRecord, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
+import { alreadyRecorded, assertSearched, cancelledRecord, citationRootOf, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -41,6 +41,8 @@ export interface TeamToolsDeps {
 interface ToolTask {
   taskIndex: number;
   log: Record<string, unknown> & ReturnType<typeof ToolTaskLogSchema.parse>;
+  /** Who judged the task's Φ so far (null: nobody). */
+  evaluator: string | null;
 }
 
 export class TeamMemoryTools implements MemoryToolApi {
@@ -65,7 +67,8 @@ export class TeamMemoryTools implements MemoryToolApi {
       await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
       await this.finishTask(team, taskIndex, { log });
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, this.deps.citationRoot?.() ?? process.cwd())) };
+      const root = citationRootOf(this.deps);
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root)) };
     });
   }
 
@@ -99,7 +102,7 @@ export class TeamMemoryTools implements MemoryToolApi {
               provenance: 'agent',
               metadata: {
                 taskIndex, via: client.via, client: label, outcomeSource: source,
-                ...(args.citations?.length ? { citations: resolveCitations(args.citations, this.deps.citationRoot?.() ?? process.cwd()) } : {}),
+                ...(args.citations?.length ? { citations: resolveCitations(args.citations, citationRootOf(this.deps)) } : {}),
               },
             }],
             { trigger: 'agent', reason: `memory_record by ${label}`, evidence: {}, embedder },
@@ -128,7 +131,7 @@ export class TeamMemoryTools implements MemoryToolApi {
     return this.online('memory_feedback', 'the outcome was not recorded; send it again when the team memory is back', async (team) => {
       const task = await this.toolTask(team, args.retrievalId);
       assertSearched(task.log, args.retrievalId);
-      if (evaluation.evaluator !== GROUND_TRUTH && (await taskEvaluator(team, task.taskIndex)) === GROUND_TRUTH) throw testsKept(args.retrievalId);
+      if (evaluation.evaluator !== GROUND_TRUTH && task.evaluator === GROUND_TRUTH) throw testsKept(args.retrievalId);
       const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
       await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
       return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
@@ -159,7 +162,7 @@ export class TeamMemoryTools implements MemoryToolApi {
   }
 
   private async toolTask(team: TeamMemoryStore, retrievalId: string): Promise<ToolTask> {
-    const r = await team.withClient((c) => c.query<{ log: string }>('SELECT log FROM tasks WHERE space = $1 AND task_index = $2', [team.space, Number(retrievalId)]), 'read a task', { retryBroken: true });
+    const r = await team.withClient((c) => c.query<{ log: string; evaluator: string | null }>('SELECT log, evaluator FROM tasks WHERE space = $1 AND task_index = $2', [team.space, Number(retrievalId)]), 'read a task', { retryBroken: true });
     let parsed: unknown;
     try {
       parsed = r.rows[0] ? JSON.parse(r.rows[0].log) : undefined;
@@ -170,7 +173,7 @@ export class TeamMemoryTools implements MemoryToolApi {
     if (!log.success) {
       throw new AgentMemoryError('NOT_FOUND', `No memory_search with retrievalId ${retrievalId} in space '${team.space}': pass the retrievalId a memory_search call returned. Nothing was written.`);
     }
-    return { taskIndex: Number(retrievalId), log: log.data };
+    return { taskIndex: Number(retrievalId), log: log.data, evaluator: r.rows[0].evaluator };
   }
 
   /** Finishes a task: its log and, for a record, what the agent ran (team-utility.ts). */
@@ -191,9 +194,4 @@ async function claimRecording(team: TeamMemoryStore, taskIndex: number): Promise
 /** Undoes claimRecording after a record that failed (the task can be recorded again). */
 async function releaseRecording(team: TeamMemoryStore, taskIndex: number): Promise<void> {
   await team.withClient((c) => c.query(`UPDATE tasks SET log = (log::jsonb - 'recorded')::text WHERE space = $1 AND task_index = $2`, [team.space, taskIndex]), 'release a task claim');
-}
-
-async function taskEvaluator(team: TeamMemoryStore, taskIndex: number): Promise<string | null> {
-  const r = await team.withClient((c) => c.query<{ evaluator: string | null }>('SELECT evaluator FROM tasks WHERE space = $1 AND task_index = $2', [team.space, taskIndex]), 'read a task', { retryBroken: true });
-  return r.rows[0]?.evaluator ?? null;
 }
