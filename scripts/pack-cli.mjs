@@ -4,14 +4,14 @@
 // Stages a package of its own (the root package.json is the extension's manifest, and vsce
 // refuses a `files` list next to .vscodeignore) and runs `npm pack` on it:
 //   bin agent-memory -> dist/cli.js (the esbuild bundle: openai, zod, MiniSearch, the MCP SDK inlined)
-//   dist/keyword-worker.js, dist/domain-values-worker.js, the EHR demo data (for `seed` and `run`), README, CHANGELOG, LICENSE
+//   dist/keyword-worker.js, dist/domain-values-worker.js, the EHR demo data (for `seed` and `run`), README, docs/*.md, CHANGELOG, LICENSE
 //   dependencies: only the native / loadable modules the bundle leaves external, at the
 //   versions of the root package.json (so an install needs no build step and no other package).
 // The result runs with no checkout:  npx -y ./agent-memory-<version>.tgz mcp --db memory.sqlite
 //
 // Usage: node scripts/pack-cli.mjs [--out DIR] [--no-build]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +35,8 @@ const FILES = [
   'README.md',
   'CHANGELOG.md',
   'LICENSE',
+  // the pages the README links (MCP setup, CLI, security, team memory, …), so its links work in the package
+  ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
 ];
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

@@ -31,6 +31,7 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
     const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
     assert.ok(listing.includes('package/dist/cli.js') && listing.includes('package/dist/keyword-worker.js') && listing.includes('package/dist/domain-values-worker.js'), 'the bundle and its workers are packed');
     assert.ok(!listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'no sources or tests are packed');
+    assert.ok(['README.md', 'docs/mcp.md', 'docs/cli.md', 'docs/security.md'].every((f) => listing.includes(`package/${f}`)), 'the README and the docs pages it links are packed');
     const prefix = path.join(dir, 'prefix');
     execFileSync('npm', ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     bin = path.join(prefix, 'bin', 'agent-memory');
