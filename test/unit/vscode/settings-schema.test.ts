@@ -33,7 +33,7 @@ describe('settings schema', () => {
       assert.equal(settings.retrieval.rerank, true);
       assert.equal(properties['agentMemory.retrieval.rerank'].default, true);
       assert.equal(parseSettings((k) => (k === 'retrieval.rerank' ? false : undefined)).settings.retrieval.rerank, false);
-      // The CLI, a hand-started MCP server and the benches: fused unless --rerank (their figures match the README's grids).
+      // The CLI, a hand-started MCP server and the benches: fused unless --rerank (their figures match the grids in docs/benchmarks.md and docs/results.md).
       assert.equal(DEFAULT_RERANK, false);
     });
 
