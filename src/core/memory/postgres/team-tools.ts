@@ -134,7 +134,7 @@ export class TeamMemoryTools implements MemoryToolApi {
       if (evaluation.evaluator !== GROUND_TRUTH && task.evaluator === GROUND_TRUTH) throw testsKept(args.retrievalId);
       const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
       await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
-      return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
+      return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator, credited };
     });
   }
 
