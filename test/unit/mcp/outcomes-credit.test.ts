@@ -169,10 +169,12 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
     const id = (recorded.structuredContent as { id: string | null }).id;
     // A failed task is stored under addition 'all' (as error) and is then found only with include_failures.
     assert.ok(id, text(recorded));
-    const plain = (await call(client, 'memory_search', { query: 'debounce a function call', k: 3 })).structuredContent as unknown as SearchOut;
+    const plain = (await call(client, 'memory_search', { query: 'debounce a function call', k: 6 })).structuredContent as unknown as SearchOut;
+    assert.equal(plain.results.length, 4, 'every record that worked, none that failed');
     assert.ok(!plain.results.some((r) => r.id === id));
-    const all = await call(client, 'memory_search', { query: 'debounce a function call', k: 3, include_failures: true });
+    const all = await call(client, 'memory_search', { query: 'debounce a function call', k: 10, include_failures: true });
     const found = (all.structuredContent as unknown as SearchOut).results.find((r) => r.id === id)!;
+    assert.ok(found, text(all) + id);
     assert.equal(found.outcome, 'error');
     assert.deepEqual(found.verdict, { kind: 'wrong', source: 'gold' });
     assert.match(text(all), /FAILED — outcome error, verdict wrong \(gold\)/);
