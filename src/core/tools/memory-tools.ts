@@ -219,7 +219,7 @@ export class MemoryTools implements MemoryToolApi {
       // Under strict the human decides the record, but the outcome still credits the retrieval (after
       // afterTask: its attribution marks which rows take Φ).
       if (strict && retrieved.length > 0) tasks.setUtility(taskIndex, outcomeEvaluation.utility!, outcomeEvaluation.evaluator);
-      return { taskIndex, after };
+      return { taskIndex, after, credited: tasks.creditedOf(taskIndex) };
     });
     const { addition } = result.after;
     return {
@@ -227,7 +227,7 @@ export class MemoryTools implements MemoryToolApi {
       status: addition.status ?? 'not-added',
       reason: addition.reason,
       retrievalId: String(result.taskIndex),
-      ...(existing ? { credited: result.after.attribution.credited } : {}),
+      ...(existing ? { credited: result.credited } : {}),
     };
   }
 
@@ -252,8 +252,9 @@ export class MemoryTools implements MemoryToolApi {
       this.countRetrievals(task.taskIndex, log, retrieved);
       this.deps.tasks().finish(task.taskIndex, { log: { ...countedLog(task.log), feedbackBy: clientLabel(client), outcomeSource: source } });
       const credit = creditOf(used, task.code);
-      const after = this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: task.code, ...(task.language ? { language: task.language } : {}), credit });
-      return after.attribution.credited;
+      this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: task.code, ...(task.language ? { language: task.language } : {}), credit });
+      // What took Φ: a re-evaluation replaces the Φ of the rows credited before (a first report decides which).
+      return this.deps.tasks().creditedOf(task.taskIndex);
     });
     const note = feedbackNote(used, task.code, retrieved.length, credited.length);
     return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator, credited, ...(note ? { note } : {}) };

@@ -70,4 +70,38 @@ describe('agent-memory review on a SQLite file (real child processes)', function
     assert.match(missing.stderr, /NOT_FOUND: No memory database at/);
     assert.ok(!fs.existsSync(path.join(dir, 'nope.sqlite')));
   });
+
+  it('shows each pending record\'s outcome; approving a failed one without a terminal is refused unless --approve-failed', async () => {
+    const failedDb = path.join(dir, 'failed.sqlite');
+    const store = MemoryStore.open(failedDb);
+    try {
+      const failed = sampleRecord({ id: 'oom', status: 'pending', question: 'paginate every row at once' });
+      store.add([{ ...failed, execution: { ...failed.execution, outcome: 'error' } }, sampleRecord({ id: 'ok', status: 'pending' })], { trigger: 'user' });
+    } finally {
+      store.close();
+    }
+    const queue = await runCli(['review', '--db', failedDb]);
+    assert.equal(queue.code, 0, queue.stderr);
+    assert.match(queue.stdout, /pending oom {2}FAILED \(error\) {2}paginate every row at once/);
+    assert.match(queue.stdout, /pending ok {2}success {2}how many patients/);
+    const json = JSON.parse((await runCli(['review', '--db', failedDb, '--json'])).stdout) as { pending: { id: string; outcome: string }[] };
+    assert.deepEqual(Object.fromEntries(json.pending.map((p) => [p.id, p.outcome])), { oom: 'error', ok: 'success' });
+
+    // Not a terminal (a pipe): refused, naming the record and its outcome; nothing changes, the other approval included.
+    const refused = await runCli(['review', '--db', failedDb, '--approve', 'ok', '--approve', 'oom']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /INVALID_STATE: Refusing to approve a record whose code failed: oom \(outcome error: paginate every row at once\)\. .*--approve-failed/);
+    const unchanged = MemoryStore.open(failedDb);
+    try {
+      assert.deepEqual(unchanged.counts(), { pending: 2, active: 0, deleted: 0 });
+    } finally {
+      unchanged.close();
+    }
+    const approved = await runCli(['review', '--db', failedDb, '--approve', 'oom', '--approve-failed']);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /approve oom: now active/);
+    // A record that worked needs no confirmation.
+    const plain = await runCli(['review', '--db', failedDb, '--approve', 'ok']);
+    assert.equal(plain.code, 0, plain.stderr);
+  });
 });

@@ -108,7 +108,7 @@ export class TeamMemoryTools implements MemoryToolApi {
           credited = await teamCredited(team, existing.log, creditOf(used, args.code), args.code, args.language);
           await markTeamCredit(team, taskIndex, credited);
         }
-        if (existing && existing.log.demonstrations.length > 0) await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
+        if (existing && existing.log.demonstrations.length > 0) credited = await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
         const outcome = args.outcome === 'success' ? 'success' : 'error';
         let output: RecordOutput;
         if (outcome !== 'success') {
