@@ -69,10 +69,19 @@ export function awaitsCount(log: { counted?: boolean }): boolean {
 
 /** The verdict on the task that made a record (tests, a human, the LLM judge), when one exists. */
 export function recordVerdict(record: MemoryRecord, task: (index: number) => Pick<TaskRow, 'utility' | 'evaluator' | 'log' | 'recordId'> | undefined): TaskVerdict | undefined {
-  if (record.provenance !== 'agent' || record.createdTask <= 0) return undefined;
-  const row = task(record.createdTask);
+  const index = madeInTask(record);
+  if (index === undefined) return undefined;
+  const row = task(index);
   // The task that made this very record (an imported record's task index names another memory's task).
   if (!row || row.recordId !== record.id) return undefined;
   const verdict = taskVerdict(row);
   return verdict.kind === 'unknown' ? undefined : verdict;
+}
+
+/** The task that made an agent's record: its createdTask, else the task index its metadata names (the team memory's records). */
+export function madeInTask(record: MemoryRecord): number | undefined {
+  if (record.provenance !== 'agent') return undefined;
+  if (record.createdTask > 0) return record.createdTask;
+  const named = record.metadata.taskIndex;
+  return typeof named === 'number' && Number.isSafeInteger(named) && named > 0 ? named : undefined;
 }

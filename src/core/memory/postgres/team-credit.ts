@@ -3,12 +3,14 @@
  * src/core/tools/tool-credit.ts): the first outcome on an exploratory search logs and counts its
  * retrievals, then only the credited records (the ones the client used, else the ones the task's
  * code follows) keep their rows creditable; the others are marked "not followed", so
- * setTeamUtility gives them no Φ.
+ * setTeamUtility gives them no Φ. And the verdicts memory_search shows, read from the space's tasks.
  */
 import { codeSimilarity } from '../../similarity/code';
 import { DEFAULT_FOLLOW_THRESHOLD } from '../../policy/deletion/types';
 import type { TaskCredit } from '../../policy/memory-manager-types';
-import { awaitsCount } from '../../tools/tool-credit';
+import type { TaskVerdict } from '../../agent/task-evaluators';
+import type { MemoryRecord } from '../types';
+import { awaitsCount, madeInTask, recordVerdict } from '../../tools/tool-credit';
 import type { TeamMemoryStore } from './team-store';
 import { logTeamRetrievals } from './team-utility';
 
@@ -52,5 +54,36 @@ function safeSimilarity(reference: string, candidate: string, language: string):
     return Number.isFinite(sim) ? sim : 0;
   } catch {
     return 0;
+  }
+}
+
+/** The verdict on the task that made each record, when one exists (one query for all of them). */
+export async function teamVerdicts(team: TeamMemoryStore, records: readonly MemoryRecord[]): Promise<Map<string, TaskVerdict>> {
+  const indexes = [...new Set(records.flatMap((r) => madeInTask(r) ?? []))];
+  const verdicts = new Map<string, TaskVerdict>();
+  if (indexes.length === 0) return verdicts;
+  const rows = await team.withClient(
+    (c) =>
+      c.query<{ task_index: string | number; utility: number | null; evaluator: string | null; log: string | null; record_id: string | null }>(
+        'SELECT task_index, utility, evaluator, log, record_id FROM tasks WHERE space = $1 AND task_index = ANY($2::bigint[])',
+        [team.space, indexes],
+      ),
+    'read the verdicts of the records',
+    { retryBroken: true },
+  );
+  const byIndex = new Map(rows.rows.map((r) => [Number(r.task_index), { utility: r.utility, evaluator: r.evaluator, log: parseLog(r.log), recordId: r.record_id }]));
+  for (const r of records) {
+    const verdict = recordVerdict(r, (index) => byIndex.get(index));
+    if (verdict) verdicts.set(r.id, verdict);
+  }
+  return verdicts;
+}
+
+function parseLog(text: string | null): Record<string, unknown> {
+  try {
+    const value: unknown = text ? JSON.parse(text) : {};
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

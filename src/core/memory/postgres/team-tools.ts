@@ -21,7 +21,7 @@ import { alreadyRecorded, assertSearched, cancelledRecord, citationRootOf, clien
 import { resolveCitations } from '../../tools/citations';
 import { checkUsed, countedLog, creditOf, feedbackNote, usedWithoutRetrieval } from '../../tools/tool-credit';
 import { outcomeWorked } from '../types';
-import { countTeamRetrievals, markTeamCredit, teamCredited } from './team-credit';
+import { countTeamRetrievals, markTeamCredit, teamCredited, teamVerdicts } from './team-credit';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
@@ -79,7 +79,8 @@ export class TeamMemoryTools implements MemoryToolApi {
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })), counted: false };
       await this.finishTask(team, taskIndex, { log });
       const root = citationRootOf(this.deps);
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root)) };
+      const verdicts = await teamVerdicts(team, hits.map((h) => h.record));
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root, verdicts.get(h.record.id))) };
     });
   }
 
