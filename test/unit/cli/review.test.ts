@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { sampleRecord } from '../../support/records';
 import { runCli } from '../../support/team-processes';
+import { MAIN, ROOT, TSX } from '../mcp/mcp-support';
 
 describe('agent-memory review on a SQLite file (real child processes)', function () {
   this.timeout(120_000);
@@ -103,5 +105,30 @@ describe('agent-memory review on a SQLite file (real child processes)', function
     // A record that worked needs no confirmation.
     const plain = await runCli(['review', '--db', failedDb, '--approve', 'ok']);
     assert.equal(plain.code, 0, plain.stderr);
+  });
+
+  it('at a terminal (a pseudo-terminal from script(1)) it asks before approving a failed record: no keeps it pending, yes approves', function () {
+    if (spawnSync('script', ['--version']).status !== 0) this.skip();
+    const ttyDb = path.join(dir, 'tty.sqlite');
+    const store = MemoryStore.open(ttyDb);
+    try {
+      const failed = sampleRecord({ id: 'slow', status: 'pending', question: 'sum every row' });
+      store.add([{ ...failed, execution: { ...failed.execution, outcome: 'timeout' } }], { trigger: 'user' });
+    } finally {
+      store.close();
+    }
+    const atTerminal = (answer: string) =>
+      spawnSync('script', ['-qec', `'${process.execPath}' '${TSX}' '${MAIN}' review --db '${ttyDb}' --approve slow`, '/dev/null'], { cwd: ROOT, input: `${answer}\n`, encoding: 'utf8', timeout: 60_000 });
+    const no = atTerminal('n');
+    assert.match(no.stdout, /This record's code failed: slow \(outcome timeout: sum every row\)\. Approve anyway, making the code retrievable\? \[y\/N\]/);
+    assert.match(no.stdout, /CANCELLED: Nothing was approved/);
+    const yes = atTerminal('y');
+    assert.match(yes.stdout, /approve slow: now active/);
+    const after = MemoryStore.open(ttyDb);
+    try {
+      assert.equal(after.get('slow')?.status, 'active');
+    } finally {
+      after.close();
+    }
   });
 });
