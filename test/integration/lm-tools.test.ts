@@ -45,7 +45,7 @@ describe('language-model tools (memory_search, memory_record, memory_feedback)',
     assert.match(textOf(search), new RegExp(`retrievalId ${found.retrievalId}`));
 
     const recorded = await vscode.lm.invokeTool('memory_record', {
-      input: { question: 'count the admissions of 2104 in typescript', code: 'const n = rows.filter((r) => r.year === 2104).length;', language: 'typescript', outcome: 'success', retrievalId: found.retrievalId },
+      input: { question: 'count the admissions of 2104 in typescript', code: 'const n = rows.filter((r) => r.year === 2104).length;', language: 'typescript', outcome: 'success', retrievalId: found.retrievalId, used: found.results.map((r) => r.id) },
       toolInvocationToken: undefined,
     });
     const out = structured<{ id: string; status: string }>(recorded);
@@ -55,7 +55,8 @@ describe('language-model tools (memory_search, memory_record, memory_feedback)',
     await waitFor(async () => ((await api.container.tree.getChildren({ kind: 'group', status: 'pending' })) as RecordNode[]).some((n) => n.kind === 'record' && n.record.id === out.id), 'the pending record in the tree');
 
     const feedback = await vscode.lm.invokeTool('memory_feedback', { input: { retrievalId: found.retrievalId, outcome: 'success', source: 'tests' }, toolInvocationToken: undefined });
-    assert.deepEqual(structured(feedback), { updated: 3, utility: 1, evaluator: 'strict:ground-truth' });
+    // The records the memory_record named in used keep the credit; the tests' verdict replaces its Φ on them.
+    assert.deepEqual(structured(feedback), { updated: 3, utility: 1, evaluator: 'strict:ground-truth', credited: found.results.map((r) => r.id) });
   });
 
   it('refuses a malformed call with a clear error and writes nothing', async () => {

@@ -11,12 +11,14 @@ import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-sea
 import { reviewQueries } from '../memory/sqlite/queries/review';
 import type { DomainValues } from '../memory/search/domain-values';
 import type { MemoryStore } from '../memory/sqlite/store';
-import type { Language } from '../memory/types';
+import { outcomeWorked, type Language, type Outcome } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
 
 export interface RetrieveOptions {
   /** Only records in these languages (lower case); default: any language. */
   languages?: readonly Language[];
+  /** Only records whose code worked (outcome success: memory_search without include_failures); default: any outcome. */
+  workedOnly?: boolean;
 }
 
 export interface MemoryRetrieverOptions {
@@ -36,8 +38,8 @@ export interface MemoryRetrieverOptions {
  * retriever.close();
  */
 export class MemoryRetriever extends Disposable {
-  // Question, code and language of a record never change: cached by id.
-  private readonly texts = new Map<string, { question: string; code: string; language: Language }>();
+  // Question, code, language and outcome of a record never change: cached by id.
+  private readonly texts = new Map<string, { question: string; code: string; language: Language; outcome: Outcome }>();
 
   private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch, private rerank: boolean | undefined) {
     super();
@@ -81,29 +83,38 @@ export class MemoryRetriever extends Disposable {
    * round, up to MAX_K hits) until K such records are found or the memory has no
    * more; ranks count the records returned. Without it, any language (memory_search).
    * Stale records (their program fails on the current data: src/core/revalidation) are
-   * never returned, the same widening keeps K when some are.
+   * never returned, the same widening keeps K when some are; so are failed records under
+   * `options.workedOnly`.
    */
   retrieve(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
     if (k <= 0) return [];
     const query = { text: question, vector };
     const stale = reviewQueries(this.store).staleIds();
     const searchOptions = this.rerank === undefined ? {} : { rerank: this.rerank };
-    if (!options.languages && stale.size === 0) return this.search.search(query, Math.min(k, MAX_K), searchOptions).map((hit, rank) => this.demonstration(hit, rank));
+    if (!options.languages && !options.workedOnly && stale.size === 0) return this.search.search(query, Math.min(k, MAX_K), searchOptions).map((hit, rank) => this.demonstration(hit, rank));
     const allowed = options.languages ? new Set(options.languages.map((l) => l.toLowerCase())) : null;
     for (let fetch = Math.min(k, MAX_K); ; fetch = Math.min(fetch * 4, MAX_K)) {
       const hits = this.search.search(query, fetch, searchOptions);
-      const kept = hits.map((hit) => this.demonstration(hit, 0)).filter((d) => (!allowed || allowed.has(d.language)) && !stale.has(d.recordId));
+      const kept = hits
+        .filter((hit) => !options.workedOnly || outcomeWorked(this.textOf(hit.recordId).outcome))
+        .map((hit) => this.demonstration(hit, 0))
+        .filter((d) => (!allowed || allowed.has(d.language)) && !stale.has(d.recordId));
       if (kept.length >= k || hits.length < fetch || fetch === MAX_K) return kept.slice(0, k).map((d, rank) => ({ ...d, rank }));
     }
   }
 
-  private demonstration(hit: SearchHit, rank: number): RetrievedDemonstration {
-    let text = this.texts.get(hit.recordId);
+  private textOf(recordId: string): { question: string; code: string; language: Language; outcome: Outcome } {
+    let text = this.texts.get(recordId);
     if (!text) {
-      const rec = this.store.require(hit.recordId);
-      text = { question: rec.question, code: rec.execution.code, language: rec.execution.language };
-      this.texts.set(hit.recordId, text);
+      const rec = this.store.require(recordId);
+      text = { question: rec.question, code: rec.execution.code, language: rec.execution.language, outcome: rec.execution.outcome };
+      this.texts.set(recordId, text);
     }
+    return text;
+  }
+
+  private demonstration(hit: SearchHit, rank: number): RetrievedDemonstration {
+    const text = this.textOf(hit.recordId);
     const demo: RetrievedDemonstration = { recordId: hit.recordId, question: text.question, code: text.code, inputSimilarity: hit.inputSimilarity, language: text.language, rank };
     if (hit.identical) demo.identical = hit.identical;
     return demo;

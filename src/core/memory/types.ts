@@ -4,6 +4,12 @@ import { redact } from '../security/redact';
 /** Outcome of executing the generated code. */
 export const OutcomeSchema = z.enum(['success', 'error', 'timeout', 'no-answer']);
 export type Outcome = z.infer<typeof OutcomeSchema>;
+/** The one outcome of a record whose code worked; every other outcome (error, timeout, no-answer) is a failure. */
+export const WORKED_OUTCOME: Outcome = 'success';
+/** Whether a record's code worked (its outcome is WORKED_OUTCOME). */
+export function outcomeWorked(outcome: Outcome): boolean {
+  return outcome === WORKED_OUTCOME;
+}
 
 /** Languages the built-in agent writes and runs. */
 export const AgentLanguageSchema = z.enum(['python', 'javascript']);

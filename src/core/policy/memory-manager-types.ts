@@ -67,7 +67,16 @@ export interface AfterTaskInput {
   embedderId?: string;
   /** Extra evidence for the new record's audit entry (e.g. which tool client wrote it). */
   auditEvidence?: Record<string, unknown>;
+  /** Who takes this task's Φ, instead of the manager's attribution (the memory tools set it; the agent loop never does). */
+  credit?: TaskCredit;
 }
+
+/**
+ * A task's credit chosen by the caller: `followed`, the shown records whose code the final code
+ * follows (code similarity ≥ followThreshold; without final code, none); `{ used }`, exactly the
+ * named records (a tool client said which it used; [] credits none).
+ */
+export type TaskCredit = 'followed' | { used: readonly string[] };
 
 export interface DeletionRun {
   ruleId: string;

@@ -19,7 +19,7 @@ import { TaskSimilarity, taskSimilarity } from './metrics';
 import { defaultRules, evaluateRules, RuleFiring, RuleSpec, RuleSpecSchema, UtilityUpdate } from './rules';
 import type { AfterTaskInput, AfterTaskResult, DeletionRun, MemoryManagerOptions, TaskAttribution, UserDeletion } from './memory-manager-types';
 
-export type { AfterTaskInput, AfterTaskResult, DeletionRun, MemoryManagerOptions, TaskAttribution, UserDeletion } from './memory-manager-types';
+export type { AfterTaskInput, AfterTaskResult, DeletionRun, MemoryManagerOptions, TaskAttribution, TaskCredit, UserDeletion } from './memory-manager-types';
 
 const LAST_RUN_META = 'policy.last_run_by_rule';
 /** Safety bound on plan/apply batches for one firing (each batch ≤ the plan limit). */
@@ -132,9 +132,12 @@ export class MemoryManager implements Disposable {
    * `followed`: code similarity(record's code, final code) ≥ followThreshold; with no
    * final code nothing was followed. `top-output`: only the shown record with the highest
    * output similarity (the paper's §5.3 measure), ties to the higher-ranked one.
+   * `input.credit` (the memory tools) overrides the mode for this task: see TaskCredit.
    */
   private attribute(input: AfterTaskInput, finalCode: string | null, language: Language): TaskAttribution {
-    const mode = this.options.attribution ?? 'shown';
+    // A caller's credit (the memory tools) replaces the manager's attribution for this task only.
+    const mode = input.credit === undefined ? (this.options.attribution ?? 'shown') : 'followed';
+    const used = typeof input.credit === 'object' ? new Set(input.credit.used) : null;
     const threshold = this.options.followThreshold ?? DEFAULT_FOLLOW_THRESHOLD;
     const similarityTo = (d: DemonstrationAttributionInput): number => {
       const sim = finalCode !== null && d.code !== undefined && this.options.codeSimilarity ? this.options.codeSimilarity(d.code, finalCode, d.language ?? language) : 0;
@@ -152,7 +155,8 @@ export class MemoryManager implements Disposable {
     }
     const marks = input.retrieved.map((d) => {
       if (!d.shown || mode === 'shown') return { recordId: d.recordId, shown: d.shown, followed: null };
-      return { recordId: d.recordId, shown: true, followed: mode === 'top-output' ? d.recordId === top : similarityTo(d) >= threshold };
+      const followed = used ? used.has(d.recordId) : mode === 'top-output' ? d.recordId === top : similarityTo(d) >= threshold;
+      return { recordId: d.recordId, shown: true, followed };
     });
     this.tasks.markAttribution(input.taskIndex, marks);
     return {

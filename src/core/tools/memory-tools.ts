@@ -1,10 +1,12 @@
 /**
  * The memory as a tool for other agents (MCP clients, VS Code chat agents):
  * search, record and feedback on top of the same pieces the built-in agent
- * uses. A search is a task of the task log whose retrievals are logged exactly
- * as the agent's own (TaskLog.begin + logRetrievals); its task index is the
- * retrievalId. Records and feedback go through the memory manager's afterTask
- * (Φ onto the retrieval rows, addition policy, rules), never a copy of it.
+ * uses. A search is a task of the task log; its task index is the retrievalId.
+ * It is exploratory until an outcome is reported for it: its retrievals are
+ * logged as the agent's own (TaskLog.logRetrievals, counts included) only then
+ * (tool-credit.ts). Records and feedback go through the memory manager's afterTask
+ * (Φ onto the credited retrieval rows, addition policy, rules), never a copy of it;
+ * the credit goes to the records the client used, or those its code follows.
  * Every write names the client in the task log and the audit log.
  *
  * @example
@@ -16,6 +18,8 @@ import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { embedQuestion, type QuestionEmbedder } from '../similarity/embedder';
 import type { RetrievedDemonstration } from '../memory/demonstration';
+import type { RetrieveOptions } from '../agent/retriever';
+import type { TaskVerdict } from '../agent/task-evaluators';
 import type { MemoryStore } from '../memory/sqlite/store';
 import type { MemoryRecord } from '../memory/types';
 import type { TaskLog, TaskRow } from '../memory/sqlite/task-log';
@@ -34,6 +38,7 @@ import {
   ToolOutcome,
 } from './tool-schemas';
 import { checkCitations, citationsOf, citationWarning, resolveCitations } from './citations';
+import { awaitsCount, checkUsed, countedLog, creditOf, feedbackNote, recordVerdict, usedWithoutRetrieval } from './tool-credit';
 
 /** Who called: the client named in the MCP initialize handshake, or the VS Code chat. */
 export interface ToolClient {
@@ -47,7 +52,7 @@ export interface MemoryToolsDeps {
   store: MemoryStore;
   tasks(): TaskLog;
   /** The agent's read step (MemoryRetriever.retrieve). */
-  retrieve(question: string, vector: Float32Array | undefined, k: number): RetrievedDemonstration[];
+  retrieve(question: string, vector: Float32Array | undefined, k: number, options?: RetrieveOptions): RetrievedDemonstration[];
   embedder(): QuestionEmbedder;
   /** The memory manager's per-task step (Φ, addition policy, rules). */
   afterTask(input: AfterTaskInput): AfterTaskResult;
@@ -77,6 +82,8 @@ export const ToolTaskLogSchema = z.object({
   recorded: z.boolean().optional(),
   /** Who searched (memory_search writes it; a memory_record without a search has none). */
   client: z.string().optional(),
+  /** false: an exploratory search whose retrievals are not counted yet (tool-credit.ts); absent: counted when it ran (older searches). */
+  counted: z.boolean().optional(),
 });
 
 /** memory_feedback on the task of a memory_record made without a search: no record was returned, nothing to credit. */
@@ -104,8 +111,19 @@ export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, t
 }
 
 /** One memory_search result: the record as shown, with the files it cites re-hashed now (just in time). */
-export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string): SearchOutput['results'][number] {
-  const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity, ...(identical ? { identical } : {}) };
+export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string, verdict?: TaskVerdict): SearchOutput['results'][number] {
+  const item = {
+    id: r.id,
+    question: r.question,
+    code: r.execution.code,
+    language: r.execution.language,
+    outcome: r.execution.outcome,
+    ...(verdict ? { verdict: { kind: verdict.kind, source: verdict.source } } : {}),
+    utility: r.stats.meanUtility,
+    retrievals: r.stats.retrievalCount,
+    similarity,
+    ...(identical ? { identical } : {}),
+  };
   const cited = citationsOf(r.metadata);
   if (cited.length === 0) return item;
   const citations = checkCitations(cited, citationRoot);
@@ -116,26 +134,30 @@ export function searchResultItem(r: MemoryRecord, similarity: number | null, ide
 export class MemoryTools implements MemoryToolApi {
   constructor(private readonly deps: MemoryToolsDeps) {}
 
-  /** memory_search: the K best active records; the retrieval is logged as a task. */
+  /**
+   * memory_search: the K best active records (only those whose code worked unless include_failures),
+   * each with its outcome; the search is logged as an exploratory task (no retrieval counted yet).
+   */
   async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
     const args = parseToolInput(SearchInput, input, 'memory_search');
     const { store } = this.deps;
     const tasks = this.deps.tasks();
     const vector = await embedQuestion(this.deps.embedder(), args.query);
-    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K);
+    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K, { workedOnly: args.include_failures !== true });
     const taskIndex = store.atomically(() => {
       const t = tasks.begin(args.query);
-      tasks.logRetrievals(t, demos.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
-      tasks.finish(t, { log: { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: demos.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity })) } });
+      const demonstrations = demos.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity }));
+      tasks.finish(t, { log: { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations, counted: false } });
       return t;
     });
     const records = new Map(store.getMany(demos.map((d) => d.recordId)).map((r) => [r.id, r]));
     const root = citationRootOf(this.deps);
+    const taskOf = (index: number) => tasks.get(index);
     return {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
-        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root)] : [];
+        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root, recordVerdict(r, taskOf))] : [];
       }),
     };
   }
@@ -147,8 +169,10 @@ export class MemoryTools implements MemoryToolApi {
     const tasks = this.deps.tasks();
     const source = args.source ?? 'self';
     const outcomeEvaluation = evaluationOf(args.outcome, source, client);
+    if (args.used !== undefined && args.retrievalId === undefined) throw usedWithoutRetrieval();
     const existing = args.retrievalId === undefined ? undefined : this.toolTask(args.retrievalId);
     if (existing?.log.recorded) throw alreadyRecorded(args.retrievalId!);
+    const used = existing ? checkUsed(args.used, existing.log.demonstrations, args.retrievalId!, 'memory_record') : undefined;
     const embedder = this.deps.embedder();
     const vector = await embedQuestion(embedder, args.question);
     // Under strict the human decides (the record waits as pending); the outcome still credits the retrieval.
@@ -161,18 +185,19 @@ export class MemoryTools implements MemoryToolApi {
       if (args.retrievalId !== undefined && this.toolTask(args.retrievalId).log.recorded) throw alreadyRecorded(args.retrievalId);
       const taskIndex = existing?.task.taskIndex ?? tasks.begin(args.question);
       const retrieved = existing ? this.demonstrations(existing.log.demonstrations) : [];
-      if (strict && retrieved.length > 0) tasks.setUtility(taskIndex, outcomeEvaluation.utility!, outcomeEvaluation.evaluator);
+      if (existing) this.countRetrievals(taskIndex, existing.log, retrieved);
       const outcome = args.outcome === 'success' ? 'success' : 'error';
       tasks.finish(taskIndex, {
         language: args.language,
         code: args.code,
         answer: args.answer ?? null,
         outcome,
-        log: { ...(existing?.task.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
+        log: { ...(existing ? countedLog(existing.task.log) : { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
       });
       const after = this.deps.afterTask({
         taskIndex,
         retrieved,
+        credit: creditOf(used, args.code),
         evaluation: strict ? null : outcomeEvaluation,
         candidate: {
           question: args.question,
@@ -191,30 +216,54 @@ export class MemoryTools implements MemoryToolApi {
         embedderId: embedder.id,
         auditEvidence: { client: label, via: client.via, outcome: args.outcome, outcomeSource: source },
       });
-      return { taskIndex, after };
+      // Under strict the human decides the record, but the outcome still credits the retrieval (after
+      // afterTask: its attribution marks which rows take Φ).
+      if (strict && retrieved.length > 0) tasks.setUtility(taskIndex, outcomeEvaluation.utility!, outcomeEvaluation.evaluator);
+      return { taskIndex, after, credited: tasks.creditedOf(taskIndex) };
     });
     const { addition } = result.after;
-    return { id: addition.recordId, status: addition.status ?? 'not-added', reason: addition.reason, retrievalId: String(result.taskIndex) };
+    return {
+      id: addition.recordId,
+      status: addition.status ?? 'not-added',
+      reason: addition.reason,
+      retrievalId: String(result.taskIndex),
+      ...(existing ? { credited: result.credited } : {}),
+    };
   }
 
-  /** memory_feedback: Φ of a retrieval's task onto the records it returned. */
+  /**
+   * memory_feedback: Φ of a retrieval's task onto the records the client used (`used`); without
+   * it, onto those followed by the code a memory_record stored for the retrieval; with neither, none.
+   */
   feedback(input: unknown, client: ToolClient): FeedbackOutput {
     const args = parseToolInput(FeedbackInput, input, 'memory_feedback');
     const source = args.source ?? 'self';
     const evaluation = evaluationOf(args.outcome, source, client);
     const { task, log } = this.toolTask(args.retrievalId);
     assertSearched(log, args.retrievalId);
+    const used = checkUsed(args.used, log.demonstrations, args.retrievalId, 'memory_feedback');
     const retrieved = this.demonstrations(log.demonstrations);
-    this.deps.store.atomically(() => {
+    const credited = this.deps.store.atomically(() => {
       // The client's tests are ground truth: a later self-report does not replace them (tests again do).
       const current = this.deps.tasks().get(task.taskIndex);
       if (current?.evaluator === GROUND_TRUTH && evaluation.evaluator !== GROUND_TRUTH) {
         throw testsKept(args.retrievalId);
       }
-      this.deps.tasks().finish(task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: source } });
-      this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: null });
+      this.countRetrievals(task.taskIndex, log, retrieved);
+      this.deps.tasks().finish(task.taskIndex, { log: { ...countedLog(task.log), feedbackBy: clientLabel(client), outcomeSource: source } });
+      const credit = creditOf(used, task.code);
+      this.deps.afterTask({ taskIndex: task.taskIndex, retrieved, evaluation, candidate: null, finalCode: task.code, ...(task.language ? { language: task.language } : {}), credit });
+      // What took Φ: a re-evaluation replaces the Φ of the rows credited before (a first report decides which).
+      return this.deps.tasks().creditedOf(task.taskIndex);
     });
-    return { updated: retrieved.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
+    const note = feedbackNote(used, task.code, retrieved.length, credited.length);
+    return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator, credited, ...(note ? { note } : {}) };
+  }
+
+  /** The first outcome on an exploratory search: its retrievals are logged and counted now (the agent's own logRetrievals). */
+  private countRetrievals(taskIndex: number, log: z.infer<typeof ToolTaskLogSchema>, retrieved: readonly RetrievedDemonstration[]): void {
+    if (!awaitsCount(log)) return;
+    this.deps.tasks().logRetrievals(taskIndex, retrieved.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
   }
 
   private toolTask(retrievalId: string): { task: TaskRow; log: z.infer<typeof ToolTaskLogSchema> } {
@@ -226,8 +275,7 @@ export class MemoryTools implements MemoryToolApi {
     return { task, log: log.data };
   }
 
-  /** The demonstrations a search returned that still exist (purged ones are skipped). */
-  /** The records a memory_search returned; all of them were shown to the client (so all take Φ under attribution `shown`). */
+  /** The records a memory_search returned that still exist (purged ones are skipped); all were shown to the client, the credit decides which take Φ. */
   private demonstrations(logged: { recordId: string; inputSimilarity: number | null }[]): (RetrievedDemonstration & { shown: boolean })[] {
     const records = new Map(this.deps.store.getMany(logged.map((d) => d.recordId)).map((r) => [r.id, r]));
     return logged.flatMap((d, rank) => {

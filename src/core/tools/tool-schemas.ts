@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { JSONL_LIMITS } from '../memory/io/jsonl-format';
-import { LanguageSchema } from '../memory/types';
+import { LanguageSchema, OutcomeSchema, RECORD_ID_MAX_CHARS } from '../memory/types';
 
 /** Default and largest number of records memory_search returns. */
 export const DEFAULT_TOOL_K = 4;
@@ -57,6 +57,10 @@ export type OutcomeSource = z.infer<typeof OutcomeSourceSchema>;
 export const SearchInput = z.strictObject({
   query: z.string().trim().min(1, 'query must not be empty').max(MAX_TOOL_QUESTION).refine(noNul, NO_NUL).describe('The task or question to find past solutions for, in natural language.'),
   k: z.number().int().min(1).max(MAX_TOOL_K).optional().describe(`How many records to return (1–${MAX_TOOL_K}, default ${DEFAULT_TOOL_K}).`),
+  include_failures: z
+    .boolean()
+    .optional()
+    .describe("Also return records whose code failed (outcome error, timeout or no-answer), each labelled with its outcome; default false: only records whose code worked."),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
 
@@ -73,15 +77,36 @@ export const CitationInput = z.strictObject({
 });
 export type CitationInput = z.infer<typeof CitationInput>;
 
+/** The records of a retrieval the client used (memory_record, memory_feedback): they alone take the outcome's Φ. */
+export const UsedInput = z
+  .array(z.string().min(1).max(RECORD_ID_MAX_CHARS))
+  .max(MAX_TOOL_K)
+  .describe(
+    'Ids of the records of that memory_search you actually used (a subset of its results; [] when none helped): only they are credited with the outcome. ' +
+      "Without it, a returned record is credited only when the task's code follows its code (code similarity at or above the follow threshold).",
+  );
+
 /** What a just-in-time check found for a cited file: as recorded, changed since, gone, or not read (not a regular file of at most 4 MiB inside the workspace). */
 export const CitationStatus = z.enum(['unchanged', 'changed', 'missing', 'unchecked']);
 export type CitationStatus = z.infer<typeof CitationStatus>;
+
+/** A task's correctness verdict (src/core/agent/task-evaluators.ts: TaskVerdict), when one exists. */
+export const VerdictOutput = z.object({
+  /** correct / wrong (tests or a gold answer), approved / rejected (a human), judged-correct / judged-wrong (the LLM judge). */
+  kind: z.string(),
+  /** gold, human or judge. */
+  source: z.string(),
+});
 
 export const SearchResultItem = z.object({
   id: z.string(),
   question: z.string(),
   code: z.string(),
   language: z.string(),
+  /** What running the record's code gave: success, or a failure (error, timeout, no-answer). */
+  outcome: OutcomeSchema,
+  /** The verdict on the task that made the record, when one exists. */
+  verdict: VerdictOutput.optional(),
   /** Mean utility Φ of the record over evaluated retrievals (null: never evaluated). */
   utility: z.number().nullable(),
   retrievals: z.number().int(),
@@ -110,7 +135,8 @@ export const RecordInput = z.strictObject({
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .describe(`The result the code produced, if any (any JSON value, at most ${MAX_TOOL_ANSWER_JSON} characters as JSON).`),
-  retrievalId: RetrievalIdSchema.optional().describe('The retrievalId of the memory_search made for this task: the outcome is then credited to the records it returned.'),
+  retrievalId: RetrievalIdSchema.optional().describe('The retrievalId of the memory_search made for this task: the outcome is then credited to the records of it that you used (see used).'),
+  used: UsedInput.optional(),
   source: OutcomeSourceSchema.optional(),
   citations: z
     .array(CitationInput)
@@ -127,12 +153,15 @@ export const RecordOutput = z.object({
   status: RecordStatusOutput,
   reason: z.string(),
   retrievalId: z.string(),
+  /** With a retrievalId: the records of that retrieval credited with the outcome. */
+  credited: z.array(z.string()).optional(),
 });
 export type RecordOutput = z.infer<typeof RecordOutput>;
 
 export const FeedbackInput = z.strictObject({
   retrievalId: RetrievalIdSchema,
   outcome: ToolOutcomeSchema.describe("'success' when the task the retrieval served succeeded, else 'failure'."),
+  used: UsedInput.optional(),
   source: OutcomeSourceSchema.optional(),
 });
 export type FeedbackInput = z.infer<typeof FeedbackInput>;
@@ -142,6 +171,10 @@ export const FeedbackOutput = z.object({
   updated: z.number().int(),
   utility: z.number(),
   evaluator: z.string(),
+  /** The records credited (used, or followed by the task's recorded code). */
+  credited: z.array(z.string()),
+  /** Why nothing (or less than everything returned) was credited, when that needs saying. */
+  note: z.string().optional(),
 });
 export type FeedbackOutput = z.infer<typeof FeedbackOutput>;
 
@@ -160,8 +193,10 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
     name: 'memory_search',
     title: 'Search the agent memory',
     description:
-      'Finds past solved tasks (question + code) similar to the current task in the Agent Memory, best first, with each record\'s learned utility. ' +
-      'Call it before writing code for a task. Keep the returned retrievalId: pass it to memory_record (or memory_feedback) once you know whether the task succeeded, so the records that helped gain utility and the ones that misled lose it.',
+      'Finds past solved tasks (question + code) similar to the current task in the Agent Memory, best first, with each record\'s outcome and learned utility. ' +
+      'By default only records whose code worked are returned; include_failures also returns failed ones, labelled with their outcome (never copy a failed record as a solution). ' +
+      'Call it before writing code for a task. Keep the returned retrievalId: pass it to memory_record (or memory_feedback) with used (the ids you used) once you know whether the task succeeded, so the records that helped gain utility and the ones that misled lose it. ' +
+      'A search with no reported outcome is exploratory: it counts as no retrieval of any record.',
     input: SearchInput,
     output: SearchOutput,
     writes: false,
@@ -171,7 +206,7 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
     title: 'Record an experience in the agent memory',
     description:
       'Stores a finished task (question, code, language, outcome) as a memory record, through the memory\'s addition policy: under the default strict policy it is stored as pending until the user approves it in the Agent Memory sidebar. ' +
-      'Secrets are redacted before anything is written. With retrievalId it also credits the outcome to the records that memory_search returned (as memory_feedback does). ' +
+      'Secrets are redacted before anything is written. With retrievalId it also credits the outcome to the records of that memory_search you used (name them in used; without used, to those your code follows), as memory_feedback does. ' +
       "Set source to 'tests' only when the outcome comes from running tests (the strict evaluator); otherwise it counts as your own judgement (coarse).",
     input: RecordInput,
     output: RecordOutput,
@@ -181,7 +216,8 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
     name: 'memory_feedback',
     title: 'Report a task outcome to the agent memory',
     description:
-      'Reports whether the task a memory_search served succeeded: the utility Φ (1 success, 0 failure) goes to every record that retrieval returned, which is what the memory\'s deletion policies learn from. ' +
+      'Reports whether the task a memory_search served succeeded: the utility Φ (1 success, 0 failure) goes to the records of that retrieval you used (name them in used), which is what the memory\'s deletion policies learn from. ' +
+      'Without used, only records followed by the code a memory_record stored for that retrieval are credited; with neither, none is (the output says so). ' +
       "Set source to 'tests' when the outcome comes from running tests: it is then recorded as the strict evaluator (ground truth); otherwise as your own, coarse judgement. Nothing else is changed.",
     input: FeedbackInput,
     output: FeedbackOutput,

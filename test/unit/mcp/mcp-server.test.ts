@@ -56,20 +56,23 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
     assert.match(tools.find((t) => t.name === 'memory_feedback')!.description ?? '', /strict evaluator/);
   });
 
-  it('memory_search returns records with structured content and logs the retrieval as the agent does', async () => {
+  it('memory_search returns records with structured content; the retrieval is logged as the agent does once an outcome is reported', async () => {
     const result = await call(client, 'memory_search', { query: 'how many patients were admitted in 2104', k: 2 });
     assert.ok(!result.isError, text(result));
     const out = result.structuredContent as unknown as SearchOut;
     assert.equal(out.results.length, 2);
     assert.equal(out.results[0].question, SEED[0].question);
     assert.ok(out.results[0].similarity! > out.results[1].similarity!);
-    assert.equal(out.results[0].retrievals, 1);
+    assert.equal(out.results[0].retrievals, 0, 'exploratory until an outcome is reported');
     assert.match(text(result), new RegExp(`retrievalId ${out.retrievalId}`));
+    const fed = await call(client, 'memory_feedback', { retrievalId: out.retrievalId, outcome: 'success', used: [out.results[0].id] });
+    assert.ok(!fed.isError, text(fed));
     const store = MemoryStore.open(db);
     try {
       const rows = new TaskLog(store).retrievalsOf(out.results[0].id);
       assert.deepEqual(rows.map((r) => [r.taskIndex, r.rank]), [[Number(out.retrievalId), 0]]);
       assert.equal(store.get(out.results[0].id)!.stats.retrievalCount, 1);
+      assert.deepEqual(new TaskLog(store).retrievalsOf(out.results[1].id).map((r) => [r.taskIndex, r.rank, r.utility]), [[Number(out.retrievalId), 1, null]]);
     } finally {
       store.close();
     }
@@ -78,7 +81,8 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
   it('memory_record under strict stores a pending record (any language), credits the retrieval and names the client in the audit log', async () => {
     const search = (await call(client, 'memory_search', { query: 'sum a column of a csv file in go' })).structuredContent as unknown as SearchOut;
     const code = 'func total(rows [][]string) int {\n  s := 0\n  for _, r := range rows { s += atoi(r[1]) }\n  return s\n}';
-    const result = await call(client, 'memory_record', { question: 'sum the second csv column in go', code, language: 'Go', outcome: 'success', retrievalId: search.retrievalId, source: 'tests' });
+    const used = search.results.map((r) => r.id);
+    const result = await call(client, 'memory_record', { question: 'sum the second csv column in go', code, language: 'Go', outcome: 'success', retrievalId: search.retrievalId, source: 'tests', used });
     assert.ok(!result.isError, text(result));
     const out = result.structuredContent as { id: string; status: string };
     assert.equal(out.status, 'pending');
@@ -103,11 +107,12 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
     }
   });
 
-  it('memory_feedback sends Φ to the records the retrieval returned', async () => {
+  it('memory_feedback sends Φ to the records of the retrieval the client used', async () => {
     const search = (await call(client, 'memory_search', { query: 'average length of stay', k: 3 })).structuredContent as unknown as SearchOut;
-    const result = await call(client, 'memory_feedback', { retrievalId: search.retrievalId, outcome: 'failure' });
+    const used = search.results.map((r) => r.id);
+    const result = await call(client, 'memory_feedback', { retrievalId: search.retrievalId, outcome: 'failure', used });
     assert.ok(!result.isError, text(result));
-    assert.deepEqual(result.structuredContent, { updated: 3, utility: 0, evaluator: 'coarse:self' });
+    assert.deepEqual(result.structuredContent, { updated: 3, utility: 0, evaluator: 'coarse:self', credited: used });
     const store = MemoryStore.open(db);
     try {
       for (const r of search.results) {
@@ -128,6 +133,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
       ['memory_record', { question: 'q', code: 'x = 1', language: 'python', outcome: 'maybe' }, /outcome/],
       ['memory_record', { question: 'q', code: 'x = 1', language: 'python', outcome: 'success', extra: 1 }, /extra|unrecognized/i],
       ['memory_record', { question: 'q', code: 'x = 1', language: 'python', outcome: 'success', retrievalId: '999999' }, /No memory_search with retrievalId 999999/],
+      ['memory_record', { question: 'q', code: 'x = 1', language: 'python', outcome: 'success', used: ['r1'] }, /used: names records of a memory_search, so it needs that search's retrievalId/],
       ['memory_feedback', { retrievalId: 'abc', outcome: 'success' }, /retrievalId/],
       ['memory_feedback', { retrievalId: '424242', outcome: 'success' }, /No memory_search with retrievalId 424242/],
     ];

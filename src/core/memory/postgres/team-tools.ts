@@ -1,9 +1,10 @@
 /**
  * memory_search, memory_record and memory_feedback on the team memory (PostgreSQL), the
  * same contract as MemoryTools on a SQLite file (MemoryToolApi): a search is a task of the
- * team's task log whose retrievals are logged (atomic counter increments); a record goes
- * through the space's addition policy on the server (strict: pending until a reviewer
- * approves); feedback writes Φ onto the records the search returned.
+ * team's task log, exploratory until an outcome is reported (its retrievals are then logged,
+ * atomic counter increments: team-credit.ts); a record goes through the space's addition
+ * policy on the server (strict: pending until a reviewer approves); feedback writes Φ onto
+ * the records of the search the client used (else those the recorded code follows).
  *
  * Retrieval is hybrid: questions and records are embedded with the space's shared embedder
  * (the unfitted hashing embedder whose dimension the space's meta names, team-embedder.ts),
@@ -18,12 +19,15 @@ import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
 import { alreadyRecorded, assertSearched, cancelledRecord, citationRootOf, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
+import { checkUsed, countedLog, creditOf, feedbackNote, usedWithoutRetrieval } from '../../tools/tool-credit';
+import { outcomeWorked } from '../types';
+import { countTeamRetrievals, markTeamCredit, teamCredited, teamVerdicts } from './team-credit';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
 import { teamShapesFor } from './team-shapes';
-import { beginTeamTask, finishTeamTask, logTeamRetrievals, setTeamUtility, type TeamTaskFinish } from './team-utility';
+import { beginTeamTask, finishTeamTask, setTeamUtility, type TeamTaskFinish } from './team-utility';
 
 /** Connected or not, as the last call found it (for a status bar or a health line). */
 export type TeamStatus = 'connected' | 'offline';
@@ -43,6 +47,9 @@ interface ToolTask {
   log: Record<string, unknown> & ReturnType<typeof ToolTaskLogSchema.parse>;
   /** Who judged the task's Φ so far (null: nobody). */
   evaluator: string | null;
+  /** The code a memory_record stored for the task (null: none yet). */
+  code: string | null;
+  language: string | null;
 }
 
 export class TeamMemoryTools implements MemoryToolApi {
@@ -62,13 +69,18 @@ export class TeamMemoryTools implements MemoryToolApi {
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
       const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
-      const hits = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K, { rerank });
+      const k = args.k ?? DEFAULT_TOOL_K;
+      const workedOnly = args.include_failures !== true;
+      // Without include_failures a failed record is never returned: the search looks deeper so k that worked can come back.
+      const found = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank });
+      const hits = (workedOnly ? found.filter((h) => outcomeWorked(h.record.execution.outcome)) : found).slice(0, k);
       const taskIndex = await beginTeamTask(team, args.query);
-      await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
-      const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
+      // Exploratory until an outcome is reported: no retrieval is logged or counted yet (team-credit.ts).
+      const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })), counted: false };
       await this.finishTask(team, taskIndex, { log });
       const root = citationRootOf(this.deps);
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root)) };
+      const verdicts = await teamVerdicts(team, hits.map((h) => h.record));
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root, verdicts.get(h.record.id))) };
     });
   }
 
@@ -81,19 +93,27 @@ export class TeamMemoryTools implements MemoryToolApi {
     return this.online('memory_record', 'nothing was stored; record the task again when the team memory is back', async (team) => {
       // Resolved before anything is written: a space whose embedder this client cannot compute fails with nothing stored.
       const embedder = await this.sharedEmbedder(team);
+      if (args.used !== undefined && args.retrievalId === undefined) throw usedWithoutRetrieval();
       const existing = args.retrievalId === undefined ? undefined : await this.toolTask(team, args.retrievalId);
       if (existing?.log.recorded) throw alreadyRecorded(args.retrievalId!);
+      const used = existing ? checkUsed(args.used, existing.log.demonstrations, args.retrievalId!, 'memory_record') : undefined;
       if (signal?.aborted) throw cancelledRecord();
       // Claimed in one statement: of several memory_record calls on one retrieval (any clients, at once) one goes on.
       if (existing && !(await claimRecording(team, existing.taskIndex))) throw alreadyRecorded(args.retrievalId!);
       let stored = false;
       try {
         const taskIndex = existing?.taskIndex ?? (await beginTeamTask(team, args.question));
-        if (existing && existing.log.demonstrations.length > 0) await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
+        let credited: string[] | undefined;
+        if (existing) {
+          await countTeamRetrievals(team, taskIndex, existing.log);
+          credited = await teamCredited(team, existing.log, creditOf(used, args.code), args.code, args.language);
+          await markTeamCredit(team, taskIndex, credited);
+        }
+        if (existing && existing.log.demonstrations.length > 0) credited = await setTeamUtility(team, taskIndex, evaluation.utility!, evaluation.evaluator);
         const outcome = args.outcome === 'success' ? 'success' : 'error';
         let output: RecordOutput;
         if (outcome !== 'success') {
-          output = { id: null, status: 'not-added', reason: 'a failed task is not added to the team memory (its outcome was credited)', retrievalId: String(taskIndex) };
+          output = { id: null, status: 'not-added', reason: 'a failed task is not added to the team memory (its outcome was credited)', retrievalId: String(taskIndex), ...(credited ? { credited } : {}) };
         } else {
           const [rec] = await team.add(
             [{
@@ -109,11 +129,11 @@ export class TeamMemoryTools implements MemoryToolApi {
           );
           stored = true;
           const pending = rec.status === 'pending';
-          output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex) };
+          output = { id: rec.id, status: pending ? 'pending' : 'active', reason: pending ? 'strict addition: waits for a reviewer to approve it' : 'added to the team memory', retrievalId: String(taskIndex), ...(credited ? { credited } : {}) };
         }
         await this.finishTask(team, taskIndex, {
           language: args.language, code: args.code, answer: JSON.stringify(args.answer ?? null), outcome, recordId: output.id,
-          log: { ...(existing?.log ?? { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
+          log: { ...(existing ? countedLog(existing.log) : { origin: TOOL_ORIGIN, demonstrations: [] }), recorded: true, recordedBy: label, outcomeSource: source },
         });
         return output;
       } catch (error) {
@@ -132,9 +152,13 @@ export class TeamMemoryTools implements MemoryToolApi {
       const task = await this.toolTask(team, args.retrievalId);
       assertSearched(task.log, args.retrievalId);
       if (evaluation.evaluator !== GROUND_TRUTH && task.evaluator === GROUND_TRUTH) throw testsKept(args.retrievalId);
+      const used = checkUsed(args.used, task.log.demonstrations, args.retrievalId, 'memory_feedback');
+      await countTeamRetrievals(team, task.taskIndex, task.log);
+      await markTeamCredit(team, task.taskIndex, await teamCredited(team, task.log, creditOf(used, task.code), task.code, task.language));
       const credited = await setTeamUtility(team, task.taskIndex, evaluation.utility!, evaluation.evaluator);
-      await this.finishTask(team, task.taskIndex, { log: { ...task.log, feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
-      return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator };
+      await this.finishTask(team, task.taskIndex, { log: { ...countedLog(task.log), feedbackBy: clientLabel(client), outcomeSource: args.source ?? 'self' } });
+      const note = feedbackNote(used, task.code, task.log.demonstrations.length, credited.length);
+      return { updated: credited.length, utility: evaluation.utility!, evaluator: evaluation.evaluator, credited, ...(note ? { note } : {}) };
     });
   }
 
@@ -162,7 +186,11 @@ export class TeamMemoryTools implements MemoryToolApi {
   }
 
   private async toolTask(team: TeamMemoryStore, retrievalId: string): Promise<ToolTask> {
-    const r = await team.withClient((c) => c.query<{ log: string; evaluator: string | null }>('SELECT log, evaluator FROM tasks WHERE space = $1 AND task_index = $2', [team.space, Number(retrievalId)]), 'read a task', { retryBroken: true });
+    const r = await team.withClient(
+      (c) => c.query<{ log: string; evaluator: string | null; code: string | null; language: string | null }>('SELECT log, evaluator, code, language FROM tasks WHERE space = $1 AND task_index = $2', [team.space, Number(retrievalId)]),
+      'read a task',
+      { retryBroken: true },
+    );
     let parsed: unknown;
     try {
       parsed = r.rows[0] ? JSON.parse(r.rows[0].log) : undefined;
@@ -173,7 +201,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     if (!log.success) {
       throw new AgentMemoryError('NOT_FOUND', `No memory_search with retrievalId ${retrievalId} in space '${team.space}': pass the retrievalId a memory_search call returned. Nothing was written.`);
     }
-    return { taskIndex: Number(retrievalId), log: log.data, evaluator: r.rows[0].evaluator };
+    const row = r.rows[0];
+    return { taskIndex: Number(retrievalId), log: log.data, evaluator: row.evaluator, code: row.code ?? null, language: row.language ?? null };
   }
 
   /** Finishes a task: its log and, for a record, what the agent ran (team-utility.ts). */

@@ -32,6 +32,7 @@ const SQL = {
   retrievalOf: 'SELECT r.rid, r.output_similarity FROM retrievals r JOIN records ON records.rid = r.rid WHERE records.id = ? AND r.task_index = ?',
   outputOnRetrieval: 'UPDATE retrievals SET output_similarity = ? WHERE task_index = ? AND rid = ?',
   outputOnRecord: 'UPDATE records SET out_sim_sum = out_sim_sum - COALESCE(?, 0) + ?, out_sim_count = out_sim_count + (? IS NULL) WHERE rid = ?',
+  creditedOf: 'SELECT records.id FROM retrievals r JOIN records ON records.rid = r.rid WHERE r.task_index = ? AND r.utility IS NOT NULL ORDER BY r.rank',
   retrievalsOf: 'SELECT task_index, rank, input_similarity, output_similarity, utility, shown, followed FROM retrievals WHERE rid = ? ORDER BY task_index DESC LIMIT ?',
 } as const;
 
@@ -227,6 +228,11 @@ export class TaskLog {
       this.stmt('outputOnRecord').run(prev.output_similarity, value, prev.output_similarity, prev.rid);
     });
     this.store.guard(() => run.immediate());
+  }
+
+  /** The records a task's Φ was credited to (its retrieval rows that carry a Φ), in rank order. */
+  creditedOf(taskIndex: number): string[] {
+    return (this.stmt('creditedOf').all(taskIndex) as { id: string }[]).map((r) => r.id);
   }
 
   /** Retrieval rows of one record, newest first. */

@@ -67,9 +67,15 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
 
     const found = (await call(bob, 'memory_search', { query: 'patients admitted icu 2104' })).structuredContent as unknown as SearchOut;
     assert.deepEqual(found.results.map((r) => r.id), [recorded.id]);
-    const feedback = await call(bob, 'memory_feedback', { retrievalId: found.retrievalId, outcome: 'success' });
+    // Searches with no outcome are exploratory: two of them counted no retrieval.
+    assert.equal(found.results[0].retrievals, 0);
+    const foreign = await call(bob, 'memory_feedback', { retrievalId: found.retrievalId, outcome: 'success', used: ['not-returned'] });
+    assert.equal(foreign.isError, true);
+    assert.match(text(foreign), /used: 'not-returned' was not among the results of memory_search/);
+    const feedback = await call(bob, 'memory_feedback', { retrievalId: found.retrievalId, outcome: 'success', used: [recorded.id] });
     assert.ok(!feedback.isError, text(feedback));
     assert.match(text(feedback), /credited to 1 record/);
+    assert.deepEqual((feedback.structuredContent as { credited: string[] }).credited, [recorded.id]);
     // A second record on the same search is refused; a record for it is credited once.
     const second = (await call(bob, 'memory_record', { ...RECORD, question: 'icu admissions in 2104, by count', retrievalId: found.retrievalId })).structuredContent as unknown as RecordOut;
     assert.equal(second.status, 'pending');

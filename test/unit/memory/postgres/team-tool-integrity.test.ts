@@ -31,6 +31,39 @@ describe('team memory tools: one record per retrieval, ground truth kept (real P
     assert.equal((await tools.feedback({ retrievalId, outcome: 'success', source: 'tests' }, client)).utility, 1);
   });
 
+  it('outcomes, exploratory searches and used: a failed record only with include_failures, no count without an outcome, Φ only to what was used', async () => {
+    const team = await connect('outcomes');
+    const tools = new TeamMemoryTools({ team: () => Promise.resolve(team), logger: nullLogger });
+    const { embedder } = await team.sharedEmbedder();
+    const added = await team.add(
+      [
+        { question: 'paginate rows in go', execution: { code: 'func page(rows []Row, n int) []Row { return rows[n*10 : n*10+10] }', language: 'go', outcome: 'success' }, provenance: 'user', status: 'active' },
+        { question: 'paginate all rows at once in go', execution: { code: 'func pages(rows []Row) [][]Row { for { } }', language: 'go', outcome: 'timeout' }, provenance: 'user', status: 'active' },
+        { question: 'paginate a slice of rows by page number in go', execution: { code: 'func slicePage(rows []Row, p int) []Row { return rows[p*20 : (p+1)*20] }', language: 'go', outcome: 'success' }, provenance: 'user', status: 'active' },
+      ],
+      { trigger: 'user', reason: 'test', evidence: {}, embedder },
+    );
+    const failed = added[1].id;
+    const plain = await tools.search({ query: 'paginate rows in go', k: 3 }, client);
+    assert.deepEqual(plain.results.map((r) => r.outcome), ['success', 'success']);
+    const all = await tools.search({ query: 'paginate rows in go', k: 3, include_failures: true }, client);
+    assert.equal(all.results.find((r) => r.id === failed)?.outcome, 'timeout');
+    assert.deepEqual((await team.getMany(added.map((r) => r.id))).map((r) => r.stats.retrievalCount), [0, 0, 0], 'exploratory searches count nothing');
+
+    const used = plain.results[1].id;
+    const fed = await tools.feedback({ retrievalId: plain.retrievalId, outcome: 'success', used: [used] }, client);
+    assert.deepEqual([fed.updated, fed.credited], [1, [used]]);
+    const after = new Map((await team.getMany(added.map((r) => r.id))).map((r) => [r.id, r.stats]));
+    for (const r of plain.results) assert.equal(after.get(r.id)!.retrievalCount, 1, 'an outcome counts the retrieval of what the search returned');
+    assert.equal(after.get(used)!.meanUtility, 1);
+    assert.equal(after.get(plain.results[0].id)!.meanUtility, null, 'returned, not used: no Φ');
+    assert.equal(after.get(failed)!.retrievalCount, 0);
+    await assert.rejects(() => tools.feedback({ retrievalId: all.retrievalId, outcome: 'success', used: ['nope'] }, client), /used: 'nope' was not among the results/);
+    const none = await tools.feedback({ retrievalId: all.retrievalId, outcome: 'failure' }, client);
+    assert.deepEqual(none.credited, []);
+    assert.match(none.note ?? '', /No record was credited/);
+  });
+
   it('memory_feedback on the retrievalId of a memory_record made without a search is refused', async () => {
     const team = await connect('record-only');
     const tools = new TeamMemoryTools({ team: () => Promise.resolve(team), logger: nullLogger });
