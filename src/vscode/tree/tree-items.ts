@@ -5,7 +5,7 @@ import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
 import { evidenceText } from '../text/evidence-text';
-import { currentVerdictText, outcomeText, truncate, verdictMark } from '../text/result-text';
+import { currentVerdictText, outcomeText, rankText, timesText, truncate, verdictMark } from '../text/result-text';
 import { taskVerdict } from '../../core/agent/task-verdict';
 import type { TaskVerdict } from '../../core/agent/task-evaluators';
 import type { ProposalNode, ProposalsGroupNode } from './review-items';
@@ -66,7 +66,7 @@ export function recordDescription(record: MemoryRecord, verdict?: TaskVerdict): 
   const u = record.stats.meanUtility;
   const mark = verdict ? verdictMark(verdict) : '';
   const merged = (record.mergedCount ?? 1) > 1 ? ` · merged ${record.mergedCount}` : '';
-  return `${mark ? `${mark} · ` : ''}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×${merged}`;
+  return `${mark ? `${mark} · ` : ''}Φ${u === null ? '–' : u.toFixed(2)} ·${timesText(record.stats.retrievalCount)}${merged}`;
 }
 
 /** The task-log verdict of the task that made a record (undefined for seeds and imports). */
@@ -162,8 +162,8 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   if (node.misaligned) md.appendMarkdown('$(warning) **Misaligned experience replay**: retrieved for similar questions, but the generated code diverged from it.\n\n');
   const retrievals = app.retrievalsOf(record.id).slice(0, 5);
   if (retrievals.length > 0) {
-    md.appendMarkdown('Last retrievals:\n\n| task | rank | in | out | Φ |\n|---|---|---|---|---|\n');
-    for (const r of retrievals) md.appendMarkdown(`| task ${r.taskIndex} | ${r.rank} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
+    md.appendMarkdown('Last retrievals (rank 1 = the first demonstration):\n\n| task | rank | in | out | Φ |\n|---|---|---|---|---|\n');
+    for (const r of retrievals) md.appendMarkdown(`| task ${r.taskIndex} | ${rankText(r.rank)} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
   } else {
     md.appendMarkdown('Never retrieved yet.');
   }
