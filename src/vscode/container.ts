@@ -28,6 +28,8 @@ import { VectorFallbackStatus } from './vector-fallback-status';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
 import { Prompts } from './prompts';
+import { Notices } from './notices';
+import { SettingProblemsStatus } from './setting-problems';
 import { watchAgentData } from './data-watcher';
 import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
@@ -70,6 +72,10 @@ export class Container implements vscode.Disposable {
   readonly undo = new UndoHistory();
   /** The modal questions that guard deletions (tests record and answer them). */
   readonly prompts = new Prompts();
+  /** The toasts with buttons of settings problems and some commands (tests record and answer them). */
+  readonly notices = new Notices();
+  /** The settings problems in force (a status-bar item, gone once they are fixed). */
+  readonly settingProblems: SettingProblemsStatus;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly settingsApplied = new vscode.EventEmitter<Settings>();
   /**
@@ -87,13 +93,14 @@ export class Container implements vscode.Disposable {
   ) {
     this.channel = this.register(vscode.window.createOutputChannel('Agent Memory', { log: true }));
     this.logger = channelLogger(this.channel);
-    this.settings = this.register(new SettingsService(tagged(this.logger, 'settings')));
+    this.settingProblems = this.register(new SettingProblemsStatus());
+    this.settings = this.register(new SettingsService(tagged(this.logger, 'settings'), this.notices, this.settingProblems));
     this.register(this.settingsApplied);
     this.apiKey = new ApiKeyStore(context.secrets);
     this.embeddingApiKey = new ApiKeyStore(context.secrets, EMBEDDING_API_KEY);
     this.teamPassword = new ApiKeyStore(context.secrets, TEAM_PASSWORD);
     this.demoDataDir = path.join(context.extensionUri.fsPath, 'data', 'ehr');
-    this.databasePathGuard = new DatabasePathGuard(() => this.configuredDatabasePath(), this.logger, () => this.applySettings(this.settings.value));
+    this.databasePathGuard = new DatabasePathGuard(() => this.configuredDatabasePath(), this.logger, () => this.applySettings(this.settings.value), this.notices, this.settingProblems);
 
     this.host = this.register(
       new AppHost({

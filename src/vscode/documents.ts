@@ -13,7 +13,7 @@ import type { AgentMemoryApp, AgentTaskResult } from '../core/app/types';
 import type { AppHost } from './app-host';
 import { debounce } from './debounce';
 import { readableCode } from './text/sql-format';
-import { additionText, currentVerdictText, loggedOutcomeText, modelText, outcomeText, verdictText } from './text/result-text';
+import { additionText, currentVerdictText, loggedOutcomeText, modelText, outcomeText, timesText, verdictText } from './text/result-text';
 import { languageInfo } from '../core/similarity/code/languages';
 
 export const SCHEME = 'agent-memory';
@@ -138,7 +138,7 @@ function renderRecord(app: AgentMemoryApp, id: string): string {
       `Question: ${record.question}`,
       `Record ${record.id} · ${record.status} · ${record.provenance} · created at task ${record.createdTask}`,
       `Execution: ${outcomeText(e.outcome)} · answer: ${JSON.stringify(e.answer)}`,
-      `Utility ${s.meanUtility?.toFixed(2) ?? '–'} over ${s.evaluatedCount} evaluations · retrieved ${s.retrievalCount}x`,
+      `Utility ${s.meanUtility?.toFixed(2) ?? '–'} over ${s.evaluatedCount} evaluations · retrieved ${timesText(s.retrievalCount)}`,
     ]) + e.code + '\n'
   );
 }

@@ -4,9 +4,12 @@
  */
 import * as vscode from 'vscode';
 import type { Logger } from '../core/logger';
+import type { Notices } from './notices';
+import type { SettingProblemsStatus } from './setting-problems';
 import { parseSettings, SettingKey, Settings } from './settings-schema';
 
 export const SETTINGS_SECTION = 'agentMemory';
+const OPEN_SETTINGS = 'Open Settings';
 
 export class SettingsService implements vscode.Disposable {
   private current: Settings;
@@ -14,10 +17,14 @@ export class SettingsService implements vscode.Disposable {
   /** Fires with the new settings after any `agentMemory.*` change. */
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
-  /** The problems last shown (the same ones are not shown again). */
-  private told = '';
+  /** The problems a toast already named: each is told once while it lasts (the status item shows it meanwhile). */
+  private told = new Set<string>();
 
-  constructor(private readonly logger: Logger) {
+  constructor(
+    private readonly logger: Logger,
+    private readonly notices: Notices,
+    private readonly status: SettingProblemsStatus,
+  ) {
     this.current = this.read();
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
@@ -49,15 +56,21 @@ export class SettingsService implements vscode.Disposable {
     return settings;
   }
 
-  /** Says once (until the problems change) which settings are invalid and fall back to their defaults. */
+  /**
+   * Keeps the status item on the problems in force (gone once they are fixed) and tells each new
+   * problem once in a toast. A fixed problem is never told again, nor one a toast already named
+   * (fixing one of two does not repeat the other's toast): VS Code cannot close a toast, so the
+   * status item, not the toast, says what is still wrong.
+   */
   private tell(problems: readonly string[]): void {
-    const key = problems.join('\n');
-    if (key === this.told) return;
-    this.told = key;
-    if (problems.length === 0) return;
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see the log)` : '';
-    void vscode.window.showWarningMessage(`Agent Memory: ${problems[0]}${more}.`, 'Open Settings').then(
-      (choice) => (choice ? vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_SECTION) : undefined),
+    this.status.set('settings', problems);
+    this.told = new Set([...this.told].filter((p) => problems.includes(p)));
+    const fresh = problems.filter((p) => !this.told.has(p));
+    if (fresh.length === 0) return;
+    for (const p of fresh) this.told.add(p);
+    const more = fresh.length > 1 ? ` (and ${fresh.length - 1} more: see the log)` : '';
+    this.notices.show('warning', `Agent Memory: ${fresh[0]}${more}. The status bar shows it until it is fixed.`, [OPEN_SETTINGS]).then(
+      (choice) => (choice === OPEN_SETTINGS ? vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_SECTION) : undefined),
       () => undefined,
     );
   }

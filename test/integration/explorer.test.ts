@@ -44,7 +44,8 @@ describe('memory explorer', function () {
     const item = api.container.tree.getTreeItem(pending[0]);
     assert.equal(item.label, 'How many patients were admitted in 2104?');
     assert.match(String(item.contextValue), /^memory:pending(:misaligned)?$/);
-    assert.match(String(item.description), new RegExp(`^Φ(–|\\d\\.\\d\\d) ·\\d+× · ${pending[0].record.execution.language}$`));
+    // Short enough for the default sidebar width: the language is in the tooltip, not the row.
+    assert.match(String(item.description), /^Φ(–|\d\.\d\d) ·\d+×$/);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'clock');
     assert.equal(item.command?.command, 'agentMemory.openRecord');
 
@@ -52,7 +53,7 @@ describe('memory explorer', function () {
     assert.equal(active.length, app.counts().active);
     for (const node of active) {
       const d = String(api.container.tree.getTreeItem(node).description);
-      assert.ok(d.endsWith(`·${node.record.stats.retrievalCount}× · ${node.record.execution.language}`), `${d} should end with the retrieval count ${node.record.stats.retrievalCount} and the language`);
+      assert.ok(d.endsWith(`·${node.record.stats.retrievalCount}×`), `${d} should end with the retrieval count ${node.record.stats.retrievalCount}`);
     }
     assert.ok(active.some((n) => n.record.stats.retrievalCount > 0), 'the task retrieved at least one seed record');
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { stderrLogger } from '../../core/logger';
 import { refitAndReembed } from '../../core/app/embedding';
 import { isEndpointEmbedderId } from '../../core/app/endpoint-embedding';
-import { importRecords, parseJsonl } from '../../core/memory/io/jsonl';
+import { checkJsonl, importRecords, parseJsonl } from '../../core/memory/io/jsonl';
 import type { JsonlRecord } from '../../core/memory/io/jsonl-format';
 import { MemoryStore } from '../../core/memory/sqlite/store';
 import { isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
@@ -12,11 +12,13 @@ import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { readInputFile } from '../input-file';
 import { connectTeam, refuseSpaceOnFile } from '../team/team-target';
 
-export const summary = 'import records from a JSONL file: import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT]';
-const USAGE = `Usage: agent-memory import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT]
+export const summary = 'import records from a JSONL file: import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT] [--skip-invalid]';
+const USAGE = `Usage: agent-memory import FILE --db FILE|postgres://… [--space NAME] [--reason TEXT] [--skip-invalid]
 
 Every line is checked first (valid UTF-8 and JSON, every field, ids without control characters
 or path separators, size caps); any error names the line and field and nothing is written.
+--skip-invalid imports the valid lines instead (still one transaction) and lists each skipped
+line on stderr as FILE:LINE: the problem; a file with no valid line still imports nothing.
 Secrets in the text are redacted before they are stored. Into a team memory's space (password
 from ${PASSWORD_ENV}) the records go in one transaction, audited with who imported them.`;
 
@@ -25,6 +27,7 @@ const ArgsSchema = z.object({
   db: z.string({ message: 'give the memory database with --db' }).min(1, 'give the memory database with --db'),
   reason: z.string().optional(),
   space: z.string().optional(),
+  'skip-invalid': z.boolean().default(false),
 });
 
 /**
@@ -33,12 +36,12 @@ const ArgsSchema = z.object({
  * writes nothing and, when DB did not exist, leaves no file behind.
  */
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, space: { type: 'string' }, reason: { type: 'string' } }, allowPositionals: true });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, space: { type: 'string' }, reason: { type: 'string' }, 'skip-invalid': { type: 'boolean' } }, allowPositionals: true });
   if (parsed === HELP_SHOWN) return 0;
   if (parsed.positionals.length > 1) throw usageError(`Expected one FILE, got ${parsed.positionals.length}.`, USAGE);
   const args = parseValues(ArgsSchema, { ...parsed.values, file: parsed.positionals[0] }, USAGE);
   if (!isPostgresUrl(args.db)) refuseSpaceOnFile(args.space, USAGE);
-  const records = parseJsonl(readInputFile(args.file, 'the JSONL file to import', 'FILE'));
+  const records = readRecords(args.file, args['skip-invalid']);
   const reason = args.reason ?? `import of ${args.file}`;
   if (isPostgresUrl(args.db)) {
     const team = await connectTeam(args.db, args.space, { logger: stderrLogger('warn') });
@@ -65,6 +68,27 @@ export async function run(argv: string[]): Promise<number> {
     store?.close();
   }
   return 0;
+}
+
+/**
+ * The file's valid records. Without `skipInvalid` any bad line is an IMPORT error naming the lines
+ * (nothing is written); with it each bad line goes to stderr as `FILE:LINE: problem` and is left out
+ * (a file with no valid line is still an error).
+ */
+function readRecords(file: string, skipInvalid: boolean): JsonlRecord[] {
+  const bytes = readInputFile(file, 'the JSONL file to import', 'FILE');
+  if (!skipInvalid) return parseJsonl(bytes);
+  const { records, problems } = checkJsonl(bytes);
+  if (records.length === 0) return parseJsonl(bytes);
+  for (const problem of problems) process.stderr.write(`${fileLine(file, problem)}\n`);
+  if (problems.length > 0) process.stderr.write(`skipped ${problems.length} invalid line(s) of ${file}; importing the ${records.length} valid one(s)\n`);
+  return records;
+}
+
+/** `Line 3: field 'question': is missing` as `memory.jsonl:3: field 'question': is missing` (the form editors jump to). */
+function fileLine(file: string, problem: string): string {
+  const m = /^Line (\d+): (.*)$/s.exec(problem);
+  return m ? `${file}:${m[1]}: ${m[2]}` : `${file}: ${problem}`;
 }
 
 /**

@@ -189,8 +189,11 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
   }
 
   // ------------------------------------------------------------ maintenance
-  importJsonl(file: string): Promise<number> {
-    return this.maintenance.importJsonl(file);
+  importJsonl(file: string, options?: { skipInvalid?: boolean }): Promise<number> {
+    return this.maintenance.importJsonl(file, options);
+  }
+  checkJsonlFile(file: string): Promise<{ valid: number; problems: string[] }> {
+    return this.maintenance.checkJsonlFile(file);
   }
   exportJsonl(file: string, status?: RecordStatus): Promise<number> {
     return this.maintenance.exportJsonl(file, status);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { DEFAULT_SEED_COUNT, DEMO_TASKS_FILE, demoSeedRecords, readDemoTasks } from '../data/ehr-tasks';
 import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
-import { exportJsonl, importJsonl } from '../memory/io/jsonl';
+import { checkJsonl, exportJsonl, importJsonl } from '../memory/io/jsonl';
 import type { MemoryStore } from '../memory/sqlite/store';
 import type { RecordStatus } from '../memory/types';
 import { AgentMemoryError, errorMessage } from '../errors';
@@ -105,20 +105,33 @@ export class Maintenance extends Disposable {
     return isEndpointEmbedderId(this.store.embedder?.id);
   }
 
-  async importJsonl(file: string): Promise<number> {
+  async importJsonl(file: string, options: { skipInvalid?: boolean } = {}): Promise<number> {
     // Raw bytes: import checks they are valid UTF-8 and names the line of any that is not.
     const bytes = await fs.promises.readFile(file);
+    const importOptions = { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true, skipInvalid: options.skipInvalid === true };
     if (this.endpointServes()) {
-      const { imported } = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      const { imported, skipped } = importJsonl(this.store, bytes, importOptions);
+      this.logSkipped(file, skipped);
       await this.completeEndpointVectors();
       return imported;
     }
     // One transaction: a failure (disk full) leaves neither records without vectors nor a half-fitted embedder.
     return this.store.atomically(() => {
-      const result = importJsonl(this.store, bytes, { reason: `imported from ${path.basename(file)}`, ignoreEmbeddings: true });
+      const result = importJsonl(this.store, bytes, importOptions);
+      this.logSkipped(file, result.skipped);
       this.current = refitAndReembed(this.store, 'user').embedder;
       return result.imported;
     });
+  }
+
+  /** Checks a JSONL file as importJsonl does, writing nothing. */
+  async checkJsonlFile(file: string): Promise<{ valid: number; problems: string[] }> {
+    const { records, problems } = checkJsonl(await fs.promises.readFile(file));
+    return { valid: records.length, problems };
+  }
+
+  private logSkipped(file: string, skipped: readonly string[]): void {
+    for (const problem of skipped) this.logger.warn(`[import] skipped ${path.basename(file)} ${problem}`);
   }
 
   async exportJsonl(file: string, status?: RecordStatus): Promise<number> {

@@ -166,7 +166,13 @@ export interface AgentMemoryApp {
   runTask(question: string, options?: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult>;
   runStream(items: TaskStreamItem[], options: { signal?: AbortSignal; onProgress?: (p: TaskProgress) => void; humanReview?: boolean }): Promise<AgentTaskResult[]>;
 
-  importJsonl(file: string): Promise<number>;
+  /**
+   * Imports a JSONL export in one transaction; any bad line imports nothing (IMPORT error naming
+   * the lines) unless `skipInvalid`: then the valid lines are imported and the bad ones skipped.
+   */
+  importJsonl(file: string, options?: { skipInvalid?: boolean }): Promise<number>;
+  /** Checks a JSONL file as importJsonl does, writing nothing: how many lines are valid, and each bad line in a sentence. */
+  checkJsonlFile(file: string): Promise<{ valid: number; problems: string[] }>;
   exportJsonl(file: string, status?: RecordStatus): Promise<number>;
   seedDemoMemory(count?: number): Promise<number>;
   /**

@@ -7,7 +7,7 @@ import type { AgentMemoryApp } from '../../core/app/types';
 import { AgentMemoryError, errorMessage } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import type { RecordStatus } from '../../core/memory/types';
-import { outcomeText, truncate } from '../text/result-text';
+import { outcomeText, timesText, truncate } from '../text/result-text';
 import { MAX_ROW_QUESTION, recordVerdict, type MemoryNode } from '../tree/tree-items';
 
 /** Options any command accepts as its last argument (tests pass them to skip prompts). */
@@ -81,7 +81,7 @@ export async function pickRecords(app: AgentMemoryApp, status: RecordStatus, tit
   }
   const picks = items.map((r) => ({
     label: truncate(r.question, MAX_ROW_QUESTION),
-    description: [`Φ ${r.stats.meanUtility?.toFixed(2) ?? '–'} · ${r.stats.retrievalCount}×`, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '),
+    description: [`Φ ${r.stats.meanUtility?.toFixed(2) ?? '–'} · ${timesText(r.stats.retrievalCount)}`, outcomeText(r.execution.outcome), recordVerdict(app, r)].filter(Boolean).join(' · '),
     detail: r.execution.code.split('\n')[0],
     id: r.id,
   }));

@@ -1,4 +1,5 @@
 /** Import / export JSONL, seed the demo memory, re-embed, model endpoint, role memories. */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConnectionProblem, ConnectionResult } from '../../core/agent/model/connection-test';
@@ -18,13 +19,35 @@ export const ModelEndpointArgsSchema = z.object({
   apiKey: z.string().optional(),
 });
 
+/** `Import the 12 valid lines`: the button that imports a file's valid lines and skips its bad ones. */
+export function importValidButton(valid: number): string {
+  return `Import the ${valid} valid line${valid === 1 ? '' : 's'}`;
+}
+
+/**
+ * A file with bad lines (and some good ones): names the bad lines and asks. True to import the
+ * valid lines; cancelled when the user declines (nothing was written).
+ */
+async function askSkipInvalid(c: Container, file: string, valid: number, problems: readonly string[]): Promise<boolean> {
+  for (const problem of problems) c.logger.warn(`[import] ${path.basename(file)} ${problem}`);
+  const listed = problems.slice(0, 3).join('; ') + (problems.length > 3 ? `; and ${problems.length - 3} more (see the log)` : '');
+  const button = importValidButton(valid);
+  const choice = await c.notices.show('warning', `Agent Memory: ${problems.length} of the ${valid + problems.length} lines of ${path.basename(file)} are invalid: ${listed}. Nothing was imported yet.`, [button, 'Show Logs']);
+  if (choice === 'Show Logs') void vscode.commands.executeCommand('agentMemory.showLogs');
+  return choice === button ? true : cancelled();
+}
+
 export function registerDataCommands(c: Container): vscode.Disposable[] {
   return [
     registerSafeCommand(c.logger, 'agentMemory.importJsonl', async (arg) => {
       const file = typeof arg === 'string' ? arg : (await vscode.window.showOpenDialog({ canSelectMany: false, title: 'Import memory records', filters: { 'Memory JSONL': ['jsonl'] } }))?.[0]?.fsPath;
       if (!file) return cancelled();
-      const n = await withProgress(`importing ${file}`, () => c.host.withApp((app) => app.importJsonl(file)));
-      void vscode.window.showInformationMessage(`Agent Memory: imported ${n} record(s).`);
+      // Checked first (nothing written): a file with bad lines offers to import the valid ones.
+      const { valid, problems } = await c.host.withApp((app) => app.checkJsonlFile(file));
+      const skipInvalid = problems.length > 0 && valid > 0 && (await askSkipInvalid(c, file, valid, problems));
+      const n = await withProgress(`importing ${file}`, () => c.host.withApp((app) => app.importJsonl(file, { skipInvalid })));
+      const skipped = skipInvalid ? `; skipped ${problems.length} invalid line(s), listed in the log` : '';
+      void vscode.window.showInformationMessage(`Agent Memory: imported ${n} record(s)${skipped}.`);
       return n;
     }),
 

@@ -22,16 +22,50 @@ const PAST: Record<Transition, string> = { approve: 'approved', reject: 'rejecte
  */
 async function targetIds(c: Container, app: AgentMemoryApp, op: Transition, args: unknown[]): Promise<string[]> {
   if (isFromSelection(args[0])) {
-    const allowed = op === 'delete' ? ['active', 'pending'] : [SOURCE[op]];
-    const selected = c.treeView.selection.flatMap((n) => (n.kind === 'record' && allowed.includes(n.record.status) ? [n.record.id] : []));
+    const allowed: RecordStatus[] = op === 'delete' ? ['active', 'pending'] : [SOURCE[op]];
+    // The selection's nodes keep the status they were drawn with: read the records' status now
+    // (a second Ctrl+Alt+A on a record just approved finds it active, not pending).
+    const records = c.treeView.selection.flatMap((n) => (n.kind === 'record' ? [app.get(n.record.id) ?? n.record] : []));
+    const selected = records.filter((r) => allowed.includes(r.status)).map((r) => r.id);
     if (selected.length === 0) {
-      void vscode.window.showInformationMessage(`Agent Memory: select ${allowed.join(' or ')} records in the explorer first.`);
+      void c.notices.show('info', `Agent Memory: ${nothingToDo(op, records, allowed)}`, []);
       return cancelled();
     }
     return selected;
   }
   const ids = idsFromArgs(args[0], args[1]);
   return ids.length > 0 ? ids : pickRecords(app, SOURCE[op], `${op[0].toUpperCase()}${op.slice(1)} which records?`);
+}
+
+/**
+ * The ids the operation still applies to: a record already in the state it leads to (approved
+ * twice: Ctrl+Alt+A again, a stale row's ✓) is left out, and when that is all of them the user is
+ * told so in words (not the core's refusal naming record ids) and nothing runs.
+ */
+function notDoneYet(c: Container, app: AgentMemoryApp, op: Transition, ids: string[]): string[] {
+  if (op === 'delete' || op === 'purge') return ids;
+  const records = ids.flatMap((id) => app.get(id) ?? []);
+  const done = new Set(records.filter((r) => r.status === doneStatus(op)).map((r) => r.id));
+  if (done.size === 0) return ids;
+  if (done.size === ids.length) {
+    void c.notices.show('info', `Agent Memory: ${nothingToDo(op, records, [SOURCE[op]])}`, []);
+    return cancelled();
+  }
+  return ids.filter((id) => !done.has(id));
+}
+
+function doneStatus(op: Transition): RecordStatus {
+  return op === 'approve' || op === 'restore' ? 'active' : 'deleted';
+}
+
+/** Why a keybinding on the selection did nothing: `the selected record is already approved`, or what to select. */
+function nothingToDo(op: Transition, records: readonly MemoryRecord[], allowed: readonly RecordStatus[]): string {
+  const done = doneStatus(op);
+  if (op !== 'purge' && records.length > 0 && records.every((r) => r.status === done)) {
+    const state = op === 'approve' ? 'approved (active)' : done;
+    return `${records.length === 1 ? 'the selected record is' : `the ${records.length} selected records are`} already ${state}: nothing to ${op}.`;
+  }
+  return `select ${allowed.join(' or ')} records in the explorer first.`;
 }
 
 function isFromSelection(arg: unknown): boolean {
@@ -64,7 +98,7 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
   const transition = (op: Transition) =>
     registerSafeCommand(c.logger, `agentMemory.${op === 'delete' ? 'deleteRecords' : op}`, (...args) =>
       c.host.withApp(async (app) => {
-        const ids = await targetIds(c, app, op, args);
+        const ids = notDoneYet(c, app, op, await targetIds(c, app, op, args));
         const options = optionsFromArgs<NoPromptOptions>(args);
         // Deleting more than 25 % of the active memory asks again, with the count.
         if (op === 'delete' && !options.skipConfirm && !(await c.prompts.confirmLargeDeletion(ids.length, app.counts().active))) return cancelled();

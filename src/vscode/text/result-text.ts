@@ -157,3 +157,16 @@ function plural(n: number, word: string): string {
 export function truncate(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
+
+/** A count of times as every view writes it: `6×` (the multiplication sign, never `6x`). */
+export function timesText(count: number): string {
+  return `${count}×`;
+}
+
+/**
+ * A retrieval's rank as people count: the first demonstration is 1 (the task log stores ranks
+ * from 0; the result document lists the demonstrations as 1., 2., …: one convention on screen).
+ */
+export function rankText(rank: number): string {
+  return String(rank + 1);
+}

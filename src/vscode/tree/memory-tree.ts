@@ -93,7 +93,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
   }
 
   getTreeItem(node: MemoryNode): vscode.TreeItem {
-    if (node.kind === 'record') return node.stale ? markStale(recordItem(node), this.host.current?.recordCheck(node.record.id)) : recordItem(node);
+    if (node.kind === 'record') return node.stale ? markStale(recordItem(node), this.host.current?.recordCheck(node.record.id), node.record.question) : recordItem(node);
     if (node.kind === 'proposal') return proposalItem(node);
     if (node.kind === 'proposals') return proposalsGroupItem(this.host.current ? this.proposals(this.host.current).length : 0);
     if (node.kind === 'loadMore') return loadMoreItem(node, DEFAULT_PAGE_SIZE);
@@ -108,7 +108,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<MemoryNode>, 
     const app = this.host.current;
     if (node.kind === 'record' && app) {
       item.tooltip = recordTooltip(node, app);
-      if (node.stale) markStale(item, app.recordCheck(node.record.id));
+      if (node.stale) markStale(item, app.recordCheck(node.record.id), node.record.question);
     }
     return item;
   }

@@ -7,6 +7,9 @@
 import * as vscode from 'vscode';
 import type { CheckRow, ProposalRow } from '../../core/app/types';
 import { evidenceText } from '../text/evidence-text';
+import { recordAccessibleLabel } from './tree-items';
+
+const STALE = 'stale · ';
 
 export const PROPOSALS_GROUP_ID = 'group:proposals';
 
@@ -48,13 +51,20 @@ export function proposalItem(node: ProposalNode): vscode.TreeItem {
   return item;
 }
 
-/** Marks a record item stale: a warning icon, "stale" first in its description, `:stale` in its context value. */
-export function markStale(item: vscode.TreeItem, check: CheckRow | undefined): vscode.TreeItem {
+/**
+ * Marks a record item stale: a warning icon, "stale" first in its description, `:stale` in its context
+ * value, and an accessible label that starts with the whole `question`.
+ */
+export function markStale(item: vscode.TreeItem, check: CheckRow | undefined, question: string): vscode.TreeItem {
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('charts.red'));
-  item.description = `stale · ${typeof item.description === 'string' ? item.description : ''}`;
-  item.contextValue = `${item.contextValue ?? 'memory:active'}:stale`;
+  const description = typeof item.description === 'string' ? item.description : '';
+  // Marked once: resolveTreeItem marks the item getTreeItem already marked.
+  if (!description.startsWith(STALE)) item.description = `${STALE}${description}`;
+  if (!String(item.contextValue).endsWith(':stale')) item.contextValue = `${item.contextValue ?? 'memory:active'}:stale`;
   const why = check?.error ? ` (${check.error})` : '';
   const tip = `Stale: its program now fails on the agent's database${why}. It is not used as a demonstration until you approve it again or a revalidation runs it clean.`;
+  // The question stays first in what a screen reader says (a plain-text tooltip would replace it).
+  item.accessibilityInformation = { label: recordAccessibleLabel(question, `${item.description as string}. ${tip}`) };
   item.tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.appendMarkdown(`\n\n$(warning) ${tip}`) : tip;
   return item;
 }

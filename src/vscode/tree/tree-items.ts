@@ -5,7 +5,7 @@ import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
 import type { Settings } from '../settings-schema';
 import { evidenceText } from '../text/evidence-text';
-import { currentVerdictText, outcomeText, truncate, verdictMark } from '../text/result-text';
+import { currentVerdictText, outcomeText, rankText, timesText, truncate, verdictMark } from '../text/result-text';
 import { taskVerdict } from '../../core/agent/task-verdict';
 import type { TaskVerdict } from '../../core/agent/task-evaluators';
 import type { ProposalNode, ProposalsGroupNode } from './review-items';
@@ -66,7 +66,7 @@ export function recordDescription(record: MemoryRecord, verdict?: TaskVerdict): 
   const u = record.stats.meanUtility;
   const mark = verdict ? verdictMark(verdict) : '';
   const merged = (record.mergedCount ?? 1) > 1 ? ` · merged ${record.mergedCount}` : '';
-  return `${mark ? `${mark} · ` : ''}Φ${u === null ? '–' : u.toFixed(2)} ·${record.stats.retrievalCount}×${merged}`;
+  return `${mark ? `${mark} · ` : ''}Φ${u === null ? '–' : u.toFixed(2)} ·${timesText(record.stats.retrievalCount)}${merged}`;
 }
 
 /** The task-log verdict of the task that made a record (undefined for seeds and imports). */
@@ -117,12 +117,23 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   const { record } = node;
   const item = new vscode.TreeItem(truncate(record.question, MAX_ROW_QUESTION), vscode.TreeItemCollapsibleState.None);
   item.id = `record:${record.id}`;
-  item.description = `${recordDescription(record, node.verdict)} · ${record.execution.language}`;
+  // Short enough to show beside a question at the default sidebar width; the language and the rest are in the tooltip.
+  item.description = recordDescription(record, node.verdict);
+  item.accessibilityInformation = { label: recordAccessibleLabel(record.question, item.description) };
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
   // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).
   item.command = { command: 'agentMemory.openRecord', title: 'Open Record', arguments: [record.id, undefined, { preserveFocus: true }] };
   return item;
+}
+
+/**
+ * What a screen reader says for a record row: the whole question first, then the row's marks.
+ * Set explicitly: VS Code otherwise reads a plain-text tooltip instead (a stale row's said only
+ * "Stale: …" and lost its question).
+ */
+export function recordAccessibleLabel(question: string, description: string): string {
+  return `${question}, ${description}`;
 }
 
 export function loadMoreItem(node: LoadMoreNode, pageSize: number): vscode.TreeItem {
@@ -144,7 +155,7 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${escape(record.question)}**\n\n`);
   const model = typeof record.metadata?.model === 'string' ? ` · model ${escape(String(record.metadata.model))}` : '';
-  md.appendMarkdown(`${record.status} · ${record.provenance} · task ${record.createdTask} · execution **${outcomeText(e.outcome)}**${model}\n\n`);
+  md.appendMarkdown(`${record.status} · ${record.provenance} · ${e.language} · task ${record.createdTask} · execution **${outcomeText(e.outcome)}**${model}\n\n`);
   if ((record.mergedCount ?? 1) > 1) md.appendMarkdown(`Added ${record.mergedCount} times with the same question and code: merged into this one record.\n\n`);
   const verdict = recordVerdict(app, record);
   if (verdict) md.appendMarkdown(`Verdict: **${verdict}**\n\n`);
@@ -162,8 +173,8 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
   if (node.misaligned) md.appendMarkdown('$(warning) **Misaligned experience replay**: retrieved for similar questions, but the generated code diverged from it.\n\n');
   const retrievals = app.retrievalsOf(record.id).slice(0, 5);
   if (retrievals.length > 0) {
-    md.appendMarkdown('Last retrievals:\n\n| task | rank | in | out | Φ |\n|---|---|---|---|---|\n');
-    for (const r of retrievals) md.appendMarkdown(`| task ${r.taskIndex} | ${r.rank} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
+    md.appendMarkdown('Last retrievals (rank 1 = the first demonstration):\n\n| task | rank | in | out | Φ |\n|---|---|---|---|---|\n');
+    for (const r of retrievals) md.appendMarkdown(`| task ${r.taskIndex} | ${rankText(r.rank)} | ${fmt(r.inputSimilarity)} | ${fmt(r.outputSimilarity)} | ${fmt(r.utility)} |\n`);
   } else {
     md.appendMarkdown('Never retrieved yet.');
   }

@@ -56,7 +56,7 @@ describe('JSONL import/export', () => {
     const text = exportText(a);
     assert.equal(text.trim().split('\n').length, 4);
     const b = MemoryStore.open(':memory:');
-    assert.deepEqual(importJsonl(b, text), { imported: 4, redacted: 0 });
+    assert.deepEqual(importJsonl(b, text), { imported: 4, redacted: 0, skipped: [] });
     for (const id of ['plain', 'pend', 'full', 'gone']) {
       assert.deepEqual(portable(b.require(id)), portable(a.require(id)), id);
       const ea = a.getEmbedding(id);

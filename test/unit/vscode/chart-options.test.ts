@@ -4,7 +4,7 @@
  * and its axis titles are short enough for the chart's height.
  */
 import { strict as assert } from 'node:assert';
-import { options, round, SCATTER_POINT_RADIUS, scatterDataset, scatterOptions } from '../../../src/vscode/dashboard/webview/chart-options.js';
+import { dataRange, options, round, SCATTER_POINT_RADIUS, scatterDataset, scatterOptions, sizeChartOptions } from '../../../src/vscode/dashboard/webview/chart-options.js';
 
 const THEME = { fg: '#ccc', grid: '#333' };
 
@@ -27,5 +27,17 @@ describe('dashboard chart options', () => {
     assert.equal(d.clip, false, 'a point on the edge is not clipped');
     assert.deepEqual(d.data, [{ x: 1, y: 1, task: 7 }]);
     for (const title of [o.scales.x.title.text, o.scales.y.title.text]) assert.ok(title.length <= 30, `"${title}" fits the 200 px chart height`);
+  });
+
+  it('the memory-size chart scales its y axis to the data: 100 → 104 records spans about 99–105, not 0–104', () => {
+    const o = sizeChartOptions(THEME, [100, 101, 103, 104, 102]);
+    assert.equal(o.scales.y.beginAtZero, false);
+    assert.deepEqual([o.scales.y.min, o.scales.y.max], [99, 105]);
+    // A change of 4 records fills most of the plot's height (it was 4 % of it from 0).
+    assert.ok((104 - 100) / ((o.scales.y.max ?? 0) - (o.scales.y.min ?? 0)) > 0.5);
+    assert.deepEqual(dataRange([0, 20]), { yMin: 0, yMax: 22 }, 'never below 0; a margin of 10 % of the spread');
+    assert.deepEqual(dataRange([7, 7]), { yMin: 6, yMax: 8 }, 'a flat curve still gets a range');
+    assert.deepEqual(dataRange([]), {});
+    assert.equal(options(THEME, 'task', 'tasks so far').scales.y.beginAtZero, true, 'the cumulative counts still start at 0');
   });
 });

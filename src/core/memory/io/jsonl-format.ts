@@ -72,12 +72,43 @@ const NEWLINE = 0x0a;
 /** How many bad lines an import error lists (the count names the rest). */
 const MAX_LISTED_PROBLEMS = 20;
 
+/** A JSONL file checked line by line: its valid records and one sentence per bad line. */
+export interface JsonlCheck {
+  /** The valid lines' records, in file order. */
+  records: JsonlRecord[];
+  /** `Line 3: field 'question': is missing`, one per bad line, in file order. */
+  problems: string[];
+}
+
 /**
  * Parses and validates a whole JSONL file (text, or raw bytes that must be
  * valid UTF-8); throws IMPORT naming every bad line (line number, field, in words),
  * so one round of fixes is enough. Nothing is imported while any line is bad.
+ * `skipInvalid` returns the valid lines' records instead (`checkJsonl` says which were skipped).
  */
-export function parseJsonl(input: string | Uint8Array): JsonlRecord[] {
+export function parseJsonl(input: string | Uint8Array, options: { skipInvalid?: boolean } = {}): JsonlRecord[] {
+  const { records, problems } = checkJsonl(input);
+  if (problems.length > 0 && !options.skipInvalid) throw invalidLinesError(problems, records.length);
+  return records;
+}
+
+/** The IMPORT error naming the bad lines (the first 20; the count names the rest); `details.valid` counts the good ones. */
+export function invalidLinesError(problems: readonly string[], valid: number): AgentMemoryError {
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
+  const more = problems.length > MAX_LISTED_PROBLEMS ? `; and ${problems.length - MAX_LISTED_PROBLEMS} more` : '';
+  const fix = problems.length === 1 ? 'fix the line and import again' : `fix the ${problems.length} bad lines and import again`;
+  return new AgentMemoryError('IMPORT', `${listed}${more}. Nothing was imported; ${fix}.`, { lines: problems.length, valid });
+}
+
+/**
+ * Checks every line of a JSONL file (the same checks as parseJsonl) without throwing:
+ * the records of the valid lines and a sentence per bad line. Blank lines are neither.
+ *
+ * @example
+ * const { records, problems } = checkJsonl(fs.readFileSync('memory.jsonl'));
+ * for (const problem of problems) logger.warn(problem);
+ */
+export function checkJsonl(input: string | Uint8Array): JsonlCheck {
   const out: JsonlRecord[] = [];
   const problems: string[] = [];
   forEachLine(input, (raw, lineNo) => {
@@ -107,13 +138,7 @@ export function parseJsonl(input: string | Uint8Array): JsonlRecord[] {
     }
     out.push(result.data);
   });
-  if (problems.length > 0) {
-    const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
-    const more = problems.length > MAX_LISTED_PROBLEMS ? `; and ${problems.length - MAX_LISTED_PROBLEMS} more` : '';
-    const fix = problems.length === 1 ? 'fix the line and import again' : `fix the ${problems.length} bad lines and import again`;
-    throw new AgentMemoryError('IMPORT', `${listed}${more}. Nothing was imported; ${fix}.`, { lines: problems.length });
-  }
-  return out;
+  return { records: out, problems };
 }
 
 function lineProblem(lineNo: number, field: string, message: string): string {

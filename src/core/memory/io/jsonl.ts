@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import { RedactionTally } from '../../security/redact';
-import { JsonlRecord, parseJsonl } from './jsonl-format';
+import { checkJsonl, invalidLinesError, JsonlRecord } from './jsonl-format';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from '../sqlite/record-row';
 import type { MemoryStore } from '../sqlite/store';
 import { MemoryRecord, NewRecordInput, RecordStatus, StatusSchema } from '../types';
 import { blobToVector } from '../dense/vector-index';
 
-export { JSONL_LIMITS, JsonlRecordSchema, parseJsonl, type JsonlRecord } from './jsonl-format';
+export { checkJsonl, JSONL_LIMITS, JsonlRecordSchema, parseJsonl, type JsonlCheck, type JsonlRecord } from './jsonl-format';
 
 export interface ExportOptions {
   /** Only records with these statuses (default: all). */
@@ -92,6 +92,11 @@ export interface ImportOptions {
   ignoreEmbeddings?: boolean;
 }
 
+export interface JsonlImportOptions extends ImportOptions {
+  /** Import the valid lines and skip the bad ones (listed in `skipped`); default: any bad line imports nothing. */
+  skipInvalid?: boolean;
+}
+
 /**
  * Imports a JSONL export into the store in one transaction: every line is
  * validated first (an invalid line, invalid UTF-8, a bad id or an oversized
@@ -102,11 +107,18 @@ export interface ImportOptions {
  * updatedAt. Each record gets an audit entry with trigger `import`; secrets
  * in the text are redacted and counted in `redacted`.
  *
+ * With `skipInvalid` the valid lines are imported (still one transaction, after the same
+ * checks) and the bad ones are returned in `skipped`, each naming its line; a file with no
+ * valid line still imports nothing and throws.
+ *
  * @example
  * const { imported, redacted } = importJsonl(store, fs.readFileSync('memory.jsonl'), { reason: 'restore backup' });
  */
-export function importJsonl(store: MemoryStore, input: string | Uint8Array, options: ImportOptions = {}): { imported: number; redacted: number } {
-  return importRecords(store, parseJsonl(input), options);
+export function importJsonl(store: MemoryStore, input: string | Uint8Array, options: JsonlImportOptions = {}): { imported: number; redacted: number; skipped: string[] } {
+  const { records, problems } = checkJsonl(input);
+  if (problems.length > 0 && !options.skipInvalid) throw invalidLinesError(problems, records.length);
+  if (records.length === 0 && problems.length > 0) throw invalidLinesError(problems, 0);
+  return { ...importRecords(store, records, options), skipped: problems };
 }
 
 /** importJsonl for lines already parsed by parseJsonl (callers that validate before opening a store). */

@@ -4,6 +4,7 @@ export interface ChartTheme {
   grid: string;
 }
 export interface AxisOptions {
+  beginAtZero?: boolean;
   min?: number;
   max?: number;
   title: { display: boolean; text: string; color: string };
@@ -16,7 +17,9 @@ export interface ChartOptions {
   [key: string]: unknown;
 }
 export function round(v: number, digits?: number): string;
-export function options(t: ChartTheme, xTitle: string, yTitle: string, o?: { yMax?: number; percent?: boolean; xCategory?: boolean; xFraction?: boolean }): ChartOptions;
+export function options(t: ChartTheme, xTitle: string, yTitle: string, o?: { yMin?: number; yMax?: number; percent?: boolean; xCategory?: boolean; xFraction?: boolean }): ChartOptions;
+export function dataRange(values: number[]): { yMin?: number; yMax?: number };
+export function sizeChartOptions(t: ChartTheme, sizes: number[]): ChartOptions;
 export const SCATTER_POINT_RADIUS: number;
 export function scatterDataset(
   points: { taskIndex: number; input: number; output: number }[],

@@ -9,7 +9,7 @@ export function round(/** @type {number} */ v, digits = 2) {
 }
 
 /** Common options: responsive, axis titles, hover values, theme colours. */
-export function options(/** @type {{ fg: string, grid: string }} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMax?: number, percent?: boolean, xCategory?: boolean, xFraction?: boolean }} */ o = {}) {
+export function options(/** @type {{ fg: string, grid: string }} */ t, /** @type {string} */ xTitle, /** @type {string} */ yTitle, /** @type {{ yMin?: number, yMax?: number, percent?: boolean, xCategory?: boolean, xFraction?: boolean }} */ o = {}) {
   const tick = { color: t.fg };
   const title = (/** @type {string} */ text) => ({ display: true, text, color: t.fg });
   return {
@@ -36,7 +36,9 @@ export function options(/** @type {{ fg: string, grid: string }} */ t, /** @type
       x: { type: o.xCategory ? 'category' : 'linear', title: title(xTitle), ticks: o.xFraction ? tick : { ...tick, precision: 0 }, grid: { color: t.grid } },
       y: {
         type: 'linear',
-        beginAtZero: true,
+        // A chart scaled to its data (yMin) does not start at 0: its changes would be a flat line at the top.
+        beginAtZero: o.yMin === undefined,
+        ...(o.yMin !== undefined ? { min: o.yMin } : {}),
         ...(o.yMax !== undefined ? { max: o.yMax } : {}),
         title: title(yTitle),
         ticks: { ...tick, ...(o.yMax === 1 ? {} : { precision: 0 }), callback: (/** @type {number|string} */ v) => (o.percent ? `${Math.round(Number(v) * 100)} %` : round(Number(v))) },
@@ -60,4 +62,22 @@ export function scatterDataset(/** @type {{ taskIndex: number, input: number, ou
 /** Both similarity axes from 0 to 1, with room around the plot so a point at 1.0 is drawn whole. */
 export function scatterOptions(/** @type {any} */ base) {
   return { ...base, layout: { padding: { top: SCATTER_POINT_RADIUS + 5, right: SCATTER_POINT_RADIUS + 9 } }, scales: { ...base.scales, x: { ...base.scales.x, min: 0, max: 1 }, y: { ...base.scales.y, min: 0, max: 1 } } };
+}
+
+/**
+ * The y range of a count over tasks scaled to the data, so a change of a few records in a memory
+ * of hundreds is visible: from a margin below the smallest value to a margin above the largest
+ * (10 % of the spread, at least 1), whole numbers, never below 0. Empty data: no range.
+ */
+export function dataRange(/** @type {number[]} */ values) {
+  if (values.length === 0) return {};
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const margin = Math.max(1, Math.ceil((hi - lo) * 0.1));
+  return { yMin: Math.max(0, Math.floor(lo - margin)), yMax: Math.ceil(hi + margin) };
+}
+
+/** The memory-size chart's options: its y axis spans the sizes seen (dataRange), not 0 to the largest. */
+export function sizeChartOptions(/** @type {{ fg: string, grid: string }} */ t, /** @type {number[]} */ sizes) {
+  return options(t, 'task', 'active records', dataRange(sizes));
 }

@@ -3,7 +3,7 @@
 // (dist/dashboard.js): no CDN, no network, a nonce CSP. Messages mirror ../dashboard-protocol.ts.
 import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip } from 'chart.js';
 
-import { options, round, scatterDataset, scatterOptions } from './chart-options.js';
+import { options, round, scatterDataset, scatterOptions, sizeChartOptions } from './chart-options.js';
 
 Chart.register(BarController, BarElement, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip);
 
@@ -77,8 +77,9 @@ function draw(/** @type {DashboardData} */ data) {
   charts.push(
     new Chart(ctx('size'), {
       type: 'line',
-      data: { datasets: [{ ...line('active records', t.orange, data.memorySizeCurve.map((p) => ({ x: p.taskIndex, y: p.size }))), fill: 'origin', backgroundColor: `${t.orange}33` }] },
-      options: /** @type {any} */ (options(t, 'task', 'active records')),
+      // Filled to the bottom of the plot ('start'): the axis starts near the smallest size, not at 0.
+      data: { datasets: [{ ...line('active records', t.orange, data.memorySizeCurve.map((p) => ({ x: p.taskIndex, y: p.size }))), fill: 'start', backgroundColor: `${t.orange}33` }] },
+      options: /** @type {any} */ (sizeChartOptions(t, data.memorySizeCurve.map((p) => p.size))),
     }),
   );
   charts.push(

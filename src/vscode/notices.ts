@@ -1,0 +1,15 @@
+/**
+ * The notifications (toasts) with buttons that settings problems, the database path guard and
+ * a few commands show. One object on the Container, so the extension-host tests (which cannot
+ * click a toast) can record what was shown and answer it; in use it is
+ * `vscode.window.show{Information,Warning,Error}Message`.
+ */
+import * as vscode from 'vscode';
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export class Notices {
+  /** Shows a notification; resolves to the button chosen (undefined: closed or ignored). */
+  show: (level: NoticeLevel, message: string, buttons: string[]) => Thenable<string | undefined> = (level, message, buttons) =>
+    level === 'error' ? vscode.window.showErrorMessage(message, ...buttons) : level === 'warning' ? vscode.window.showWarningMessage(message, ...buttons) : vscode.window.showInformationMessage(message, ...buttons);
+}
