@@ -74,7 +74,7 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   const tools = new MemoryTools({
     store,
     tasks: () => m.tasks,
-    retrieve: (question, vector, k) => r.retrieve(question, vector, k),
+    retrieve: (question, vector, k, minRelevance) => r.retrieve(question, vector, k, { minRelevance }),
     embedder: () => serving,
     afterTask: (input) => m.afterTask(input),
     additionPolicy: () => options.addition,

@@ -10,6 +10,7 @@ import type { Logger } from '../logger';
 import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-search';
 import { reviewQueries } from '../memory/sqlite/queries/review';
 import type { DomainValues } from '../memory/search/domain-values';
+import { hasContentWords, relevanceScorer } from '../memory/search/relevance';
 import type { MemoryStore } from '../memory/sqlite/store';
 import type { Language } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
@@ -17,6 +18,12 @@ import type { RetrievedDemonstration } from './loop/agent-loop';
 export interface RetrieveOptions {
   /** Only records in these languages (lower case); default: any language. */
   languages?: readonly Language[];
+  /**
+   * Score each record's relevance (relevance.ts: 0–1, the same meaning in every memory) and return only
+   * those at or above this floor, possibly none; a query without content words then gets none. Default:
+   * no relevance, every hit (the agent's own demonstrations).
+   */
+  minRelevance?: number;
 }
 
 export interface MemoryRetrieverOptions {
@@ -84,6 +91,17 @@ export class MemoryRetriever extends Disposable {
    * never returned, the same widening keeps K when some are.
    */
   retrieve(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
+    const floor = options.minRelevance;
+    if (floor === undefined) return this.retrieveAll(question, vector, k, options);
+    if (k <= 0 || !hasContentWords(question)) return [];
+    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms));
+    return this.retrieveAll(question, vector, k, options)
+      .map((d) => ({ ...d, relevance: relevance(d.question, d.code) }))
+      .filter((d) => d.relevance >= floor)
+      .map((d, rank) => ({ ...d, rank }));
+  }
+
+  private retrieveAll(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions): RetrievedDemonstration[] {
     if (k <= 0) return [];
     const query = { text: question, vector };
     const stale = reviewQueries(this.store).staleIds();

@@ -212,7 +212,7 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     this.tools ??= new MemoryTools({
       store: this.store,
       tasks: () => this.policies.manager.tasks,
-      retrieve: (question, vector, k) => this.retriever.retrieve(question, vector, k),
+      retrieve: (question, vector, k, minRelevance) => this.retriever.retrieve(question, vector, k, { minRelevance }),
       embedder: () => this.maintenance.embedder,
       afterTask: (input) => this.policies.manager.afterTask(input),
       additionPolicy: () => this.session.settings.addition.policy,

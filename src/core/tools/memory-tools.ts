@@ -33,6 +33,7 @@ import {
   SearchOutput,
   ToolOutcome,
 } from './tool-schemas';
+import { DEFAULT_MIN_RELEVANCE, roundRelevance } from '../memory/search/relevance';
 import { checkCitations, citationsOf, citationWarning, resolveCitations } from './citations';
 
 /** Who called: the client named in the MCP initialize handshake, or the VS Code chat. */
@@ -46,8 +47,8 @@ export interface ToolClient {
 export interface MemoryToolsDeps {
   store: MemoryStore;
   tasks(): TaskLog;
-  /** The agent's read step (MemoryRetriever.retrieve). */
-  retrieve(question: string, vector: Float32Array | undefined, k: number): RetrievedDemonstration[];
+  /** The agent's read step (MemoryRetriever.retrieve), with a relevance floor (RetrieveOptions.minRelevance). */
+  retrieve(question: string, vector: Float32Array | undefined, k: number, minRelevance: number): RetrievedDemonstration[];
   embedder(): QuestionEmbedder;
   /** The memory manager's per-task step (Φ, addition policy, rules). */
   afterTask(input: AfterTaskInput): AfterTaskResult;
@@ -104,13 +105,28 @@ export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, t
 }
 
 /** One memory_search result: the record as shown, with the files it cites re-hashed now (just in time). */
-export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string): SearchOutput['results'][number] {
-  const item = { id: r.id, question: r.question, code: r.execution.code, language: r.execution.language, utility: r.stats.meanUtility, retrievals: r.stats.retrievalCount, similarity, ...(identical ? { identical } : {}) };
+export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string, relevance?: number): SearchOutput['results'][number] {
+  const item = {
+    id: r.id,
+    question: r.question,
+    code: r.execution.code,
+    language: r.execution.language,
+    utility: r.stats.meanUtility,
+    retrievals: r.stats.retrievalCount,
+    similarity: shownSimilarity(similarity),
+    ...(relevance === undefined ? {} : { relevance: roundRelevance(relevance) }),
+    ...(identical ? { identical } : {}),
+  };
   const cited = citationsOf(r.metadata);
   if (cited.length === 0) return item;
   const citations = checkCitations(cited, citationRoot);
   const warning = citationWarning(citations);
   return { ...item, citations, ...(warning ? { warning } : {}) };
+}
+
+/** A cosine as results show it: in [0, 1] (a negative cosine is no similarity), null when unknown or not a number. */
+export function shownSimilarity(similarity: number | null): number | null {
+  return similarity === null || !Number.isFinite(similarity) ? null : Math.min(1, Math.max(0, similarity));
 }
 
 export class MemoryTools implements MemoryToolApi {
@@ -122,7 +138,7 @@ export class MemoryTools implements MemoryToolApi {
     const { store } = this.deps;
     const tasks = this.deps.tasks();
     const vector = await embedQuestion(this.deps.embedder(), args.query);
-    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K);
+    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K, args.min_score ?? DEFAULT_MIN_RELEVANCE);
     const taskIndex = store.atomically(() => {
       const t = tasks.begin(args.query);
       tasks.logRetrievals(t, demos.map((d) => ({ recordId: d.recordId, rank: d.rank, inputSimilarity: d.inputSimilarity })));
@@ -135,7 +151,7 @@ export class MemoryTools implements MemoryToolApi {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
-        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root)] : [];
+        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root, d.relevance)] : [];
       }),
     };
   }

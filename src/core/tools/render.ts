@@ -1,13 +1,14 @@
 /** Text renderings of the memory tools' results (beside the structured content). */
+import { NOTHING_RELEVANT } from '../memory/search/relevance';
 import type { FeedbackOutput, RecordOutput, SearchOutput, ToolName } from './tool-schemas';
 
 const fmt = (n: number | null) => (n === null ? '–' : n.toFixed(2));
 
 export function renderSearch(out: SearchOutput): string {
-  if (out.results.length === 0) return `No records in memory match (retrievalId ${out.retrievalId}).`;
+  if (out.results.length === 0) return `No result: ${NOTHING_RELEVANT} (retrievalId ${out.retrievalId}). Continue without the memory; a lower min_score returns less related records.`;
   const parts = out.results.map(
     (r, i) =>
-      `${i + 1}. ${r.question}\n   id ${r.id} · ${r.language} · utility ${fmt(r.utility)} · retrieved ${r.retrievals}× · similarity ${fmt(r.similarity)}\n` +
+      `${i + 1}. ${r.question}\n   id ${r.id} · ${r.language} · utility ${fmt(r.utility)} · retrieved ${r.retrievals}× · similarity ${fmt(r.similarity)}${r.relevance === undefined ? '' : ` · relevance ${fmt(r.relevance)}`}\n` +
       '```' + r.language + '\n' + r.code + '\n```',
   );
   return `retrievalId ${out.retrievalId}: ${out.results.length} record(s), best first.\n\n${parts.join('\n\n')}\n\nPass retrievalId ${out.retrievalId} to memory_record or memory_feedback once you know the outcome.`;

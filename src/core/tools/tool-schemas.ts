@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { JSONL_LIMITS } from '../memory/io/jsonl-format';
 import { LanguageSchema } from '../memory/types';
+import { DEFAULT_MIN_RELEVANCE } from '../memory/search/relevance';
 
 /** Default and largest number of records memory_search returns. */
 export const DEFAULT_TOOL_K = 4;
@@ -57,6 +58,12 @@ export type OutcomeSource = z.infer<typeof OutcomeSourceSchema>;
 export const SearchInput = z.strictObject({
   query: z.string().trim().min(1, 'query must not be empty').max(MAX_TOOL_QUESTION).refine(noNul, NO_NUL).describe('The task or question to find past solutions for, in natural language.'),
   k: z.number().int().min(1).max(MAX_TOOL_K).optional().describe(`How many records to return (1–${MAX_TOOL_K}, default ${DEFAULT_TOOL_K}).`),
+  min_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(`Least relevance (0–1) a record needs to be returned (default ${DEFAULT_MIN_RELEVANCE}; 0 returns the best k whatever their relevance). When none reaches it, no record is returned: nothing in memory is close to this task.`),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
 
@@ -85,8 +92,10 @@ export const SearchResultItem = z.object({
   /** Mean utility Φ of the record over evaluated retrievals (null: never evaluated). */
   utility: z.number().nullable(),
   retrievals: z.number().int(),
-  /** Cosine similarity of the query and the record's question (null: keyword-only hit). */
-  similarity: z.number().nullable(),
+  /** Cosine similarity of the query and the record's question, 0 when below (null: keyword-only hit). */
+  similarity: z.number().min(0).max(1).nullable(),
+  /** Relevance to the query, 0–1 with the same meaning in every memory (the share of the query's words the memory and the record hold); min_score applies to it. */
+  relevance: z.number().min(0).max(1).optional(),
   /** Other records with the same normalised program that this result stands for ("+12 identical"). */
   identical: z.number().int().min(0).optional(),
   /** The record's cited files, checked now (only for records that cite files). */

@@ -18,6 +18,7 @@ import type { Logger } from '../../logger';
 import { redactText } from '../../security/redact';
 import { alreadyRecorded, assertSearched, cancelledRecord, citationRootOf, clientLabel, evaluationOf, GROUND_TRUTH, MemoryToolApi, testsKept, parseToolInput, searchResultItem, TOOL_ORIGIN, ToolClient, ToolTaskLogSchema } from '../../tools/memory-tools';
 import { resolveCitations } from '../../tools/citations';
+import { DEFAULT_MIN_RELEVANCE, hasContentWords, relevanceScorer } from '../search/relevance';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
@@ -62,13 +63,19 @@ export class TeamMemoryTools implements MemoryToolApi {
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
       const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
-      const hits = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K, { rerank });
+      // The floor as memory_search applies it (relevance.ts); the team memory does not give document frequencies, so a
+      // word counts as known to the space when the record holds it (relevance = the share of the query's words it holds).
+      const relevance = relevanceScorer(args.query, () => null);
+      const floor = args.min_score ?? DEFAULT_MIN_RELEVANCE;
+      const found = hasContentWords(args.query) ? await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), args.k ?? DEFAULT_TOOL_K, { rerank }) : [];
+      const scored = found.map((h) => ({ ...h, relevance: relevance(h.record.question, h.record.execution.code) }));
+      const hits = scored.filter((h) => h.relevance >= floor);
       const taskIndex = await beginTeamTask(team, args.query);
       await logTeamRetrievals(team, taskIndex, hits.map((h, rank) => ({ recordId: h.record.id, rank, inputSimilarity: h.denseScore ?? null })));
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })) };
       await this.finishTask(team, taskIndex, { log });
       const root = citationRootOf(this.deps);
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root)) };
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root, h.relevance)) };
     });
   }
 
