@@ -23,7 +23,7 @@
  * 1 = every word of the task is in the record; 0 = none. Its meaning does not
  * depend on the memory's size, embedder or the query's length.
  *
- * {@link DEFAULT_MIN_RELEVANCE} (0.35) was chosen from those measurements
+ * {@link DEFAULT_MIN_RELEVANCE} (0.4) was chosen from those measurements (floors 0.35–0.5 swept)
  * (README, "Abstention"); a query with no content word (`%_%`) has relevance 0.
  *
  * @example
@@ -37,7 +37,7 @@ import { codeTerms } from '../keyword/keyword-documents';
 import { FUNCTION_WORDS, KEYWORD_STOP_WORDS, lexTokens, stem } from '../text-processing';
 
 /** Default floor of memory_search (MCP / chat tools) and eval-retrieval: hits below it are not returned. */
-export const DEFAULT_MIN_RELEVANCE = 0.35;
+export const DEFAULT_MIN_RELEVANCE = 0.4;
 
 /** What a search with a floor answers when nothing passes it. */
 export const NOTHING_RELEVANT = 'no record is close to this task';
