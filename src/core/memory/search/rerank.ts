@@ -333,14 +333,8 @@ export class QuestionShapes {
     const scored = head.map((c, index) => {
       const p = this.shapeOf(c.key) ?? heldShape(recordShape(c.question, c.code));
       let value = DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + index);
-      // A part applies only where it has something to compare: slots where the query or the candidate's
-      // question holds a value, links where either names a part of the candidate's program (two empty
-      // sides agree on nothing: general code whose questions name no values or identifiers is left alone).
-      if (parts.slots && p.slots === qSlots && (qSlots > 0 || p.slots > 0)) value += SLOT_WEIGHT;
-      if (parts.links) {
-        const named = linked(q, p.terms);
-        if (named.size > 0 || p.own.size > 0) value += LINK_WEIGHT * jaccard(named, p.own);
-      }
+      if (parts.slots && p.slots === qSlots) value += SLOT_WEIGHT;
+      if (parts.links) value += LINK_WEIGHT * jaccard(linked(q, p.terms), p.own);
       if (parts.columns) value += COLUMN_WEIGHT * coverage(qColumns, p.columns);
       return { c, value, index };
     });
