@@ -104,7 +104,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
   });
 
   it('memory_feedback sends Φ to the records the retrieval returned', async () => {
-    const search = (await call(client, 'memory_search', { query: 'average length of stay', k: 3 })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'average length of stay', k: 3, min_score: 0 })).structuredContent as unknown as SearchOut;
     const result = await call(client, 'memory_feedback', { retrievalId: search.retrievalId, outcome: 'failure' });
     assert.ok(!result.isError, text(result));
     assert.deepEqual(result.structuredContent, { updated: 3, utility: 0, evaluator: 'coarse:self' });
