@@ -7,7 +7,7 @@
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
  * MiniSearch, the product's retrieval; `--backend in-process` swaps in the
  * brute-force reference), retrieves top-k for every question of Q and prints
- * `{n, hit_at_1, precision_at_k, distinct_at_k}` (a hit = a retrieved record with
+ * `{n, hit_at_1, precision_at_k, distinct_at_k, answered_rate}` (a hit = a retrieved record with
  * the query's template; distinct_at_k = mean number of distinct normalised
  * programs in the top k). `--explain` prints, per query, the top hit and the
  * words the value masking masks in both questions. Ablations of the store
@@ -21,10 +21,14 @@
  * values of the database the questions are about. `--backend team` loads the memory into a space of a
  * team memory on a throwaway PostgreSQL 15 + pgvector cluster it starts and removes (the space's shared,
  * unfitted embedder; hybrid or keyword mode; no `--mask`) and searches it as Run Task and `memory_search`
- * do on a team space (collapsed; `--rerank` re-ranked, team-shapes.ts).
+ * do on a team space (collapsed; `--rerank` re-ranked, team-shapes.ts). `--min-score X` (default
+ * DEFAULT_MIN_RELEVANCE, as memory_search) keeps only records of relevance ≥ X (relevance.ts): a query left
+ * with none is a miss, and `answered_rate` is the share that kept one (`--min-score 0`: every hit, the
+ * figures before the floor). Query lines with `answerable: false` (CoNaLa's files) are scored apart.
  */
 import { z } from 'zod';
 import { RERANK_PART_NAMES } from '../../core/memory/search/rerank';
+import { DEFAULT_MIN_RELEVANCE } from '../../core/memory/search/relevance';
 import { readDomainValues } from '../../core/data/domain-values-reader';
 import { AgentMemoryError } from '../../core/errors';
 import { HELP_SHOWN, parseCommandArgs, parseValues } from '../args';
@@ -37,7 +41,7 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../team/throwawa
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}] [--values-from DB.sqlite]]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--min-score X] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}] [--values-from DB.sqlite]]\n`;
 
 
 const ArgsSchema = z.object({
@@ -59,6 +63,7 @@ const ArgsSchema = z.object({
     .pipe(z.array(z.enum(RERANK_PART_NAMES, { message: `--rerank-parts takes a comma-separated list of ${RERANK_PART_NAMES.join(', ')}` }))),
   /** The SQLite database the questions are about: its values by column feed the re-ranking's value columns. */
   'values-from': z.string().min(1, '--values-from takes the path of a SQLite database').optional(),
+  'min-score': z.coerce.number({ message: '--min-score takes a number from 0 to 1' }).min(0, '--min-score must be from 0 to 1').max(1, '--min-score must be from 0 to 1').default(DEFAULT_MIN_RELEVANCE),
 });
 
 export async function run(argv: string[]): Promise<number> {
@@ -73,6 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       rerank: { type: 'boolean' },
       'rerank-parts': { type: 'string' },
       'values-from': { type: 'string' },
+      'min-score': { type: 'string' },
     },
   });
   if (parsed === HELP_SHOWN) return 0;
@@ -116,7 +122,7 @@ export async function run(argv: string[]): Promise<number> {
     : undefined;
   let result: Awaited<ReturnType<typeof evaluateRetrieval>>;
   try {
-    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain });
+    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain, minScore: args['min-score'] });
   } finally {
     await team?.store.close();
     team?.cluster.stop();
@@ -128,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {
     process.stdout.write(
-      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  hit@${result.k} ${result.hit_at_k.toFixed(4)}  distinct@${result.k} ${result.distinct_at_k.toFixed(2)}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
+      `mode ${result.mode}  n ${result.n}  k ${result.k}  hit@1 ${result.hit_at_1.toFixed(4)}  precision@${result.k} ${result.precision_at_k.toFixed(4)}  hit@${result.k} ${result.hit_at_k.toFixed(4)}  distinct@${result.k} ${result.distinct_at_k.toFixed(2)}  answered ${(result.answered_rate ?? 1).toFixed(4)} (min score ${args['min-score']})${result.unanswerable_n ? `  unanswerable ${result.unanswerable_n} (answered ${(result.unanswerable_answered_rate ?? 0).toFixed(4)})` : ''}  (backend ${args.backend}, embedder ${backend.embedderId})\n`,
     );
   }
   return 0;

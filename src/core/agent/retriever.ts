@@ -10,6 +10,7 @@ import type { Logger } from '../logger';
 import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-search';
 import { reviewQueries } from '../memory/sqlite/queries/review';
 import type { DomainValues } from '../memory/search/domain-values';
+import { hasContentWords, relevanceScorer } from '../memory/search/relevance';
 import type { MemoryStore } from '../memory/sqlite/store';
 import { outcomeWorked, type Language, type Outcome } from '../memory/types';
 import type { RetrievedDemonstration } from './loop/agent-loop';
@@ -19,6 +20,12 @@ export interface RetrieveOptions {
   languages?: readonly Language[];
   /** Only records whose code worked (outcome success: memory_search without include_failures); default: any outcome. */
   workedOnly?: boolean;
+  /**
+   * Score each record's relevance (relevance.ts: 0–1, the same meaning in every memory) and return only
+   * those at or above this floor, possibly none; a query without content words then gets none. Default:
+   * no relevance, every hit (the agent's own demonstrations).
+   */
+  minRelevance?: number;
 }
 
 export interface MemoryRetrieverOptions {
@@ -87,6 +94,17 @@ export class MemoryRetriever extends Disposable {
    * `options.workedOnly`.
    */
   retrieve(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions = {}): RetrievedDemonstration[] {
+    const floor = options.minRelevance;
+    if (floor === undefined) return this.retrieveAll(question, vector, k, options);
+    if (k <= 0 || !hasContentWords(question)) return [];
+    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms));
+    return this.retrieveAll(question, vector, k, options)
+      .map((d) => ({ ...d, relevance: relevance(d.question, d.code) }))
+      .filter((d) => d.relevance >= floor)
+      .map((d, rank) => ({ ...d, rank }));
+  }
+
+  private retrieveAll(question: string, vector: Float32Array | undefined, k: number, options: RetrieveOptions): RetrievedDemonstration[] {
     if (k <= 0) return [];
     const query = { text: question, vector };
     const stale = reviewQueries(this.store).staleIds();

@@ -38,6 +38,7 @@ import { programKey } from '../memory/search/program-collapse';
 import { indexableMaskedText, ValueVocabulary } from '../memory/search/value-masking';
 import type { RerankParts } from '../memory/search/rerank';
 import type { DomainValues } from '../memory/search/domain-values';
+import { hasContentWords, recordTerms, relevanceScorer } from '../memory/search/relevance';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
@@ -54,6 +55,8 @@ export const EvalLineSchema = z
     template: z.string().min(1, 'template must be a non-empty string'),
     code: z.string().optional(),
     gold_sql: z.string().optional(),
+    /** CoNaLa's query files: false when no memory line has the query's template (scored apart, see EvalResult). */
+    answerable: z.boolean().optional(),
   })
   .refine((line) => line.code !== undefined || line.gold_sql !== undefined, { message: 'each line needs `code` or `gold_sql`', path: ['code'] });
 
@@ -62,6 +65,8 @@ export interface EvalItem {
   question: string;
   template: string;
   code: string;
+  /** As the line says (absent: answerable). */
+  answerable?: boolean;
 }
 
 /** Parses JSONL text; throws INVALID_INPUT naming the line number and field of the first bad line. */
@@ -83,7 +88,7 @@ export function parseEvalJsonl(text: string, source = 'input'): EvalItem[] {
       throw new AgentMemoryError('INVALID_INPUT', `${source}:${lineNo}: field '${field}': ${issue?.message ?? 'invalid'}; fix or remove that line.`);
     }
     const line = parsed.data;
-    items.push({ key: String(items.length), question: line.question, template: line.template, code: line.code ?? programOf(line.gold_sql) });
+    items.push({ key: String(items.length), question: line.question, template: line.template, code: line.code ?? programOf(line.gold_sql), ...(line.answerable === undefined ? {} : { answerable: line.answerable }) });
   });
   return items;
 }
@@ -271,6 +276,15 @@ export interface EvalResult {
   hit_at_k: number;
   /** Mean number of distinct normalised programs among the k retrieved records. */
   distinct_at_k: number;
+  /** With a floor (EvalOptions.minScore): the floor, and the share of the n queries with at least one record at or above it. */
+  min_score?: number;
+  answered_rate?: number;
+  /**
+   * Query lines marked `answerable: false` (no memory line has their template): left out of n and every
+   * rate above; how many there were and, with a floor, the share of them that got a record anyway.
+   */
+  unanswerable_n?: number;
+  unanswerable_answered_rate?: number;
 }
 
 /** What `explain` is told about each query's top hit. */
@@ -294,6 +308,11 @@ export interface EvalOptions {
   backend?: RetrievalBackend;
   /** Called with the top hit of every query and the masked words of both (value vocabulary of the memory's programs). */
   explain?: (hit: ExplainedHit) => void;
+  /**
+   * Return only records whose relevance (search/relevance.ts; the memory's words known from its lines) is at
+   * least this: a query may then get none (a miss). Default: no floor, every hit.
+   */
+  minScore?: number;
 }
 
 /** Loads the memory into the backend, runs every query, returns the metrics (rounded to 4 decimals). */
@@ -315,9 +334,23 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   let precision = 0;
   let anyHits = 0;
   let distinct = 0;
+  let answered = 0;
+  let unanswerableAnswered = 0;
+  const floor = options.minScore;
+  const frequencies = floor === undefined ? null : memoryFrequencies(options.memory);
+  const scored = options.queries.filter((q) => q.answerable !== false);
   try {
     for (const q of options.queries) {
-      const results = await backend.search(q.question, k, mode);
+      let results = await backend.search(q.question, k, mode);
+      if (frequencies && floor !== undefined) {
+        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => frequencies.get(t) ?? 0));
+        results = hasContentWords(q.question) ? results.filter((r) => relevance(itemOf.get(r.key)?.question ?? '', itemOf.get(r.key)?.code ?? '') >= floor) : [];
+      }
+      if (q.answerable === false) {
+        if (results.length > 0) unanswerableAnswered += 1;
+        continue;
+      }
+      if (results.length > 0) answered += 1;
       if (results[0] && templateOf.get(results[0].key) === q.template) hits += 1;
       const same = results.slice(0, k).filter((r) => templateOf.get(r.key) === q.template).length;
       precision += same / k;
@@ -338,7 +371,25 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
   } finally {
     await backend.close?.();
   }
-  const n = options.queries.length;
+  const n = scored.length;
+  const left = options.queries.length - n;
   const round = (x: number): number => Math.round(x * 10_000) / 10_000;
-  return { n, k, mode, hit_at_1: n ? round(hits / n) : 0, precision_at_k: n ? round(precision / n) : 0, hit_at_k: n ? round(anyHits / n) : 0, distinct_at_k: n ? round(distinct / n) : 0 };
+  return {
+    n,
+    k,
+    mode,
+    hit_at_1: n ? round(hits / n) : 0,
+    precision_at_k: n ? round(precision / n) : 0,
+    hit_at_k: n ? round(anyHits / n) : 0,
+    distinct_at_k: n ? round(distinct / n) : 0,
+    ...(floor === undefined ? {} : { min_score: floor, answered_rate: n ? round(answered / n) : 0 }),
+    ...(left === 0 ? {} : { unanswerable_n: left, ...(floor === undefined ? {} : { unanswerable_answered_rate: round(unanswerableAnswered / left) }) }),
+  };
+}
+
+/** How many memory lines hold each term (question words, code identifier words), as the keyword index counts them. */
+function memoryFrequencies(memory: readonly EvalItem[]): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const m of memory) for (const t of recordTerms(m.question, m.code)) df.set(t, (df.get(t) ?? 0) + 1);
+  return df;
 }

@@ -14,6 +14,8 @@ export interface RetrievedDemonstration {
   inputSimilarity: number | null;
   /** 0-based rank in the retrieval. */
   rank: number;
+  /** Relevance in [0, 1] (search/relevance.ts), when the retrieval scored it (a search with a floor). */
+  relevance?: number;
   /** Other active records with the same normalised program, collapsed behind this one ("+12 identical"); 0 or absent: none. */
   identical?: number;
   /**

@@ -46,7 +46,7 @@ export const FUNCTION_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Words so common in requests that the keyword index drops them. */
-const KEYWORD_STOP_WORDS: ReadonlySet<string> = new Set([
+export const KEYWORD_STOP_WORDS: ReadonlySet<string> = new Set([
   'a', 'an', 'the', 'of', 'to', 'in', 'on', 'at', 'for', 'by', 'is', 'are', 'was', 'were', 'be', 'been', 'it',
   'its', 'this', 'that', 'and', 'or', 's', 'me', 'my', 'you', 'your', 'please', 'can', 'could', 'tell', 'show',
 ]);

@@ -37,6 +37,7 @@ import {
   SearchOutput,
   ToolOutcome,
 } from './tool-schemas';
+import { DEFAULT_MIN_RELEVANCE, roundRelevance } from '../memory/search/relevance';
 import { checkCitations, citationsOf, citationWarning, resolveCitations } from './citations';
 import { awaitsCount, checkUsed, countedLog, creditOf, feedbackNote, recordVerdict, usedWithoutRetrieval } from './tool-credit';
 
@@ -111,7 +112,7 @@ export function parseToolInput<S extends z.ZodType>(schema: S, input: unknown, t
 }
 
 /** One memory_search result: the record as shown, with the files it cites re-hashed now (just in time). */
-export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string, verdict?: TaskVerdict): SearchOutput['results'][number] {
+export function searchResultItem(r: MemoryRecord, similarity: number | null, identical: number | undefined, citationRoot: string, verdict?: TaskVerdict, relevance?: number): SearchOutput['results'][number] {
   const item = {
     id: r.id,
     question: r.question,
@@ -121,7 +122,8 @@ export function searchResultItem(r: MemoryRecord, similarity: number | null, ide
     ...(verdict ? { verdict: { kind: verdict.kind, source: verdict.source } } : {}),
     utility: r.stats.meanUtility,
     retrievals: r.stats.retrievalCount,
-    similarity,
+    similarity: shownSimilarity(similarity),
+    ...(relevance === undefined ? {} : { relevance: roundRelevance(relevance) }),
     ...(identical ? { identical } : {}),
   };
   const cited = citationsOf(r.metadata);
@@ -129,6 +131,11 @@ export function searchResultItem(r: MemoryRecord, similarity: number | null, ide
   const citations = checkCitations(cited, citationRoot);
   const warning = citationWarning(citations);
   return { ...item, citations, ...(warning ? { warning } : {}) };
+}
+
+/** A cosine as results show it: in [0, 1] (a negative cosine is no similarity), null when unknown or not a number. */
+export function shownSimilarity(similarity: number | null): number | null {
+  return similarity === null || !Number.isFinite(similarity) ? null : Math.min(1, Math.max(0, similarity));
 }
 
 export class MemoryTools implements MemoryToolApi {
@@ -143,7 +150,7 @@ export class MemoryTools implements MemoryToolApi {
     const { store } = this.deps;
     const tasks = this.deps.tasks();
     const vector = await embedQuestion(this.deps.embedder(), args.query);
-    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K, { workedOnly: args.include_failures !== true });
+    const demos = this.deps.retrieve(args.query, vector, args.k ?? DEFAULT_TOOL_K, { workedOnly: args.include_failures !== true, minRelevance: args.min_score ?? DEFAULT_MIN_RELEVANCE });
     const taskIndex = store.atomically(() => {
       const t = tasks.begin(args.query);
       const demonstrations = demos.map((d) => ({ recordId: d.recordId, inputSimilarity: d.inputSimilarity }));
@@ -157,7 +164,7 @@ export class MemoryTools implements MemoryToolApi {
       retrievalId: String(taskIndex),
       results: demos.flatMap((d) => {
         const r = records.get(d.recordId);
-        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root, recordVerdict(r, taskOf))] : [];
+        return r ? [searchResultItem(r, d.inputSimilarity, d.identical, root, recordVerdict(r, taskOf), d.relevance)] : [];
       }),
     };
   }

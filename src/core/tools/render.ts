@@ -1,5 +1,6 @@
 /** Text renderings of the memory tools' results (beside the structured content). */
 import { outcomeWorked } from '../memory/types';
+import { NOTHING_RELEVANT } from '../memory/search/relevance';
 import type { FeedbackOutput, RecordOutput, SearchOutput, ToolName } from './tool-schemas';
 
 const fmt = (n: number | null) => (n === null ? '–' : n.toFixed(2));
@@ -14,12 +15,12 @@ function renderItem(r: SearchItem, i: number): string {
   const head = outcomeWorked(r.outcome)
     ? `${i + 1}. ${r.question}`
     : `${i + 1}. FAILED — outcome ${r.outcome}${verdict ? `, ${verdict}` : ''}: this code did not work; do not reuse it as a solution.\n   ${r.question}`;
-  const facts = [`id ${r.id}`, r.language, `outcome ${r.outcome}`, ...(verdict ? [verdict] : []), `utility ${fmt(r.utility)}`, `retrieved ${r.retrievals}×`, `similarity ${fmt(r.similarity)}`];
+  const facts = [`id ${r.id}`, r.language, `outcome ${r.outcome}`, ...(verdict ? [verdict] : []), `utility ${fmt(r.utility)}`, `retrieved ${r.retrievals}×`, `similarity ${fmt(r.similarity)}`, ...(r.relevance === undefined ? [] : [`relevance ${fmt(r.relevance)}`])];
   return `${head}\n   ${facts.join(' · ')}\n` + '```' + r.language + '\n' + r.code + '\n```';
 }
 
 export function renderSearch(out: SearchOutput): string {
-  if (out.results.length === 0) return `No records in memory match (retrievalId ${out.retrievalId}). Records whose code failed are returned only with include_failures: true.`;
+  if (out.results.length === 0) return `No result: ${NOTHING_RELEVANT} (retrievalId ${out.retrievalId}). Continue without the memory; a lower min_score returns less related records, and records whose code failed are returned only with include_failures: true.`;
   const failed = out.results.filter((r) => !outcomeWorked(r.outcome)).length;
   const failures = failed > 0 ? ` ${failed} of them FAILED (labelled).` : '';
   return (

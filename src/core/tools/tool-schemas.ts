@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { JSONL_LIMITS } from '../memory/io/jsonl-format';
 import { LanguageSchema, OutcomeSchema, RECORD_ID_MAX_CHARS } from '../memory/types';
+import { DEFAULT_MIN_RELEVANCE } from '../memory/search/relevance';
 
 /** Default and largest number of records memory_search returns. */
 export const DEFAULT_TOOL_K = 4;
@@ -61,6 +62,12 @@ export const SearchInput = z.strictObject({
     .boolean()
     .optional()
     .describe("Also return records whose code failed (outcome error, timeout or no-answer), each labelled with its outcome; default false: only records whose code worked."),
+  min_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(`Least relevance (0–1) a record needs to be returned (default ${DEFAULT_MIN_RELEVANCE}; 0 returns the best k whatever their relevance). When none reaches it, no record is returned: nothing in memory is close to this task.`),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
 
@@ -110,8 +117,10 @@ export const SearchResultItem = z.object({
   /** Mean utility Φ of the record over evaluated retrievals (null: never evaluated). */
   utility: z.number().nullable(),
   retrievals: z.number().int(),
-  /** Cosine similarity of the query and the record's question (null: keyword-only hit). */
-  similarity: z.number().nullable(),
+  /** Cosine similarity of the query and the record's question, 0 when below (null: keyword-only hit). */
+  similarity: z.number().min(0).max(1).nullable(),
+  /** Relevance to the query, 0–1 with the same meaning in every memory (the share of the query's words the memory and the record hold); min_score applies to it. */
+  relevance: z.number().min(0).max(1).optional(),
   /** Other records with the same normalised program that this result stands for ("+12 identical"). */
   identical: z.number().int().min(0).optional(),
   /** The record's cited files, checked now (only for records that cite files). */

@@ -74,7 +74,7 @@ describe('installable CLI package (npm pack → install into an empty prefix)', 
     const client = new Client({ name: 'pack-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'how many patients were admitted?' } })) as CallToolResult;
+      const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'how many patients were admitted?', min_score: 0 } })) as CallToolResult;
       assert.ok(!result.isError);
       const out = result.structuredContent as { results: { question: string }[] };
       assert.equal(out.results.length, 4);

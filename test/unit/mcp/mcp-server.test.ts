@@ -108,7 +108,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
   });
 
   it('memory_feedback sends Φ to the records of the retrieval the client used', async () => {
-    const search = (await call(client, 'memory_search', { query: 'average length of stay', k: 3 })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'average length of stay', k: 3, min_score: 0 })).structuredContent as unknown as SearchOut;
     const used = search.results.map((r) => r.id);
     const result = await call(client, 'memory_feedback', { retrievalId: search.retrievalId, outcome: 'failure', used });
     assert.ok(!result.isError, text(result));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { DEFAULT_MIN_RELEVANCE } from '../../../src/core/memory/search/relevance';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -63,6 +64,32 @@ describe('eval-retrieval', () => {
     const queries = parseEvalJsonl(JSON.stringify({ question: 'How many patients were prescribed insulin?', template: 'count-drug', code: '' }));
     const result = await evaluateRetrieval({ memory, queries, k: 2, mode: 'hybrid' });
     assert.deepEqual(result, { n: 1, k: 2, mode: 'hybrid', hit_at_1: 1, precision_at_k: 0.5, hit_at_k: 1, distinct_at_k: 2 });
+  });
+
+  it('with a floor: an unrelated query answers nothing (a miss), answered_rate counts the rest; answerable: false lines are scored apart', async () => {
+    const memory = parseEvalJsonl(
+      [
+        { question: 'How many patients were prescribed aspirin?', template: 'count-drug', code: "select count(*) from prescriptions where drug = 'aspirin'" },
+        { question: 'What is the cost of a glucose lab test?', template: 'cost-lab', code: "select cost from cost where lab = 'glucose'" },
+      ].map((x) => JSON.stringify(x)).join('\n'),
+    );
+    const queries = parseEvalJsonl(
+      [
+        { question: 'How many patients were prescribed insulin?', template: 'count-drug', code: '' },
+        { question: 'train a neural network on mnist', template: 'count-drug', code: '' },
+        { question: '%_%', template: 'none:1', code: '', answerable: false },
+        { question: 'cost of the glucose lab test', template: 'none:2', code: '', answerable: false },
+      ].map((x) => JSON.stringify(x)).join('\n'),
+    );
+    const result = await evaluateRetrieval({ memory, queries, k: 2, mode: 'hybrid', minScore: DEFAULT_MIN_RELEVANCE });
+    assert.equal(result.n, 2);
+    assert.equal(result.hit_at_1, 0.5);
+    assert.equal(result.answered_rate, 0.5);
+    assert.equal(result.unanswerable_n, 2);
+    assert.equal(result.unanswerable_answered_rate, 0.5);
+    const unfloored = await evaluateRetrieval({ memory, queries, k: 2, mode: 'hybrid' });
+    assert.equal(unfloored.answered_rate, undefined);
+    assert.equal(unfloored.n, 2);
   });
 
   it('a memory of 20 copies per line ranks as the memory without copies (hit@1 and distinct_at_k, default and re-ranked), and explain names the masked words', async function () {
@@ -139,7 +166,9 @@ describe('eval-retrieval', () => {
       assert.equal(result.mode, 'vector');
       assert.equal(result.backend, 'store');
       // The child process's figures are exactly the library's on the same files (same store backend, same mode).
-      const expected = await evaluateRetrieval({ memory: loadEvalFile(files.memory), queries: loadEvalFile(files.queries), k: 3, mode: 'vector' });
+      // The CLI applies memory_search's floor by default (--min-score; answered_rate says how many queries kept a record).
+      const expected = await evaluateRetrieval({ memory: loadEvalFile(files.memory), queries: loadEvalFile(files.queries), k: 3, mode: 'vector', minScore: DEFAULT_MIN_RELEVANCE });
+      assert.equal((result as { answered_rate?: number }).answered_rate, expected.answered_rate);
       assert.equal(result.hit_at_1, expected.hit_at_1);
       assert.equal(result.precision_at_k, expected.precision_at_k);
       assert.equal(result.distinct_at_k, expected.distinct_at_k);
@@ -176,7 +205,7 @@ describe('eval-retrieval', () => {
       this.timeout(60_000);
       const full = writeEhrSplit();
       try {
-        const { stdout } = await cli(['--memory', full.memory, '--queries', full.queries, '--json']);
+        const { stdout } = await cli(['--memory', full.memory, '--queries', full.queries, '--json', '--min-score', '0']);
         const result = JSON.parse(stdout) as { n: number; mode: string; backend: string; hit_at_1: number };
         assert.equal(result.mode, 'hybrid');
         assert.equal(result.backend, 'store');

@@ -21,6 +21,7 @@ export type KeywordWorkerData = z.infer<typeof KeywordWorkerDataSchema>;
 
 export const KeywordRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('search'), id: z.number().int(), text: z.string(), limit: z.number().int().min(0).max(MAX_KEYWORD_HITS) }),
+  z.object({ type: z.literal('frequencies'), id: z.number().int(), terms: z.array(z.string()).max(MAX_KEYWORD_HITS) }),
   z.object({ type: z.literal('flush'), id: z.number().int() }),
   z.object({ type: z.literal('close'), id: z.number().int() }),
 ]);

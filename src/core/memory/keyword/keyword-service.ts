@@ -4,7 +4,7 @@ import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
 import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
 import { tempFileOf } from './keyword-index-file';
-import { KeywordEventSchema, SharedAnswer, WORKER_FAILED, WORKER_READY, WORKER_STATE_SLOT } from './keyword-protocol';
+import { KeywordEventSchema, MAX_KEYWORD_HITS, SharedAnswer, WORKER_FAILED, WORKER_READY, WORKER_STATE_SLOT } from './keyword-protocol';
 import { KeywordWarmer, WarmSignal } from './keyword-warmer';
 import type { MemoryStore } from '../sqlite/store';
 import { workerBootstrap } from '../../worker-script';
@@ -53,6 +53,11 @@ export interface KeywordSource {
   prefetch(text: string, limit: number): void;
   /** Hits, or null when the keyword side cannot answer now. `wait`: block until it is loaded (the dense side is out). */
   search(text: string, limit: number, wait?: boolean): KeywordHit[] | null;
+  /**
+   * How many active records hold each index term (any field), for the relevance score (relevance.ts);
+   * null when the keyword side cannot answer (failed, closed). Waits while the index loads.
+   */
+  documentFrequencies(terms: readonly string[]): number[] | null;
   flush(): void;
   close(): void;
   /**
@@ -109,6 +114,10 @@ export class InlineKeywords implements KeywordSource {
     const hits = this.index.search(text, limit);
     this.warmer.noticeChanges();
     return hits;
+  }
+
+  documentFrequencies(terms: readonly string[]): number[] {
+    return terms.map((t) => this.index.documentFrequency(t));
   }
 
   flush(): void {
@@ -228,6 +237,19 @@ export class WorkerKeywords implements KeywordSource {
     const hits = this.answer.await(id, wait ? KEYWORD_BACKUP_WAIT_MS : KEYWORD_ANSWER_TIMEOUT_MS);
     if (hits === null && ++this.timeouts <= 3) this.logger.info(`[keywords] no keyword answer within ${KEYWORD_ANSWER_TIMEOUT_MS} ms (the worker is busy); answered without it`);
     return hits;
+  }
+
+  documentFrequencies(terms: readonly string[]): number[] | null {
+    if (this.closed || this.answer.waitWhileLoading(KEYWORD_BACKUP_WAIT_MS) !== WORKER_READY) return null;
+    const asked = terms.slice(0, MAX_KEYWORD_HITS);
+    const id = ++this.requestId;
+    this.worker.postMessage({ type: 'frequencies', id, terms: asked });
+    // The answer's pairs are (term's position, its document frequency).
+    const pairs = this.answer.await(id, KEYWORD_BACKUP_WAIT_MS);
+    if (!pairs) return null;
+    const out = asked.map(() => 0);
+    for (const p of pairs) out[p.rid] = p.score;
+    return out;
   }
 
   flush(): void {

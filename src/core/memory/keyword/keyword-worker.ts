@@ -76,6 +76,8 @@ function main(): void {
         answer.answer(r.id, index.search(r.text, r.limit));
         lastAnswered = r.id;
         warmer.noticeChanges();
+      } else if (r.type === 'frequencies') {
+        answer.answer(r.id, r.terms.map((t, i) => ({ rid: i, score: index.documentFrequency(t) })));
       } else {
         if (r.type === 'close') warmer.close();
         index.flush();

@@ -22,6 +22,7 @@ import { resolveCitations } from '../../tools/citations';
 import { checkUsed, countedLog, creditOf, feedbackNote, usedWithoutRetrieval } from '../../tools/tool-credit';
 import { outcomeWorked } from '../types';
 import { countTeamRetrievals, markTeamCredit, teamCredited, teamVerdicts } from './team-credit';
+import { DEFAULT_MIN_RELEVANCE, hasContentWords, relevanceScorer } from '../search/relevance';
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
@@ -71,16 +72,23 @@ export class TeamMemoryTools implements MemoryToolApi {
       const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
       const k = args.k ?? DEFAULT_TOOL_K;
       const workedOnly = args.include_failures !== true;
+      // The floor as memory_search applies it (relevance.ts); the team memory does not give document frequencies, so a
+      // word counts as known to the space when the record holds it (relevance = the share of the query's words it holds).
+      const relevance = relevanceScorer(args.query, () => null);
+      const floor = args.min_score ?? DEFAULT_MIN_RELEVANCE;
       // Without include_failures a failed record is never returned: the search looks deeper so k that worked can come back.
-      const found = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank });
-      const hits = (workedOnly ? found.filter((h) => outcomeWorked(h.record.execution.outcome)) : found).slice(0, k);
+      const found = hasContentWords(args.query) ? await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank }) : [];
+      const scored = (workedOnly ? found.filter((h) => outcomeWorked(h.record.execution.outcome)) : found)
+        .slice(0, k)
+        .map((h) => ({ ...h, relevance: relevance(h.record.question, h.record.execution.code) }));
+      const hits = scored.filter((h) => h.relevance >= floor);
       const taskIndex = await beginTeamTask(team, args.query);
       // Exploratory until an outcome is reported: no retrieval is logged or counted yet (team-credit.ts).
       const log = { origin: TOOL_ORIGIN, client: clientLabel(client), demonstrations: hits.map((h) => ({ recordId: h.record.id, inputSimilarity: h.denseScore ?? null })), counted: false };
       await this.finishTask(team, taskIndex, { log });
       const root = citationRootOf(this.deps);
       const verdicts = await teamVerdicts(team, hits.map((h) => h.record));
-      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root, verdicts.get(h.record.id))) };
+      return { retrievalId: String(taskIndex), results: hits.map((h) => searchResultItem(h.record, h.denseScore ?? null, h.identical, root, verdicts.get(h.record.id), h.relevance)) };
     });
   }
 

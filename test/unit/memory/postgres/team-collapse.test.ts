@@ -89,7 +89,7 @@ describe('team memory search collapses identical programs (real PostgreSQL + pgv
     // No embedder named: the tool searches by keywords (its query vector has another dimension than these records').
     await writeTeam(team, { ...content(withCopies(originals(), 3)), meta: {} });
     const tools = new TeamMemoryTools({ team: () => Promise.resolve(team), logger: nullLogger });
-    const out = await tools.search({ query: SAMPLE_QUESTIONS[2], k: 3 }, { via: 'mcp', name: 'test-client' });
+    const out = await tools.search({ query: SAMPLE_QUESTIONS[2], k: 3, min_score: 0 }, { via: 'mcp', name: 'test-client' });
     assert.equal(out.results.length, 3);
     assert.deepEqual(out.results.map((r) => r.identical), [3, 3, 3]);
     assert.equal(new Set(out.results.map((r) => r.code)).size, 3);

@@ -69,10 +69,10 @@ describe('team memory shared vectors: memory_record embeds, memory_search embeds
     for (let i = 0; i < 64; i++) assert.ok(Math.abs(stored[i] - expected[i]) < 1e-6, `component ${i}`);
 
     assert.deepEqual(await searchTeam(store, DENSE_ONLY_QUERY, null, 5), [], 'the keyword side alone finds nothing');
-    const found = await tools.search({ query: DENSE_ONLY_QUERY, k: 2 }, AGENT);
+    const found = await tools.search({ query: DENSE_ONLY_QUERY, k: 2, min_score: 0 }, AGENT);
     assert.equal(found.results[0].id, admitted.id);
     // Another client (its own tools, its own connection) agrees.
-    const other = await toolsOn(await connect('vec')).search({ query: DENSE_ONLY_QUERY, k: 1 }, { via: 'mcp', name: 'other-agent' });
+    const other = await toolsOn(await connect('vec')).search({ query: DENSE_ONLY_QUERY, k: 1, min_score: 0 }, { via: 'mcp', name: 'other-agent' });
     assert.deepEqual(other.results.map((r) => r.id), [admitted.id]);
   });
 
