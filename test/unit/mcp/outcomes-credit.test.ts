@@ -92,7 +92,7 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
 
   it('an exploratory search changes no record\'s retrieval count, rows or window', async () => {
     const before = retrievalState(db);
-    const search = (await call(client, 'memory_search', { query: 'sort a list of dicts by key', k: 5, include_failures: true })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'sort a list of dicts by key', k: 5, min_score: 0, include_failures: true })).structuredContent as unknown as SearchOut;
     assert.equal(search.results.length, 5);
     assert.ok(search.results.every((r) => r.retrievals === 0));
     assert.equal(retrievalState(db), before);
@@ -101,7 +101,7 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
   });
 
   it('used credits only the named records; the search then counts as a retrieval of what it returned', async () => {
-    const search = (await call(client, 'memory_search', { query: 'parse an ISO 8601 date', k: 3 })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'parse an ISO 8601 date', k: 3, min_score: 0 })).structuredContent as unknown as SearchOut;
     assert.equal(search.results.length, 3);
     const used = search.results.find((r) => r.id === 'iso-date')!;
     assert.ok(used, JSON.stringify(search.results.map((r) => r.id)));
@@ -132,7 +132,7 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
   });
 
   it('without used, memory_record credits only the records its code follows, never all k', async () => {
-    const search = (await call(client, 'memory_search', { query: 'fix the off-by-one in paginate()', k: 3 })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'fix the off-by-one in paginate()', k: 3, min_score: 0 })).structuredContent as unknown as SearchOut;
     const pager = search.results.find((r) => r.id === 'pager-ok');
     assert.ok(pager, JSON.stringify(search.results.map((r) => r.id)));
     assert.equal(search.results.length, 3);
@@ -149,7 +149,7 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
   });
 
   it('memory_feedback without used and without recorded code credits nothing and says so', async () => {
-    const search = (await call(client, 'memory_search', { query: 'sum a csv column in go', k: 2 })).structuredContent as unknown as SearchOut;
+    const search = (await call(client, 'memory_search', { query: 'sum a csv column in go', k: 2, min_score: 0 })).structuredContent as unknown as SearchOut;
     const before = open(db, (store) => search.results.map((r) => store.get(r.id)!.stats.evaluatedCount));
     const fed = await call(client, 'memory_feedback', { retrievalId: search.retrievalId, outcome: 'failure' });
     assert.ok(!fed.isError, text(fed));
@@ -169,10 +169,10 @@ describe('memory tools over MCP: outcomes, exploratory searches and credit to wh
     const id = (recorded.structuredContent as { id: string | null }).id;
     // A failed task is stored under addition 'all' (as error) and is then found only with include_failures.
     assert.ok(id, text(recorded));
-    const plain = (await call(client, 'memory_search', { query: 'debounce a function call', k: 6 })).structuredContent as unknown as SearchOut;
+    const plain = (await call(client, 'memory_search', { query: 'debounce a function call', k: 6, min_score: 0 })).structuredContent as unknown as SearchOut;
     assert.equal(plain.results.length, 4, 'every record that worked, none that failed');
     assert.ok(!plain.results.some((r) => r.id === id));
-    const all = await call(client, 'memory_search', { query: 'debounce a function call', k: 10, include_failures: true });
+    const all = await call(client, 'memory_search', { query: 'debounce a function call', k: 10, min_score: 0, include_failures: true });
     const found = (all.structuredContent as unknown as SearchOut).results.find((r) => r.id === id)!;
     assert.ok(found, text(all) + id);
     assert.equal(found.outcome, 'error');
