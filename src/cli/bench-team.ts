@@ -23,13 +23,18 @@ import { PASSWORD_ENV } from '../core/memory/postgres/connection';
 import { TeamMemoryStore } from '../core/memory/postgres/team-store';
 import { setupTeamMemory } from '../core/memory/postgres/team-setup';
 import { writeTeam } from '../core/memory/postgres/transfer';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 import { runMain } from './run-main';
 import type { BenchClientInput } from './team/bench-team-client';
 import { benchRecords } from './team/bench-team-data';
 import { startThrowawayPostgres, ThrowawayPostgres } from './team/throwaway-postgres';
 
-const USAGE = 'Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--rerank] [--sweep-period-ms 2000] [--json]';
+const USAGE = `Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--rerank] [--sweep-period-ms 2000] [--json]
+
+Seeds --records shared records into a fresh team space and has --clients real client processes
+write, approve, search, feed back and sweep at once; prints latencies and what was acknowledged vs
+found. Without --url it runs on its own throwaway PostgreSQL cluster, stopped and removed on exit,
+on an error and on Ctrl+C; with --url the password comes from AGENT_MEMORY_PG_PASSWORD.`;
 const ArgsSchema = z.object({
   url: z.string().optional(),
   clients: z.coerce.number().int().min(1).max(32).default(8),
@@ -93,12 +98,8 @@ function startClient(i: number, input: BenchClientInput, password: string | unde
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, {
-    usage: USAGE,
-    options: { url: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, records: { type: 'string' }, faults: { type: 'boolean' }, rerank: { type: 'boolean' }, 'sweep-period-ms': { type: 'string' }, json: { type: 'boolean' } },
-  });
-  if (parsed === HELP_SHOWN) return 0;
-  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['faults', 'rerank', 'json'], valued: ['url', 'clients', 'rounds', 'records', 'sweep-period-ms'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
   let cluster: ThrowawayPostgres | undefined;
   let url = args.url;
   let password = process.env[PASSWORD_ENV];
