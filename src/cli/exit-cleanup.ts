@@ -28,8 +28,11 @@ export function onExitOrSignal(cleanup: () => void): () => void {
     cleanup();
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    run();
-    process.exit(128 + (os.constants.signals[signal] ?? 0));
+    try {
+      run();
+    } finally {
+      process.exit(128 + (os.constants.signals[signal] ?? 0));
+    }
   };
   process.on('exit', run);
   for (const s of SIGNALS) process.on(s, onSignal);
