@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', '.cache/**', '.vscode-test/**', 'media/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['node_modules/**', 'out/**', 'dist/**', '.cache/**', '.vscode-test/**', '.bench-baseline/**', '.scratch/**', '.exp/**', 'tmp/**', 'media/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

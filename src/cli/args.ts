@@ -94,3 +94,26 @@ export function parseValues<S extends z.ZodType>(schema: S, values: unknown, usa
   throw usageError(`Invalid arguments (${problems}).`, usage);
 }
 
+/** The options of an `npm run bench:*` script: `flags` take no value, `valued` take one (a string for `schema` to coerce). */
+export interface BenchArgsSpec {
+  usage: string;
+  flags?: readonly string[];
+  valued?: readonly string[];
+}
+
+/**
+ * A bench's arguments, as strict as a subcommand's: `--help` prints the usage (HELP_SHOWN: the
+ * bench returns 0 without running), an unknown option or a bad value is a usage error (exit 2).
+ *
+ * @example
+ * const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['runs'] }, ArgsSchema);
+ * if (o === HELP_SHOWN) return 0;
+ */
+export function parseBenchArgs<S extends z.ZodType>(argv: string[], spec: BenchArgsSpec, schema: S): z.infer<S> | typeof HELP_SHOWN {
+  const options: Options = {};
+  for (const name of spec.flags ?? []) options[name] = { type: 'boolean' };
+  for (const name of spec.valued ?? []) options[name] = { type: 'string' };
+  const parsed = parseCommandArgs(argv, { usage: spec.usage, options });
+  if (parsed === HELP_SHOWN) return HELP_SHOWN;
+  return parseValues(schema, parsed.values, spec.usage);
+}

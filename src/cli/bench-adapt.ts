@@ -16,11 +16,14 @@ import { measureAdaptation } from '../core/agent/reuse/pair-accuracy';
 import { DatabaseValueLookup } from '../core/agent/reuse/value-lookup';
 import { DEFAULT_NOW } from '../core/agent/runners/types';
 import { toEhrSqlDialect } from '../core/agent/runners/sql-dialect';
-import { AgentMemoryError } from '../core/errors';
 import { runMain } from './run-main';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:adapt -- [--tasks FILE] [--db FILE] [--failures N]';
+const USAGE = `Usage: npm run bench:adapt -- [--tasks FILE] [--db FILE] [--failures N]
+
+Measures the reuse model's adaptation: for every pair of same-template questions, adapts one's
+gold SQL to the other and checks the result against the gold answer on the demo database.`;
 
 const OptionsSchema = z.object({
   tasks: z.string().min(1).default(path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl')),
@@ -30,20 +33,9 @@ const OptionsSchema = z.object({
 
 const TaskSchema = z.object({ question: z.string(), template: z.string(), gold_sql: z.string(), answer: z.unknown(), answer_status: z.string() });
 
-function parse(argv: string[]): z.infer<typeof OptionsSchema> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (/^--(tasks|db|failures)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
-  }
-  const parsed = OptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Invalid options (${parsed.error.issues.map((i) => i.message).join('; ')}). ${USAGE}`);
-  return parsed.data;
-}
-
 function main(argv: string[]): Promise<number> {
-  const o = parse(argv);
+  const o = parseBenchArgs(argv, { usage: USAGE, valued: ['tasks', 'db', 'failures'] }, OptionsSchema);
+  if (o === HELP_SHOWN) return Promise.resolve(0);
   const tasks = fs.readFileSync(o.tasks, 'utf8').split('\n').filter((l) => l.trim()).map((l) => TaskSchema.parse(JSON.parse(l)));
   const db = new BetterSqlite3(o.db, { readonly: true, fileMustExist: true });
   try {

@@ -21,10 +21,14 @@ import { meanCi } from '../core/bench/stats';
 import { AgentMemoryError } from '../core/errors';
 import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PARAMS_FILE = path.join(ROOT, 'src', 'core', 'bench', 'sim', 'parameters.ts');
-const USAGE = 'usage: npm run bench:calibrate -- [--stream paper|human] [--seeds N] [--seed-base B] [--jobs J] [--mu a,b] [--s0 a,b] [--tau a,b] [--limit N] [--dry-run]';
+const USAGE = `Usage: npm run bench:calibrate -- [--stream paper|human] [--seeds N] [--seed-base B] [--jobs J] [--mu a,b] [--s0 a,b] [--tau a,b] [--limit N] [--dry-run]
+
+Fits the simulated agent's parameters to the paper's accuracies (a grid over --mu, --s0, --tau)
+and rewrites the CALIBRATED block of src/core/bench/sim/parameters.ts (not with --dry-run).`;
 
 const list = z.string().transform((s, ctx) => {
   const xs = s.split(',').map(Number);
@@ -60,16 +64,8 @@ export function writeCalibrated(source: string, best: CalibrationPoint['params']
 }
 
 async function main(argv: string[]): Promise<number> {
-  const raw: Record<string, string | boolean> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--dry-run') raw['dry-run'] = true;
-    else if (/^--(stream|seeds|seed-base|jobs|mu|s0|tau|limit)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
-  }
-  const parsed = OptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Invalid options (${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}). ${USAGE}`);
-  const o = parsed.data;
+  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['dry-run'], valued: ['stream', 'seeds', 'seed-base', 'jobs', 'mu', 's0', 'tau', 'limit'] }, OptionsSchema);
+  if (o === HELP_SHOWN) return 0;
   const cells = paperCells().filter((c) => (CALIBRATION_TARGETS as readonly string[]).includes(`${c.addition}/${c.deletion}/${c.variant}/${c.attribution}`));
   const points = o.mu.flatMap((competenceMean) => o.s0.flatMap((followMidpoint) => o.tau.map((followTemperature) => ({ competenceMean, followMidpoint, followTemperature }))));
   const seeds = Array.from({ length: o.seeds }, (_, i) => o['seed-base'] + i);

@@ -15,7 +15,8 @@
  *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms).
  *
  * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
- * default the last commit before this change) extracted with `git archive`, opening a copy of the
+ * default the last commit before this change) extracted with `git archive` into the run's temp
+ * dir (outside the work tree; removed on exit, error, SIGINT or SIGTERM), opening a copy of the
  * same memory (its own keyword file format), through the same probe. Ratios old / new are printed.
  */
 import { spawn, execFileSync } from 'node:child_process';
@@ -24,6 +25,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
+import { HELP_SHOWN, parseBenchArgs } from './args';
+import { tempDirRemovedOnExit } from './exit-cleanup';
+import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BASELINE = '97d0e4e';
@@ -40,15 +44,14 @@ const ArgsSchema = z.object({
   /** The new path searches with the re-ranking (`rerank: true`): its question shapes load in the background. */
   rerank: z.boolean().default(false),
 });
-type Args = z.infer<typeof ArgsSchema>;
 
-function parseArgs(argv: string[]): Args {
-  const value = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  return ArgsSchema.parse({ n: value('n'), runs: value('runs'), db: value('db'), baseline: value('baseline'), json: argv.includes('--json'), probe: value('probe'), src: value('src'), rerank: argv.includes('--rerank') });
-}
+const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--json]
+
+Spawns child processes that open a memory of --n synthetic records and answer one hybrid query,
+for this tree and for the --baseline commit's tree (extracted to a temp dir outside the work
+tree, removed on exit or Ctrl+C); prints the median of --runs runs and the old/new ratios.`;
+
+const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src'] as const;
 
 const ProbeSchema = z.object({
   imports_ms: z.number(),
@@ -171,10 +174,16 @@ async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = f
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-async function main(argv: string[]): Promise<void> {
-  const args = parseArgs(argv);
-  if (args.probe) return probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank);
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-coldstart-'));
+async function main(argv: string[]): Promise<number> {
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'rerank'], valued: VALUED }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
+  if (args.probe) {
+    await probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank);
+    return 0;
+  }
+  // Everything this run writes (the seeded memory, the baseline checkout) lives in one temp dir outside
+  // the work tree, removed when the run ends, fails or is interrupted.
+  const { dir: work, remove } = tempDirRemovedOnExit('agent-memory-coldstart-');
   try {
     const db = args.db ?? path.join(work, 'memory.sqlite');
     if (!args.db) {
@@ -182,10 +191,10 @@ async function main(argv: string[]): Promise<void> {
       execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'cli', 'main.ts'), 'seed', '--synthetic', String(args.n), '--db', db], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     }
     // The old path: the baseline source tree, on its own copy of the memory (schema version set back,
-    // the added change-log table is ignored by it).
-    const oldRoot = path.join(ROOT, '.bench-baseline');
-    fs.rmSync(oldRoot, { recursive: true, force: true });
+    // the added change-log table is ignored by it). Its imports resolve through a link to this tree's node_modules.
+    const oldRoot = path.join(work, 'baseline');
     fs.mkdirSync(oldRoot);
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(oldRoot, 'node_modules'), 'dir');
     execFileSync('bash', ['-c', `git -C ${JSON.stringify(ROOT)} archive ${args.baseline} src | tar -x -C ${JSON.stringify(oldRoot)}`]);
     const oldDb = path.join(work, 'old.sqlite');
     const Database = require('better-sqlite3') as new (f: string) => { exec(s: string): void; pragma(s: string): unknown; close(): void };
@@ -243,12 +252,9 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`top-4 of the query after warm-up identical to the old path: ${sameTop4}; stable across runs: ${agree}\n`);
     }
   } finally {
-    fs.rmSync(work, { recursive: true, force: true });
-    fs.rmSync(path.join(ROOT, '.bench-baseline'), { recursive: true, force: true });
+    remove();
   }
+  return 0;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`bench:coldstart failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+if (require.main === module) runMain('bench:coldstart', () => main(process.argv.slice(2)));

@@ -22,9 +22,14 @@ import { createApp } from '../core/app';
 import { nullLogger } from '../core/logger';
 import { MemoryStore } from '../core/memory/sqlite/store';
 import { SettingsSchema } from '../core/settings';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+import { HELP_SHOWN, parseBenchArgs } from './args';
+import { runMain } from './run-main';
 
-const USAGE = `Usage: npm run bench:mcp -- [--processes 4] [--rounds 500] [--json]`;
+const USAGE = `Usage: npm run bench:mcp -- [--processes 4] [--rounds 500] [--json]
+
+Seeds one memory with the 100 EHR demo records, starts --processes real MCP server processes on
+it and has each run --rounds rounds of memory_search + memory_record at once; prints the search
+latency p50/p99, writes acknowledged vs found, and whether each process finds the others' records.`;
 
 const ArgsSchema = z.object({
   processes: z.coerce.number().int().min(1).max(16).default(4),
@@ -88,9 +93,8 @@ function percentile(values: number[], p: number): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { processes: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean' } } });
-  if (parsed === HELP_SHOWN) return 0;
-  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['processes', 'rounds'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-bench-mcp-'));
   const db = path.join(dir, 'memory.sqlite');
   try {
@@ -177,10 +181,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (error: unknown) => {
-    process.stderr.write(`bench:mcp: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (require.main === module) runMain('bench:mcp', () => main(process.argv.slice(2)));

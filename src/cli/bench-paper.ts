@@ -27,9 +27,10 @@ import { SIMULATION_LABEL } from '../core/bench/sim/parameters';
 import { AgentMemoryError } from '../core/errors';
 import { runGridPool } from './paper-grid-pool';
 import { runMain } from './run-main';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--rerank] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative][/last-of-kind],…] [--guard] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]';
+const USAGE = 'Usage: npm run bench:paper -- --agent reuse|simulated|llm [--stream human|paper] [--sql-shortcut on|off] [--rerank] [--seeds N] [--seed-base B] [--jobs J] [--json] [--language python|javascript] [--limit N] [--cells a/d/v/attr[/relative][/last-of-kind],…] [--guard] [--periodic-bounds half-open|closed] [--history-per-task all|worst] [--answer-match set|contains] [--base-url URL --model M] [--out DIR]\n\nRuns the paper\'s grid of addition × deletion cells over the EHR task stream for --seeds seeds and\nprints each cell\'s accuracy and memory size; the last stdout line is the grid JSON.';
 
 const OptionsSchema = z
   .object({
@@ -65,19 +66,13 @@ const OptionsSchema = z
   });
 export type PaperOptions = z.infer<typeof OptionsSchema> & { tasks: string };
 
-export function parsePaperOptions(argv: string[]): PaperOptions {
-  const raw: Record<string, string | boolean> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--json') raw.json = true;
-    else if (a === '--rerank') raw.rerank = true;
-    else if (a === '--guard') raw.guard = true;
-    else if (/^--(agent|stream|sql-shortcut|seeds|seed-base|jobs|language|limit|period|cells|periodic-bounds|history-per-task|answer-match|base-url|model|out|tasks|db|cache)$/.test(a) && argv[i + 1] !== undefined) raw[a.slice(2)] = argv[++i];
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${a}'. ${USAGE}`);
-  }
-  const parsed = OptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Invalid options (${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}). ${USAGE}`);
-  return { ...parsed.data, tasks: parsed.data.tasks ?? path.join(ROOT, 'data', 'ehr', STREAM_TASK_FILES[parsed.data.stream]) };
+const PAPER_VALUED = ['agent', 'stream', 'sql-shortcut', 'seeds', 'seed-base', 'jobs', 'language', 'limit', 'period', 'cells', 'periodic-bounds', 'history-per-task', 'answer-match', 'base-url', 'model', 'out', 'tasks', 'db', 'cache'] as const;
+
+/** The bench's options (HELP_SHOWN after printing the usage for --help); a bad option is a usage error. */
+export function parsePaperOptions(argv: string[]): PaperOptions | typeof HELP_SHOWN {
+  const parsed = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'rerank', 'guard'], valued: PAPER_VALUED }, OptionsSchema);
+  if (parsed === HELP_SHOWN) return HELP_SHOWN;
+  return { ...parsed, tasks: parsed.tasks ?? path.join(ROOT, 'data', 'ehr', STREAM_TASK_FILES[parsed.stream]) };
 }
 
 /** The periodic window passed to the runs: --period, else the paper's 200 on the paper stream (the human stream scales it per run). */
@@ -170,6 +165,7 @@ export function formatGrid(json: GridJson): string {
 
 async function main(argv: string[]): Promise<number> {
   const o = parsePaperOptions(argv);
+  if (o === HELP_SHOWN) return 0;
   const { json } = await runPaperGrid(o, (line) => process.stderr.write(`${line}\n`));
   if (!o.json) process.stdout.write(formatGrid(json));
   // The last stdout line is always the grid JSON.

@@ -22,28 +22,21 @@ import { DEFAULT_ALPHA, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PER
 import { RULE_ID } from '../core/policy/names';
 import { buildSyntheticHistory } from '../core/memory/sqlite/queries/synthetic-history';
 import { MemoryManager } from '../core/policy/memory-manager';
+import { HELP_SHOWN, parseBenchArgs } from './args';
+import { runMain } from './run-main';
+
+const USAGE = `Usage: npm run bench:policies -- [--json] [--records 100000] [--tasks 250000] [--k 4] [--bookkeeping-tasks 300]
+
+Times the deletion policies' dry runs (periodic, history, combined) and the per-task bookkeeping
+over a synthetic history of --records records and --tasks tasks (K retrievals per task).`;
 
 const ArgsSchema = z.object({
-  json: z.boolean(),
-  records: z.number().int().min(100),
-  tasks: z.number().int().min(100),
-  k: z.number().int().min(1).max(20),
-  bookkeepingTasks: z.number().int().min(10),
+  json: z.boolean().default(false),
+  records: z.coerce.number().int().min(100).default(100_000),
+  tasks: z.coerce.number().int().min(100).default(250_000),
+  k: z.coerce.number().int().min(1).max(20).default(4),
+  'bookkeeping-tasks': z.coerce.number().int().min(10).default(300),
 });
-
-function parseArgs(argv: string[]): z.infer<typeof ArgsSchema> {
-  const out: Record<string, unknown> = { json: false, records: 100_000, tasks: 250_000, k: 4, bookkeepingTasks: 300 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--json') out.json = true;
-    else if (a === '--records') out.records = Number(argv[++i]);
-    else if (a === '--tasks') out.tasks = Number(argv[++i]);
-    else if (a === '--k') out.k = Number(argv[++i]);
-    else if (a === '--bookkeeping-tasks') out.bookkeepingTasks = Number(argv[++i]);
-    else throw new Error(`Unknown argument ${a}. Usage: bench-policies [--json] [--records N] [--tasks T] [--k K] [--bookkeeping-tasks M]`);
-  }
-  return ArgsSchema.parse(out);
-}
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -66,8 +59,10 @@ function timeRuns(runs: number, fn: () => PolicyDeletionPlan): { ms: number; pla
   return { ms: median(times), plan };
 }
 
-function main(): void {
-  const args = parseArgs(process.argv.slice(2));
+function main(argv: string[]): Promise<number> {
+  const parsed = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['records', 'tasks', 'k', 'bookkeeping-tasks'] }, ArgsSchema);
+  if (parsed === HELP_SHOWN) return Promise.resolve(0);
+  const args = { ...parsed, bookkeepingTasks: parsed['bookkeeping-tasks'] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-policies-'));
   const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
   try {
@@ -173,6 +168,7 @@ function main(): void {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  return Promise.resolve(0);
 }
 
 /**
@@ -209,4 +205,4 @@ function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-main();
+if (require.main === module) runMain('bench:policies', () => main(process.argv.slice(2)));

@@ -42,13 +42,23 @@ import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/sqlite/store
 import { vectorToBlob } from '../core/memory/dense/vector-index';
 import { HashingEmbedder } from '../core/similarity/hashing-embedder';
 import { runMain } from './run-main';
+import { HELP_SHOWN, parseBenchArgs } from './args';
+
+const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker]
+
+Grows one file-backed memory through --sizes records and measures at each size: insert rate,
+hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).`;
 
 const ArgsSchema = z.object({
-  json: z.boolean(),
-  sizes: z.array(z.number().int().positive()).min(1),
-  queries: z.number().int().positive(),
-  tasks: z.string(),
-  keywords: z.enum(['inline', 'worker']),
+  json: z.boolean().default(false),
+  sizes: z
+    .string()
+    .default('1000,10000,100000')
+    .transform((s) => s.split(',').map(Number))
+    .pipe(z.array(z.number().int().positive(), { message: 'a comma-separated list of positive whole numbers' }).min(1)),
+  queries: z.coerce.number().int().positive().default(200),
+  tasks: z.string().min(1).default(path.join(process.cwd(), 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl')),
+  keywords: z.enum(['inline', 'worker']).default('inline'),
 });
 
 export interface BenchRow {
@@ -86,20 +96,6 @@ export interface BenchRow {
 /** Candidates the dense stage compares (the over-fetch of a top-4 query at 100k). */
 const DENSE_STAGE_CANDIDATES = 128;
 
-function parseArgs(argv: string[]) {
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  return ArgsSchema.parse({
-    json: argv.includes('--json'),
-    sizes: (value('--sizes') ?? '1000,10000,100000').split(',').map(Number),
-    queries: Number(value('--queries') ?? '200'),
-    tasks: value('--tasks') ?? path.join(process.cwd(), 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'),
-    keywords: value('--keywords') ?? 'inline',
-  });
-}
-
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
@@ -113,7 +109,8 @@ function timeMs(fn: () => void): number {
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function run(argv: string[]): Promise<BenchRow[]> {
-  const args = parseArgs(argv);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['sizes', 'queries', 'tasks', 'keywords'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return [];
   const embedder = new HashingEmbedder();
   const dim = embedder.dimension;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-'));

@@ -17,6 +17,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { createRunner, type CodeRunner, type RunLanguage } from '../core/agent/runners';
+import { HELP_SHOWN, parseBenchArgs } from './args';
+import { runMain } from './run-main';
 
 /** The commit before the sandbox work (round 2 start). */
 const BASELINE_COMMIT = '97d0e4e62bd7eadc8827d9359ec84d9ad1f8f185';
@@ -24,7 +26,11 @@ const BASELINE_FILES = ['src/core/errors.ts', 'src/core/logger.ts', 'src/core/ag
 
 const ROOT = path.resolve(__dirname, '../..');
 const DB = path.join(ROOT, 'data/ehr/mimic3-demo.sqlite');
-const ArgsSchema = z.object({ runs: z.number().int().min(3).max(1000), json: z.boolean() });
+const USAGE = `Usage: npm run bench:runners -- [--runs 20] [--json]
+
+Times runner.run() for a trivial program and for one sql() call, per language, for this tree's
+sandboxed runners and the baseline commit's runners, alternating; prints medians, p90s and ratios.`;
+const ArgsSchema = z.object({ runs: z.coerce.number().int().min(3).max(1000).default(20), json: z.boolean().default(false) });
 
 /** Extracts the baseline runners into .cache/ (inside the repo, so node_modules resolve); undefined when git cannot. */
 function baselineCreateRunner(): ((language: RunLanguage) => CodeRunner) | undefined {
@@ -72,9 +78,9 @@ interface Row {
   ratio?: number;
 }
 
-async function main(argv: string[]): Promise<void> {
-  const runsAt = argv.indexOf('--runs');
-  const args = ArgsSchema.parse({ runs: runsAt >= 0 ? Number(argv[runsAt + 1]) : 20, json: argv.includes('--json') });
+async function main(argv: string[]): Promise<number> {
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['runs'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
   const baseline = baselineCreateRunner();
   const rows: Row[] = [];
   for (const language of ['javascript', 'python'] as RunLanguage[]) {
@@ -104,7 +110,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (args.json) {
     process.stdout.write(JSON.stringify({ baseline: BASELINE_COMMIT, runs: args.runs, rows }, null, 2) + '\n');
-    return;
+    return 0;
   }
   const f = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
   process.stdout.write(`Runner overhead, wall ms per run.() (${args.runs} alternating runs each; old = ${BASELINE_COMMIT.slice(0, 12)})\n`);
@@ -114,12 +120,7 @@ async function main(argv: string[]): Promise<void> {
       `${r.language.padEnd(11)} ${r.program.padEnd(8)} ${f(r.newFirstMs).padStart(9)} ${f(r.newMedianMs).padStart(8)} ${f(r.newP90Ms).padStart(8)} ${f(r.oldMedianMs).padStart(8)} ${f(r.oldP90Ms).padStart(8)} ${(r.ratio === undefined ? '-' : r.ratio.toFixed(2)).padStart(12)}\n`,
     );
   }
+  return 0;
 }
 
-main(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) runMain('bench:runners', () => main(process.argv.slice(2)), { exit: true });

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { parseCommandArgs, parseValues, HELP_SHOWN } from './args';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 import { runMain } from './run-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -24,7 +24,11 @@ const CLI = path.join(ROOT, 'dist', 'cli.js');
 const STOPS = ['SIGTERM', 'SIGINT', 'stdin'] as const;
 type StopHow = (typeof STOPS)[number];
 
-const USAGE = 'Usage: npm run bench:shutdown -- --db FILE [--runs N] [--json]';
+const USAGE = `Usage: npm run bench:shutdown -- --db FILE [--runs 3] [--json]
+
+Starts the bundled MCP server (dist/cli.js: npm run build first) on --db, answers one search,
+stops it by SIGTERM, SIGINT and closed stdin, and prints the time to first answer and to exit
+(median of --runs), beside the same server on an empty memory.`;
 const ArgsSchema = z.object({
   db: z.string({ message: '--db FILE is required (e.g. agent-memory seed --db big.sqlite --synthetic 100000)' }).min(1),
   runs: z.coerce.number().int().min(1).max(20).default(3),
@@ -100,9 +104,8 @@ async function series(db: string, runs: number): Promise<Record<StopHow, Sample>
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, runs: { type: 'string' }, json: { type: 'boolean' } } });
-  if (parsed === HELP_SHOWN) return 0;
-  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['db', 'runs'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   if (!fs.existsSync(args.db)) throw new Error(`${args.db} does not exist (make one: agent-memory seed --db ${args.db} --synthetic 100000)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-bench-shutdown-'));

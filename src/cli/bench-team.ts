@@ -19,17 +19,23 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { PASSWORD_ENV } from '../core/memory/postgres/connection';
+import { LIBPQ_PASSWORD_ENV, PASSWORD_ENV } from '../core/memory/postgres/connection';
+import { onExitOrSignal } from './exit-cleanup';
 import { TeamMemoryStore } from '../core/memory/postgres/team-store';
 import { setupTeamMemory } from '../core/memory/postgres/team-setup';
 import { writeTeam } from '../core/memory/postgres/transfer';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 import { runMain } from './run-main';
 import type { BenchClientInput } from './team/bench-team-client';
 import { benchRecords } from './team/bench-team-data';
 import { startThrowawayPostgres, ThrowawayPostgres } from './team/throwaway-postgres';
 
-const USAGE = 'Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--rerank] [--sweep-period-ms 2000] [--json]';
+const USAGE = `Usage: npm run bench:team -- [--url postgres://…] [--clients 8] [--rounds 500] [--records 1000] [--faults] [--rerank] [--sweep-period-ms 2000] [--json]
+
+Seeds --records shared records into a fresh team space and has --clients real client processes
+write, approve, search, feed back and sweep at once; prints latencies and what was acknowledged vs
+found. Without --url it runs on its own throwaway PostgreSQL cluster, stopped and removed on exit,
+on an error and on Ctrl+C; with --url the password comes from AGENT_MEMORY_PG_PASSWORD.`;
 const ArgsSchema = z.object({
   url: z.string().optional(),
   clients: z.coerce.number().int().min(1).max(32).default(8),
@@ -69,8 +75,16 @@ interface Tally {
   crashes: string[];
 }
 
-function startClient(i: number, input: BenchClientInput, password: string | undefined, tally: Tally): { child: ChildProcess; exited: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(TSX_LOADER).href, CLIENT, JSON.stringify(input)], { cwd: ROOT, env: { ...process.env, ...(password ? { [PASSWORD_ENV]: password } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** The environment for the bench's own cluster: without the password variables (a password set for another server would replace the cluster's own). */
+export function ownClusterEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const rest = { ...env };
+  delete rest[PASSWORD_ENV];
+  delete rest[LIBPQ_PASSWORD_ENV];
+  return rest;
+}
+
+function startClient(i: number, input: BenchClientInput, password: string | undefined, env: NodeJS.ProcessEnv, tally: Tally): { child: ChildProcess; exited: Promise<void> } {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(TSX_LOADER).href, CLIENT, JSON.stringify(input)], { cwd: ROOT, env: { ...env, ...(password ? { [PASSWORD_ENV]: password } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] });
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const e = JSON.parse(line) as { t: string; id?: string; at?: number; ms?: number; kind?: string; n?: number; mb?: number; message?: string };
     if (e.t === 'ack') tally.acked.add(e.id!);
@@ -93,40 +107,44 @@ function startClient(i: number, input: BenchClientInput, password: string | unde
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, {
-    usage: USAGE,
-    options: { url: { type: 'string' }, clients: { type: 'string' }, rounds: { type: 'string' }, records: { type: 'string' }, faults: { type: 'boolean' }, rerank: { type: 'boolean' }, 'sweep-period-ms': { type: 'string' }, json: { type: 'boolean' } },
-  });
-  if (parsed === HELP_SHOWN) return 0;
-  const args = parseValues(ArgsSchema, parsed.values, USAGE);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['faults', 'rerank', 'json'], valued: ['url', 'clients', 'rounds', 'records', 'sweep-period-ms'] }, ArgsSchema);
+  if (args === HELP_SHOWN) return 0;
   let cluster: ThrowawayPostgres | undefined;
-  let url = args.url;
   let password = process.env[PASSWORD_ENV];
-  if (!url) {
-    cluster = await startThrowawayPostgres();
-    // The schema now; the HNSW index after the seed (one index build instead of 100k graph inserts).
-    await setupTeamMemory(cluster.ownerUrl);
-    const u = new URL(cluster.appUrl);
-    password = decodeURIComponent(u.password);
-    u.password = '';
-    url = u.toString();
+  // With its own cluster, its passwords are in its URLs: one set in the environment for another server must not replace them.
+  const env = args.url ? process.env : ownClusterEnv(process.env);
+  let stopCluster: (() => void) | undefined;
+  if (!args.url) {
+    const own = await startThrowawayPostgres();
+    cluster = own;
+    // Stopped and removed however the bench ends: done, failed, or interrupted (SIGINT / SIGTERM).
+    stopCluster = onExitOrSignal(() => own.stop());
   }
   const space = `bench-${Date.now()}`;
   try {
-    const admin = await TeamMemoryStore.connect({ url, password, space, user: 'bench', client: 'bench-main', maxConnections: 2 });
+    let url = args.url ?? '';
+    if (cluster) {
+      // The schema now; the HNSW index after the seed (one index build instead of 100k graph inserts).
+      await setupTeamMemory(cluster.ownerUrl, { env });
+      const u = new URL(cluster.appUrl);
+      password = decodeURIComponent(u.password);
+      u.password = '';
+      url = u.toString();
+    }
+    const admin = await TeamMemoryStore.connect({ url, password, space, user: 'bench', client: 'bench-main', maxConnections: 2 }, { env });
     // With its own cluster the bench seeds as the schema owner (the owner path: it may VACUUM / ANALYZE after the load).
-    const seeder = cluster ? await TeamMemoryStore.connect({ url: cluster.ownerUrl, space, user: 'bench', client: 'bench-seed', maxConnections: 1 }) : admin;
+    const seeder = cluster ? await TeamMemoryStore.connect({ url: cluster.ownerUrl, space, user: 'bench', client: 'bench-seed', maxConnections: 1 }, { env }) : admin;
     const t0 = Date.now();
     const seeded = await writeTeam(seeder, benchRecords(args.records, DIM));
     if (seeder !== admin) await seeder.close();
     const seedMs = Date.now() - t0;
     const t1 = Date.now();
-    if (cluster) await setupTeamMemory(cluster.ownerUrl, { dimensions: [DIM] });
+    if (cluster) await setupTeamMemory(cluster.ownerUrl, { dimensions: [DIM], env });
     const indexMs = Date.now() - t1;
     const tally: Tally = { acked: new Set(), failed: 0, failures: new Map(), incRetrieval: 0, incPhi: 0, searchMs: [], shapesMs: [], approvedAt: new Map(), seen: [], sweeps: 0, rssMb: 0, done: 0, crashes: [] };
     const started = Date.now();
     const clients = Array.from({ length: args.clients }, (_, i) =>
-      startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'], rerank: args.rerank }, password, tally),
+      startClient(i, { url: url, space, index: i, rounds: args.rounds, dimension: DIM, sweepPeriodMs: args['sweep-period-ms'], rerank: args.rerank }, password, env, tally),
     );
     let killed = 0;
     if (args.faults) {
@@ -170,7 +188,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(args.json ? JSON.stringify(report) + '\n' : Object.entries(report).map(([k, v]) => `${k.padEnd(24)} ${String(v)}`).join('\n') + '\n');
     return lost === 0 && (args.faults || report.increments_found === report.increments_sent) ? 0 : 1;
   } finally {
-    cluster?.stop();
+    stopCluster?.();
   }
 }
 

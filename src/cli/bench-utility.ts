@@ -30,10 +30,14 @@ import { planPaperStream } from '../core/bench/stream-setup';
 import { readTaskFile } from '../core/bench/task-file';
 import { DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS } from '../core/policy/deletion';
 import { runMain } from './run-main';
-import { HELP_SHOWN, parseCommandArgs, parseValues } from './args';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const USAGE = 'Usage: npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution] [--fit-embedder] [--rerank] [--json]';
+const USAGE = `Usage: npm run bench:utility -- [--agent simulated|reuse|both] [--seeds N] [--seed-base B] [--cell addition/deletion/variant/attribution] [--fit-embedder] [--rerank] [--json]
+
+Runs one grid cell per seed and reads the retrieval log the history rule reads: how many records
+reach n evaluated retrievals, how many have a mean utility at or below beta, and retrieval quality
+in the stream (same-template demonstrations). The JSON summary is the only stdout line.`;
 const AGENTS = ['simulated', 'reuse'] as const;
 
 const OptionsSchema = z.object({
@@ -86,9 +90,8 @@ function share(flags: (boolean | null)[]): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { agent: { type: 'string' }, seeds: { type: 'string' }, 'seed-base': { type: 'string' }, cell: { type: 'string' }, json: { type: 'boolean' }, 'fit-embedder': { type: 'boolean' }, rerank: { type: 'boolean' } } });
-  if (parsed === HELP_SHOWN) return 0;
-  const o = parseValues(OptionsSchema, parsed.values, USAGE);
+  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'fit-embedder', 'rerank'], valued: ['agent', 'seeds', 'seed-base', 'cell'] }, OptionsSchema);
+  if (o === HELP_SHOWN) return 0;
   const [addition, deletion, variant, attribution] = o.cell.split('/');
   const cell = PaperCellSchema.parse({ addition, deletion, variant, attribution });
   const tasks = readTaskFile(path.join(ROOT, 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl'));

@@ -20,11 +20,16 @@ import { generateStream, SourceLineSchema } from '../core/data/stream-generator'
 import { streamCard } from '../core/data/stream-card';
 import { AgentMemoryError } from '../core/errors';
 import { runMain } from './run-main';
+import { HELP_SHOWN, parseBenchArgs } from './args';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EHR = path.join(ROOT, 'data', 'ehr');
 const PAPER_STREAM_FILE = STREAM_TASK_FILES.paper;
-const USAGE = 'usage: npm run data:paper-stream -- [--seed N] [--target N] [--cap N] [--out DIR]';
+const USAGE = `Usage: npm run data:paper-stream -- [--seed 19] [--target 4000] [--cap 40] [--out DIR]
+
+Generates the paper-length EHR stream from the EHRSQL lines and the demo database and writes
+ehrsql-mimic3-paper-stream.jsonl and PAPER-STREAM-CARD.md to --out (default data/ehr). Seeded:
+the same options rewrite the same bytes.`;
 
 /** The options the committed file was made with (its card records them). */
 export const PAPER_STREAM_DEFAULTS = { seed: 19, target: 4000, cap: 40 } as const;
@@ -37,14 +42,8 @@ const OptionsSchema = z.object({
 });
 
 async function main(argv: string[]): Promise<number> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    if (/^--(seed|target|cap|out)$/.test(argv[i]) && argv[i + 1] !== undefined) raw[argv[i].slice(2)] = argv[++i];
-    else throw new AgentMemoryError('INVALID_INPUT', `Unknown or incomplete option '${argv[i]}'. ${USAGE}`);
-  }
-  const parsed = OptionsSchema.safeParse(raw);
-  if (!parsed.success) throw new AgentMemoryError('INVALID_INPUT', `Invalid options (${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}). ${USAGE}`);
-  const o = parsed.data;
+  const o = parseBenchArgs(argv, { usage: USAGE, valued: ['seed', 'target', 'cap', 'out'] }, OptionsSchema);
+  if (o === HELP_SHOWN) return 0;
   const source = fs
     .readFileSync(path.join(EHR, 'ehrsql-mimic3-tasks.jsonl'), 'utf8')
     .split('\n')

@@ -9,20 +9,22 @@
  * Runs against the packaged VSIX when AGENT_MEMORY_E2E_VSIX names one (npm test does),
  * otherwise against the repo as the development extension (needs `npm run build`).
  * Screenshots: test-results/screenshots/e2e-<n>-*.png; the final explorer and dashboard
- * shots are also copied to media/screenshots/ for the README.
+ * shots are also copied for the README: to media/screenshots/ only when asked
+ * (AGENT_MEMORY_SCREENSHOTS=1 or --screenshots, see test/support/readme-shots.ts), else to
+ * test-results/screenshots/readme/, so `npm test` leaves the tracked files alone.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { REPO_ROOT } from '../support/code-server';
 import { startWorkbench, type Workbench, type WorkbenchSession } from '../support/workbench';
+import { readmeShotsDir } from '../support/readme-shots';
 
 const VSIX = process.env.AGENT_MEMORY_E2E_VSIX;
 const QUESTION = 'How many patients were admitted to the hospital in 2104?';
 const DATABASE = '.agent-memory/e2e-memory.db';
-const README_SHOTS = path.join(REPO_ROOT, 'media', 'screenshots');
+const README_SHOTS = readmeShotsDir();
 const MAX_README_SHOT_BYTES = 300 * 1024;
 const STREAM_TASKS = 3;
 /** A demo question with a gold answer that the stream (the first three) does not run. */

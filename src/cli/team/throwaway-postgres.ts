@@ -2,7 +2,8 @@
  * A throwaway PostgreSQL 15 cluster for tests and `bench:team`: initdb into a private
  * temporary folder, run as the `postgres` user (PostgreSQL refuses root) on a private
  * socket directory and a free TCP port on 127.0.0.1, with pgvector available
- * (scripts/postgres-setup.sh builds it). `stop()` shuts it down and removes every file.
+ * (scripts/postgres-setup.sh builds it). `stop()` shuts it down and removes every file; so does
+ * the process's exit, SIGINT or SIGTERM (exit-cleanup.ts), even while the cluster is starting.
  *
  * Two login roles are created, as docs/team-memory.md documents:
  * - `agent_memory_owner` owns the schema and runs the migrations;
@@ -17,6 +18,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AgentMemoryError } from '../../core/errors';
+import { onExitOrSignal } from '../exit-cleanup';
 
 const BIN = '/usr/lib/postgresql/15/bin';
 
@@ -67,6 +69,24 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const ids = postgresIds();
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-pg-'));
   const data = path.join(base, 'data');
+  // From here the cluster is stopped and its folder removed however this process ends: stop(), a failed
+  // start, the process's exit, SIGINT or SIGTERM (a crashed or interrupted bench or test leaves no server behind).
+  const stop = onExitOrSignal(() => {
+    try {
+      if (fs.existsSync(path.join(data, 'postmaster.pid'))) spawnSync(path.join(BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...(ids ?? {}) });
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+  try {
+    return await startIn(base, data, ids, stop);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+async function startIn(base: string, data: string, ids: { uid: number; gid: number } | undefined, stop: () => void): Promise<ThrowawayPostgres> {
   const socketDir = path.join(base, 'sock');
   fs.mkdirSync(socketDir);
   const superPassword = randomBytes(18).toString('base64url');
@@ -106,17 +126,10 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     });
     if (r.status !== 0) throw new AgentMemoryError('DATABASE', `cluster setup failed: ${r.stderr.slice(-800)}`);
   };
-  try {
-    psql(`CREATE ROLE agent_memory_owner LOGIN PASSWORD '${ownerPassword}'; CREATE ROLE agent_memory_app LOGIN PASSWORD '${appPassword}';`);
-    psql('CREATE DATABASE agent_memory OWNER agent_memory_owner;');
-    // pgvector is created by the superuser once (CREATE EXTENSION needs it for an untrusted extension).
-    psql('CREATE EXTENSION vector; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT CONNECT ON DATABASE agent_memory TO agent_memory_app;', 'agent_memory');
-  } catch (error) {
-    spawnSync(path.join(BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...(ids ?? {}) });
-    fs.rmSync(base, { recursive: true, force: true });
-    throw error;
-  }
-  let stopped = false;
+  psql(`CREATE ROLE agent_memory_owner LOGIN PASSWORD '${ownerPassword}'; CREATE ROLE agent_memory_app LOGIN PASSWORD '${appPassword}';`);
+  psql('CREATE DATABASE agent_memory OWNER agent_memory_owner;');
+  // pgvector is created by the superuser once (CREATE EXTENSION needs it for an untrusted extension).
+  psql('CREATE EXTENSION vector; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT CONNECT ON DATABASE agent_memory TO agent_memory_app;', 'agent_memory');
   return {
     port,
     socketDir,
@@ -130,14 +143,6 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     },
     pause: () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     resume: () => runAsync('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', '-t', '60', 'start']),
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        fs.rmSync(base, { recursive: true, force: true });
-      }
-    },
+    stop,
   };
 }

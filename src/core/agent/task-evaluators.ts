@@ -21,10 +21,11 @@ import type { ChatModel, TokenUsage } from './model/types';
  * - correct / wrong: checked against a gold answer (bench, or a stream item with an answer)
  * - approved / rejected: a human's verdict (strict addition in the editor)
  * - judged-correct / judged-wrong: the LLM judge's opinion (coarse addition)
- * - unknown: nobody checked (yet)
+ * - unknown: nobody checked (yet); source `no-gold`: the task's gold answer is empty, all null or a
+ *   lone 0 on this database, so it cannot check the task (gold-answer.ts) and the task is never counted correct
  */
 export type VerdictKind = 'correct' | 'wrong' | 'approved' | 'rejected' | 'judged-correct' | 'judged-wrong' | 'unknown';
-export type VerdictSource = 'gold' | 'human' | 'judge' | 'none';
+export type VerdictSource = 'gold' | 'human' | 'judge' | 'no-gold' | 'none';
 export interface TaskVerdict {
   kind: VerdictKind;
   source: VerdictSource;

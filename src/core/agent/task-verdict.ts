@@ -7,6 +7,7 @@
  */
 import type { TaskRow } from '../memory/sqlite/task-log';
 import type { TaskVerdict } from './task-evaluators';
+import { loggedNoGold } from './gold-answer';
 
 /** The correctness verdict an evaluation stands for (kept apart from the execution outcome). */
 export function verdictOf(evaluation: { utility: number | null; evaluator: string | null }): TaskVerdict {
@@ -31,12 +32,15 @@ function goldUtility(row: VerdictRow): number | null {
 /**
  * The task's verdict: the gold answer's when one checked it (whatever the human did later),
  * else the verdict behind its Φ (the human's, the LLM judge's), else unknown — `source:
- * 'human'` when the task's Φ waits for the user's approval.
+ * 'human'` when the task's Φ waits for the user's approval, `source: 'no-gold'` when its gold
+ * answer was empty, null or a lone 0 on this database (never correct, whoever approves it).
  *
  * @example
  * taskVerdict(tasks.get(7)!) // { kind: 'wrong', source: 'gold' }, also after the user approved the record
  */
 export function taskVerdict(row: VerdictRow): TaskVerdict {
+  // A gold answer that is empty, null or a lone 0 on this database checks nothing: whatever Φ says, the task is not checked.
+  if (loggedNoGold(row.log) !== undefined) return { kind: 'unknown', source: 'no-gold' };
   const gold = goldUtility(row);
   if (gold !== null) return verdictOf({ utility: gold, evaluator: 'strict:ground-truth' });
   const logged = row.log.evaluation as { evaluator?: unknown } | undefined;
@@ -51,13 +55,13 @@ export function humanDecision(row: Pick<TaskRow, 'utility' | 'evaluator'>): 'app
 }
 
 /**
- * Whether the task waits for the user: its verdict waits for a human and its record is still
- * pending. A task whose model call failed (no record) or whose record was merged into one the
+ * Whether the task waits for the user: its verdict waits for a human (or no gold answer could
+ * check it) and its record is still pending. A task whose model call failed (no record) or whose record was merged into one the
  * user already decided does not wait for anything.
  */
 export function awaitsApproval(row: VerdictRow & Pick<TaskRow, 'recordId'>, recordStatus: (id: string) => string | undefined): boolean {
   const v = taskVerdict(row);
-  return v.kind === 'unknown' && v.source === 'human' && row.recordId !== null && recordStatus(row.recordId) === 'pending';
+  return v.kind === 'unknown' && (v.source === 'human' || v.source === 'no-gold') && row.recordId !== null && recordStatus(row.recordId) === 'pending';
 }
 
 /** How many verdicts of each kind (the stream summary and the dashboard count the same way). */
@@ -73,10 +77,12 @@ export interface VerdictCounts {
   judgedWrong: number;
   /** Nobody checked (yet). */
   unchecked: number;
+  /** Of the unchecked: the gold answer is empty, null or a lone 0 on this database (cannot check). */
+  noGoldAnswer: number;
 }
 
 export function countVerdicts(verdicts: Iterable<TaskVerdict>): VerdictCounts {
-  const c: VerdictCounts = { correct: 0, wrong: 0, approved: 0, rejected: 0, judgedCorrect: 0, judgedWrong: 0, unchecked: 0 };
+  const c: VerdictCounts = { correct: 0, wrong: 0, approved: 0, rejected: 0, judgedCorrect: 0, judgedWrong: 0, unchecked: 0, noGoldAnswer: 0 };
   for (const v of verdicts) {
     switch (v.kind) {
       case 'correct': c.correct++; break;
@@ -85,7 +91,10 @@ export function countVerdicts(verdicts: Iterable<TaskVerdict>): VerdictCounts {
       case 'rejected': c.rejected++; break;
       case 'judged-correct': c.judgedCorrect++; break;
       case 'judged-wrong': c.judgedWrong++; break;
-      case 'unknown': c.unchecked++; break;
+      case 'unknown':
+        c.unchecked++;
+        if (v.source === 'no-gold') c.noGoldAnswer++;
+        break;
     }
   }
   return c;

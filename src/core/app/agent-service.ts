@@ -19,6 +19,7 @@ import { createRunner, toolboxDocs, type CodeRunner, type RunLanguage } from '..
 import { databaseFingerprint } from '../revalidation/fingerprint';
 import { revalidate, type RevalidationReport } from '../revalidation/revalidate';
 import { EditorEvaluator, GoldEvaluator, HumanReviewedGoldEvaluator } from '../agent/task-evaluators';
+import { NO_GOLD_LOG_FIELD, noGoldStatus } from '../agent/gold-answer';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { assertDataDatabase } from '../data/data-database';
 import { DEMO_DATABASE_FILE } from '../data/ehr-tasks';
@@ -166,9 +167,12 @@ export class AgentService extends Disposable {
     const { generator, chat } = this.model;
     const runner = this.runners.runner;
     const policy = settings.addition.policy;
+    // A gold answer that is empty, null or a lone 0 on this database checks nothing: the task runs as one without
+    // a gold answer and its log says so (never counted correct, see gold-answer.ts).
+    const noGold = options.groundTruth === undefined ? undefined : noGoldStatus(options.groundTruth);
     // An editor stream under strict addition: the gold answer marks the verdict, the human still approves.
     const evaluator =
-      options.groundTruth === undefined
+      options.groundTruth === undefined || noGold
         ? new EditorEvaluator(policy, chat, this.options.logger)
         : options.humanReview && policy === 'strict'
           ? new HumanReviewedGoldEvaluator(options.groundTruth)
@@ -187,7 +191,15 @@ export class AgentService extends Disposable {
         logger: this.options.logger,
       },
       question,
-      { databasePath: dataPath, language, k: settings.retrieval.k, maxDebugRounds: settings.agent.maxDebugRounds, limits: { timeoutMs: settings.runner.timeoutMs, memoryMb: settings.runner.memoryMb }, signal: options.signal },
+      {
+        databasePath: dataPath,
+        language,
+        k: settings.retrieval.k,
+        maxDebugRounds: settings.agent.maxDebugRounds,
+        limits: { timeoutMs: settings.runner.timeoutMs, memoryMb: settings.runner.memoryMb },
+        signal: options.signal,
+        ...(noGold ? { logExtra: { [NO_GOLD_LOG_FIELD]: noGold } } : {}),
+      },
     );
     const { run, after } = r;
     if (after.addition.recordId && run.outcome === 'success') this.policies.recordFingerprint(after.addition.recordId, this.fingerprintOf(dataPath));

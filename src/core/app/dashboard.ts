@@ -57,28 +57,30 @@ export function dashboardData(store: MemoryStore, tasks: TaskLog, misaligned = D
 }
 
 function emptySummary(): DashboardSummary {
-  return { tasks: 0, ran: 0, correct: 0, wrong: 0, approved: 0, rejected: 0, judgedCorrect: 0, judgedWrong: 0, unchecked: 0, awaitingApproval: 0, youApproved: 0, youRejected: 0 };
+  return { tasks: 0, ran: 0, correct: 0, wrong: 0, approved: 0, rejected: 0, judgedCorrect: 0, judgedWrong: 0, unchecked: 0, noGoldAnswer: 0, awaitingApproval: 0, youApproved: 0, youRejected: 0 };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * The dashboard's summary line, in the toasts' words: correct / wrong and who judged,
- * not checked, and the user's approvals on their own.
+ * The dashboard's summary line, in the toasts' words: correct / wrong and who judged (how many
+ * a non-empty gold answer checked), not checked (and why: no gold answer on this database,
+ * awaiting approval), and the user's approvals on their own.
  *
  * @example
- * dashboardSummaryText(d.summary) // "20 tasks · 20 ran · 14 correct · 6 wrong (20 checked against gold answers) · 0 not checked · you approved 3"
+ * dashboardSummaryText(d.summary) // "20 tasks · 20 ran · 5 correct · 6 wrong (11 checked against a non-empty gold answer) · 9 not checked (9 without a gold answer on this database) · you approved 3"
  */
 export function dashboardSummaryText(s: DashboardSummary): string {
   const right = s.correct + s.approved + s.judgedCorrect;
   const bad = s.wrong + s.rejected + s.judgedWrong;
   const by = [
-    s.correct + s.wrong > 0 ? `${s.correct + s.wrong} checked against gold answers` : '',
+    s.correct + s.wrong > 0 || s.noGoldAnswer > 0 ? `${s.correct + s.wrong} checked against a non-empty gold answer` : '',
     s.approved + s.rejected > 0 ? `${s.approved + s.rejected} by you` : '',
     s.judgedCorrect + s.judgedWrong > 0 ? `${s.judgedCorrect + s.judgedWrong} by the LLM judge` : '',
   ].filter(Boolean);
   const parts = [plural(s.tasks, 'task'), `${s.ran} ran`, `${right} correct`, `${bad} wrong${by.length ? ` (${by.join(', ')})` : ''}`];
-  parts.push(`${s.unchecked} not checked${s.awaitingApproval > 0 ? ` (${s.awaitingApproval} await your approval)` : ''}`);
+  const why = [s.noGoldAnswer > 0 ? `${s.noGoldAnswer} without a gold answer on this database` : '', s.awaitingApproval > 0 ? `${s.awaitingApproval} await your approval` : ''].filter(Boolean);
+  parts.push(`${s.unchecked} not checked${why.length ? ` (${why.join('; ')})` : ''}`);
   const decided = [s.youApproved > 0 ? `approved ${s.youApproved}` : '', s.youRejected > 0 ? `rejected ${s.youRejected}` : ''].filter(Boolean);
   if (decided.length) parts.push(`you ${decided.join(', ')}`);
   return parts.join(' · ');

@@ -3,16 +3,24 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import type { TaskStreamItem } from './types';
 import { AgentMemoryError } from '../errors';
+import { noGoldStatus } from '../agent/gold-answer';
 
 const TaskLineSchema = z.looseObject({
   question: z.string({ message: 'question is required: a non-empty string' }).trim().min(1, 'question must not be empty'),
   answer: z.unknown().optional(),
-  /** EHRSQL lines say whether the gold answer is empty; those are skipped when `nonEmptyOnly`. */
+  /** EHRSQL lines say whether the gold answer is `nonempty` (else empty, all_null, zero_or_false); only those are read when `nonEmptyOnly`. */
   answer_status: z.string().optional(),
 });
 
+/** Whether a line's gold answer can check a task: its `answer_status` is `nonempty`, or (without one) its answer is. */
+function hasAnswer(line: { answer?: unknown; answer_status?: string }): boolean {
+  if (line.answer_status !== undefined) return line.answer_status === 'nonempty';
+  return line.answer !== undefined && noGoldStatus(line.answer) === undefined;
+}
+
 /**
- * Parses a JSONL task file; a bad line fails the whole read with its line number.
+ * Parses a JSONL task file; a bad line fails the whole read with its line number. `nonEmptyOnly`
+ * (the demo's picker and streams) keeps only questions with a gold answer on the database.
  *
  * @example
  * const items = readTaskStreamFile('data/ehr/ehrsql-mimic3-tasks.jsonl', { limit: 20, nonEmptyOnly: true });
@@ -40,7 +48,8 @@ export function readTaskStreamFile(file: string, options: { limit?: number; nonE
       const issue = parsed.error.issues[0];
       throw new AgentMemoryError('INVALID_INPUT', `${file}:${i + 1}: field '${issue.path.join('.') || '(root)'}': ${issue.message}.`);
     }
-    if (options.nonEmptyOnly && parsed.data.answer_status === 'empty') continue;
+    // The paper's filter: only questions with an answer on the database (a lone 0 or all nulls is no answer either).
+    if (options.nonEmptyOnly && !hasAnswer(parsed.data)) continue;
     items.push(parsed.data.answer === undefined ? { question: parsed.data.question } : { question: parsed.data.question, answer: parsed.data.answer });
     if (options.limit !== undefined && items.length >= options.limit) break;
   }

@@ -101,7 +101,7 @@ export interface DashboardData {
   misaligned: { recordId: string; question: string; meanInputSimilarity: number; meanOutputSimilarity: number; retrievals: number }[];
   counts: Record<RecordStatus, number>;
   summary: DashboardSummary;
-  /** The summary in words (dashboardSummaryText), e.g. "20 tasks · 20 ran · 14 correct · 6 wrong (20 checked against gold answers) · 0 not checked". */
+  /** The summary in words (dashboardSummaryText), e.g. "20 tasks · 20 ran · 14 correct · 6 wrong (20 checked against a non-empty gold answer) · 0 not checked". */
   summaryText: string;
 }
 

@@ -7,6 +7,7 @@
 import { RoleMemories } from '../agent/role-memories';
 import { toolboxDocs } from '../agent/runners';
 import { EditorEvaluator, GoldEvaluator } from '../agent/task-evaluators';
+import { NO_GOLD_LOG_FIELD, noGoldStatus } from '../agent/gold-answer';
 import { runTaskPipeline } from '../agent/task-pipeline';
 import { taskResultOf } from '../app/task-result';
 import type { AgentTaskResult } from '../app/types';
@@ -70,11 +71,13 @@ export async function runTeamTasks(team: TeamMemoryStore, items: { question: str
     const roles = (await RoleMemories.load(shared.roles, logger)).forModel(judge);
     const policy = await team.additionPolicy();
     for (const item of items) {
-      const evaluator = item.answer === undefined ? new EditorEvaluator(policy, judge ?? null, logger) : new GoldEvaluator(item.answer, policy, judge);
+      // A gold answer that is empty, null or a lone 0 on this database checks nothing (gold-answer.ts).
+      const noGold = item.answer === undefined ? undefined : noGoldStatus(item.answer);
+      const evaluator = item.answer === undefined || noGold ? new EditorEvaluator(policy, judge ?? null, logger) : new GoldEvaluator(item.answer, policy, judge);
       const r = await runTaskPipeline(
         { memory: shared.memory, retriever: shared.retriever, embedder: shared.embedder, generator, evaluator, run, toolboxDocs, roles, modelKind: judge ? 'llm' : 'reuse', logger },
         item.question,
-        { databasePath: options.dataPath, language, k: options.k },
+        { databasePath: options.dataPath, language, k: options.k, ...(noGold ? { logExtra: { [NO_GOLD_LOG_FIELD]: noGold } } : {}) },
       );
       options.onResult(taskResultOf(r, item.question, language, r.after.taskIndex));
     }

@@ -37,6 +37,7 @@ export function verdictText(verdict: TaskVerdict): string {
     case 'judged-wrong':
       return 'judged wrong (LLM judge)';
     case 'unknown':
+      if (verdict.source === 'no-gold') return 'not checked: no gold answer on this database';
       return verdict.source === 'human' ? 'not checked yet (awaits your approval)' : 'not checked';
   }
 }
@@ -109,6 +110,8 @@ export interface StreamCounts {
   judgedCorrect: number;
   judgedWrong: number;
   unchecked: number;
+  /** Of the unchecked: the gold answer was empty, null or a lone 0 on this database. */
+  noGoldAnswer: number;
   pending: number;
   addedByGold: number;
 }
@@ -128,6 +131,7 @@ export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts 
     judgedCorrect: v.judgedCorrect,
     judgedWrong: v.judgedWrong,
     unchecked: v.unchecked,
+    noGoldAnswer: v.noGoldAnswer,
     pending: n((r) => r.addition.status === 'pending'),
     addedByGold: n((r) => r.addition.added && decidedByGold(r)),
   };
@@ -143,7 +147,7 @@ export function streamSummary(results: readonly AgentTaskResult[]): string {
   const parts = [failures.length ? `${c.total} tasks: ${c.ran} ran, ${failures.join(', ')}` : `${c.total} ran`];
   if (c.correct + c.wrong > 0) parts.push(`${c.correct} correct · ${c.wrong} wrong (checked against gold answers)`);
   if (c.judgedCorrect + c.judgedWrong > 0) parts.push(`${c.judgedCorrect} judged correct · ${c.judgedWrong} judged wrong (LLM judge)`);
-  if (c.unchecked > 0) parts.push(`${c.unchecked} not checked (no gold answer)`);
+  if (c.unchecked > 0) parts.push(`${c.unchecked} not checked (${c.noGoldAnswer > 0 ? `${c.noGoldAnswer} without a gold answer on this database` : 'no gold answer'})`);
   let text = parts.join(' · ');
   if (c.pending > 0) text += `. ${c.pending} record(s) pending: approve or reject them in the explorer`;
   if (c.addedByGold > 0) text += `. ${c.addedByGold} added as approved by gold answer`;

@@ -41,7 +41,7 @@ describe('dashboard verdicts agree with the task results (editor stream, strict,
     assert.equal(d.accuracyCurve.length, results.length, 'every gold-checked task counts towards accuracy');
     assert.equal(d.accuracyCurve[d.accuracyCurve.length - 1].accuracy, c.correct / results.length);
     assert.deepEqual(d.outcomeCurve[d.outcomeCurve.length - 1], { taskIndex: results[results.length - 1].taskIndex, ran: c.ran, correct: c.correct, wrong: c.wrong });
-    assert.equal(d.summaryText, `8 tasks · ${c.ran} ran · ${c.correct} correct · ${c.wrong} wrong (8 checked against gold answers) · 0 not checked`);
+    assert.equal(d.summaryText, `8 tasks · ${c.ran} ran · ${c.correct} correct · ${c.wrong} wrong (8 checked against a non-empty gold answer) · 0 not checked`);
   });
 
   it('after the user approves every pending record: the gold verdicts stand, the approvals are counted apart', () => {
@@ -54,7 +54,7 @@ describe('dashboard verdicts agree with the task results (editor stream, strict,
     for (const r of pending) assert.deepEqual([tasks.get(r.taskIndex)?.decision, tasks.get(r.taskIndex)?.utility], ['approved', 1]);
     const c = streamCounts(results);
     assert.deepEqual([d.summary.correct, d.summary.wrong, d.summary.approved, d.summary.youApproved], [c.correct, c.wrong, 0, pending.length]);
-    assert.match(d.summaryText, new RegExp(`· ${c.correct} correct · ${c.wrong} wrong \\(8 checked against gold answers\\) · 0 not checked · you approved ${pending.length}$`));
+    assert.match(d.summaryText, new RegExp(`· ${c.correct} correct · ${c.wrong} wrong \\(8 checked against a non-empty gold answer\\) · 0 not checked · you approved ${pending.length}$`));
   });
 
   it('a task without a gold answer: not checked (awaits approval) until the user decides, then approved by you', async () => {

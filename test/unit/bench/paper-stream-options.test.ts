@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { formatProfile, gridPeriod, parsePaperOptions, selectCells } from '../../../src/cli/bench-paper';
+import { formatProfile, gridPeriod, parsePaperOptions as parseOrHelp, selectCells, type PaperOptions } from '../../../src/cli/bench-paper';
+import { HELP_SHOWN } from '../../../src/cli/args';
+
+/** The bench's options (these tests never ask for --help). */
+function parsePaperOptions(argv: string[]): PaperOptions {
+  const o = parseOrHelp(argv);
+  assert.notEqual(o, HELP_SHOWN);
+  return o as PaperOptions;
+}
 import { cellConfig, cellKey, paperCells } from '../../../src/core/bench/paper-cells';
 import { PAPER_EHR_PERIOD, scaledPeriod, streamPeriod, STREAM_TASK_FILES } from '../../../src/core/bench/config';
 import { formatComparison, PaperComparisonRow } from '../../../src/core/bench/paper-aggregate';

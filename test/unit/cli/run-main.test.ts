@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { runMain } from '../../../src/cli/run-main';
+import { usageError } from '../../../src/cli/args';
 import { AgentMemoryError } from '../../../src/core/errors';
 
 describe('runMain (the bench entry points’ shared tail)', () => {
@@ -38,5 +39,21 @@ describe('runMain (the bench entry points’ shared tail)', () => {
     await settle();
     assert.equal(process.exitCode, 1);
     assert.deepEqual(written, ['bench:x: disk full\n']);
+  });
+
+  it('prints a usage error as one line pointing at --help and exits 2', async () => {
+    runMain('bench:x', () => Promise.reject(usageError("Unknown option '--bogus'", 'Usage: npm run bench:x -- [--json]\n\nDoes x.')));
+    await settle();
+    assert.equal(process.exitCode, 2);
+    assert.deepEqual(written, ["bench:x: Unknown option '--bogus'. See: npm run bench:x -- --help\n"]);
+  });
+
+  it('a main that throws before its first await is reported the same way', async () => {
+    runMain('bench:x', () => {
+      throw new Error('sync failure');
+    });
+    await settle();
+    assert.equal(process.exitCode, 1);
+    assert.deepEqual(written, ['bench:x: sync failure\n']);
   });
 });
