@@ -22,8 +22,8 @@ const HASH_INPUT = AUDIT_HASH_FIELDS.map((f) =>
   f === 'record_id' ? "CASE WHEN a.record_id IS NULL THEN '-' ELSE octet_length(a.record_id)::text || ':' || a.record_id END" : `octet_length(a.${f}::text)::text || ':' || a.${f}::text`,
 ).join(" || '|' || ");
 
-const READ = "('*' = ANY ((SELECT agent_memory_spaces('agent'))) OR space = ANY ((SELECT agent_memory_spaces('agent'))))";
-const REVIEW = "('*' = ANY ((SELECT agent_memory_spaces('reviewer'))) OR space = ANY ((SELECT agent_memory_spaces('reviewer'))))";
+const READ = "('*' = ANY ((SELECT agent_memory_spaces('agent'))::text[]) OR space = ANY ((SELECT agent_memory_spaces('agent'))::text[]))";
+const REVIEW = "('*' = ANY ((SELECT agent_memory_spaces('reviewer'))::text[]) OR space = ANY ((SELECT agent_memory_spaces('reviewer'))::text[]))";
 
 export const ROLES_MIGRATION_SQL = `
 CREATE TABLE space_members (
