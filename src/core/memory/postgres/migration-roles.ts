@@ -76,8 +76,8 @@ CREATE FUNCTION agent_memory_record_inserting() RETURNS trigger LANGUAGE plpgsql
 BEGIN
   -- The space's audit lock first (its audit entry follows): every audited writer takes it before any row lock.
   PERFORM pg_advisory_xact_lock(hashtextextended('agent_memory_audit:' || NEW.space, 0));
-  NEW.rid := nextval('records_rid_seq');
-  IF agent_memory_level(NEW.space) = 'agent' THEN
+  -- Refused before an id is drawn (the row-level security check comes after BEFORE triggers).
+  IF agent_memory_require(NEW.space, 'agent') = 'agent' THEN
     IF NEW.status = 'active' AND coalesce((SELECT value FROM meta WHERE space = NEW.space AND key = 'addition_policy'), 'strict') = 'strict' THEN
       NEW.status := 'pending';
     END IF;
@@ -85,12 +85,14 @@ BEGIN
     NEW.in_sim_sum := 0; NEW.in_sim_count := 0; NEW.out_sim_sum := 0; NEW.out_sim_count := 0; NEW.merged_count := 1;
     NEW.stale := false; NEW.check_state := NULL; NEW.check_fingerprint := NULL; NEW.check_answer := NULL; NEW.check_error := NULL; NEW.checked_at := NULL;
   END IF;
+  NEW.rid := nextval('records_rid_seq');
   RETURN NEW;
 END $$;
 CREATE TRIGGER records_inserting BEFORE INSERT ON records FOR EACH ROW EXECUTE FUNCTION agent_memory_record_inserting();
 
 CREATE FUNCTION agent_memory_retrieval_inserting() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
+  PERFORM agent_memory_require(NEW.space, 'agent');
   NEW.id := nextval('retrievals_id_seq');
   RETURN NEW;
 END $$;
@@ -111,6 +113,7 @@ $$;
 CREATE FUNCTION agent_memory_audit_inserting() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE head audit_chain_heads;
 BEGIN
+  PERFORM agent_memory_require(NEW.space, 'agent');
   -- One writer per space at a time (until commit): the entries of a space form one chain, in id order.
   PERFORM pg_advisory_xact_lock(hashtextextended('agent_memory_audit:' || NEW.space, 0));
   NEW.id := nextval('audit_id_seq');
