@@ -284,6 +284,25 @@ BEGIN
   RETURN n;
 END $$;
 
+-- The keyword side of a search: '@@' is not leakproof, so under row-level security PostgreSQL may not use the GIN
+-- index for a member's query (the policy must be evaluated first). The owner's function checks the caller's level
+-- once and runs the candidate query unfiltered by the policies (team-search.ts; \`small\`: the space read through its btree).
+CREATE FUNCTION agent_memory_keyword_sql(p_small boolean) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT format('SELECT r.rid, r.tsv FROM records r WHERE %s AND r.status = ''active'' AND r.tsv @@ $2 LIMIT $3',
+    CASE WHEN p_small THEN 'r.space = $1' ELSE 'r.space || '''' = $1' END)
+$$;
+CREATE FUNCTION agent_memory_keyword_candidates(p_space text, p_query tsquery, p_limit integer, p_small boolean) RETURNS TABLE (rid bigint, tsv tsvector) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  PERFORM agent_memory_require(p_space, 'agent');
+  RETURN QUERY EXECUTE agent_memory_keyword_sql(p_small) USING p_space, p_query, p_limit;
+END $$;
+-- Its plan (explainSearch): what the function runs, for the space's members.
+CREATE FUNCTION agent_memory_keyword_plan(p_space text, p_query tsquery, p_limit integer, p_small boolean, p_analyze boolean) RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  PERFORM agent_memory_require(p_space, 'agent');
+  RETURN QUERY EXECUTE 'EXPLAIN (' || CASE WHEN p_analyze THEN 'ANALYZE, ' ELSE '' END || 'COSTS OFF) ' || agent_memory_keyword_sql(p_small) USING p_space, p_query, p_limit;
+END $$;
+
 -- ---------------------------------------------------------------- row-level security
 ALTER TABLE records ENABLE ROW LEVEL SECURITY;
 CREATE POLICY members_read ON records FOR SELECT USING ${READ};
