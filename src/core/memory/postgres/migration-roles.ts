@@ -294,7 +294,12 @@ $$;
 CREATE FUNCTION agent_memory_keyword_candidates(p_space text, p_query tsquery, p_limit integer, p_small boolean) RETURNS TABLE (rid bigint, tsv tsvector) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
   PERFORM agent_memory_require(p_space, 'agent');
-  RETURN QUERY EXECUTE agent_memory_keyword_sql(p_small) USING p_space, p_query, p_limit;
+  -- Static statements (their plans are cached per session), the same as agent_memory_keyword_sql writes.
+  IF p_small THEN
+    RETURN QUERY SELECT r.rid, r.tsv FROM records r WHERE r.space = p_space AND r.status = 'active' AND r.tsv @@ p_query LIMIT p_limit;
+  ELSE
+    RETURN QUERY SELECT r.rid, r.tsv FROM records r WHERE r.space || '' = p_space AND r.status = 'active' AND r.tsv @@ p_query LIMIT p_limit;
+  END IF;
 END $$;
 -- Its plan (explainSearch): what the function runs, for the space's members.
 CREATE FUNCTION agent_memory_keyword_plan(p_space text, p_query tsquery, p_limit integer, p_small boolean, p_analyze boolean) RETURNS SETOF text LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
