@@ -10,7 +10,7 @@ import { AgentMemoryError } from '../core/errors';
 import { describeConnection, isPostgresUrl } from '../core/memory/postgres/connection';
 
 /** Commands that take a team memory URL where they take a database file. */
-export const TEAM_COMMANDS = ['task', 'seed', 'export', 'import', 'backup', 'restore', 'review', 'revalidate', 're-embed', 'mcp', 'migrate', 'team-setup'] as const;
+export const TEAM_COMMANDS = ['task', 'seed', 'export', 'import', 'backup', 'restore', 'review', 'revalidate', 're-embed', 'mcp', 'migrate', 'team-setup', 'team-grant', 'audit'] as const;
 
 /** Workaround for a SQLite-only command: copy the team memory to a file first. */
 export const VIA_MIGRATE = "copy the team memory to a file with 'agent-memory migrate --from postgres://… --to FILE' and give FILE";

@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'MODEL'
   | 'RUNNER'
   | 'CANCELLED'
+  /** The team memory server refused the action to this role (its level in the space is too low; the owner grants it with team-grant). */
+  | 'FORBIDDEN'
   /** The team memory server cannot be reached (or dropped the connection); nothing was written. */
   | 'UNREACHABLE'
   /** The operation is not available on this backend (e.g. a SQLite-only command given a postgres:// URL). */

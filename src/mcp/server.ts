@@ -25,6 +25,18 @@ const INSTRUCTIONS =
   'After the task, call memory_record with the final code and whether it worked (pass the retrievalId), ' +
   'or memory_feedback when you only want to report the outcome. Records wait for the user\'s approval under the strict policy.';
 
+/**
+ * What an MCP client is told when a call fails: the typed error's message, except a database's own error
+ * text (constraint, table and column names), which goes to the server's log only.
+ */
+export function clientMessage(name: ToolName, error: unknown, logger?: Logger): string {
+  const raw = isAgentMemoryError(error) && error.code === 'DATABASE' && typeof error.details?.pgCode === 'string';
+  if (isAgentMemoryError(error) && !raw) return `${error.code}: ${error.message}`;
+  logger?.error(`[mcp] ${name} failed: ${errorMessage(error)}`);
+  if (raw) return `DATABASE: the team memory refused ${name} (a database error; its detail is in the MCP server's log). Nothing was changed: try again, or ask the team memory's administrator.`;
+  return `Agent Memory failed on ${name} (the detail is in the MCP server's log). Nothing was written.`;
+}
+
 export function createMemoryMcpServer(tools: MemoryToolApi, options: { version: string; logger?: Logger }): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: options.version }, { instructions: INSTRUCTIONS });
   const client = (): ToolClient => {
@@ -36,9 +48,7 @@ export function createMemoryMcpServer(tools: MemoryToolApi, options: { version: 
       const result = name === 'memory_search' ? await tools.search(args, client()) : name === 'memory_record' ? await tools.record(args, client(), signal) : await tools.feedback(args, client());
       return { content: [{ type: 'text', text: renderToolResult(name, result) }], structuredContent: result };
     } catch (error) {
-      const message = isAgentMemoryError(error) ? `${error.code}: ${error.message}` : `Agent Memory failed: ${errorMessage(error)}`;
-      if (!isAgentMemoryError(error)) options.logger?.error(`[mcp] ${name} failed: ${errorMessage(error)}`);
-      return { isError: true, content: [{ type: 'text', text: message }] };
+      return { isError: true, content: [{ type: 'text', text: clientMessage(name, error, options.logger) }] };
     }
   };
   for (const def of Object.values(TOOL_DEFINITIONS)) {

@@ -28,5 +28,7 @@ export const COMMANDS: Record<string, CliCommand> = {
   migrate: lazy('copy a whole memory between backends (SQLite file ↔ PostgreSQL team memory)', () => require('./migrate')),
   review: lazy('list pending records and approve, reject or restore them (SQLite file or postgres:// team memory)', () => require('./review')),
   'team-setup': lazy('create or upgrade the team memory schema on PostgreSQL (as the owner role)', () => require('./team-setup')),
+  'team-grant': lazy('give a role a level (agent or reviewer) in a team space, or take it back (as the owner role)', () => require('./team-grant')),
+  audit: lazy("verify a memory's audit hash chain (SQLite file or team space): audit --db FILE|URL --verify", () => require('./audit')),
   bench: lazy('run the agent over a task stream with an addition x deletion policy (metrics.json + report.html)', () => require('./bench')),
 };

@@ -97,6 +97,13 @@ const RULES: readonly Rule[] = [
     replace: (m, g) => (MARKER_RE.test(m) ? null : `${g[0]}${marker('url-credentials')}`),
   },
   {
+    // password=…, passwd=…, secret=… written key=value (a connection string, a command line, a .env line): any value of
+    // 3+ characters, not only the literal-looking ones the next rule takes (a call or an attribute access is code).
+    kind: 'assignment',
+    re: /((?<![A-Za-z0-9])[A-Za-z0-9_]*?(?:password|passwd|pwd|secret)=)([^\s"'`,;&()[\]{}<>]{3,})(?![\w(.])/gi,
+    replace: (m, g) => (MARKER_RE.test(m) || /^[$%]/.test(g[1]) ? null : g[0] + marker('assignment')),
+  },
+  {
     // password = "…", "apiKey": "…", DB_PASSWORD=… (quoted values of 4+ characters; unquoted ones when they
     // look like a literal: 8+ characters with a letter and a digit, not a call or an attribute access).
     kind: 'assignment',

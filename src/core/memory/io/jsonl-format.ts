@@ -10,6 +10,8 @@ import { ExecutionSchema, ProvenanceSchema, RECORD_ID_MAX_CHARS, RecordIdSchema,
 export const JSONL_LIMITS = {
   /** Longest line, in bytes. */
   lineBytes: 2_000_000,
+  /** Deepest nesting of a line's JSON (objects and arrays). */
+  depth: 32,
   idChars: RECORD_ID_MAX_CHARS,
   questionChars: 20_000,
   codeChars: 100_000,
@@ -130,6 +132,11 @@ export function checkJsonl(input: string | Uint8Array): JsonlCheck {
       problems.push(`Line ${lineNo}: not valid JSON (${printable(error instanceof Error ? error.message : String(error), { oneLine: true })})`);
       return;
     }
+    const unsafe = unstorable(value);
+    if (unsafe) {
+      problems.push(lineProblem(lineNo, unsafe.field, unsafe.message));
+      return;
+    }
     const result = JsonlRecordSchema.safeParse(value);
     if (!result.success) {
       const issue = result.error.issues[0];
@@ -139,6 +146,30 @@ export function checkJsonl(input: string | Uint8Array): JsonlCheck {
     out.push(result.data);
   });
   return { records: out, problems };
+}
+
+/**
+ * What no backend stores, found without recursion (a deeply nested line would otherwise exhaust the stack
+ * in the validator or the redaction): nesting deeper than JSONL_LIMITS.depth, or a NUL character (PostgreSQL
+ * text cannot hold one) in a key or a string.
+ */
+function unstorable(value: unknown): { field: string; message: string } | undefined {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    const field = path || '(record)';
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return { field, message: 'holds a NUL character (\\u0000), which a memory cannot store' };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= JSONL_LIMITS.depth) return { field, message: `is nested deeper than ${JSONL_LIMITS.depth} levels` };
+    for (const [k, child] of Object.entries(v)) {
+      if (k.includes('\u0000')) return { field, message: 'has a key with a NUL character (\\u0000), which a memory cannot store' };
+      stack.push({ v: child, path: path ? `${path}.${k}` : k, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }
 
 function lineProblem(lineNo: number, field: string, message: string): string {

@@ -3,6 +3,10 @@
  * `agent_memory_changes` (NOTIFY fires at commit, from the records trigger). A client that
  * lost its connection reconnects with backoff (0.25 s doubling to 8 s) and catches up from
  * `change_log` after the last sequence number it saw, so no change is missed.
+ *
+ * Any role that may connect can NOTIFY the channel, so a notification is only a prompt to re-read
+ * `change_log` (under row-level security: the rows of this client's spaces): its payload is parsed
+ * defensively (a non-JSON payload is ignored) and its `seq` never trusted (a forged one skips nothing).
  */
 import { Client } from 'pg';
 import { Emitter } from '../../events';
@@ -28,6 +32,8 @@ export class TeamChangeFeed {
   private closed = false;
   private wait = 250;
   private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+  private again = false;
 
   private constructor(private readonly input: TeamConnectionInput, private readonly space: string, private readonly log: Logger) {}
 
@@ -49,11 +55,8 @@ export class TeamChangeFeed {
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));
     client.on('notification', (n) => {
-      if (n.channel !== 'agent_memory_changes' || !n.payload) return;
-      const p = JSON.parse(n.payload) as { space: string; seq: number; id: string; kind: TeamChange['kind'] };
-      if (p.space !== this.space || p.seq <= this.lastSeq) return;
-      this.lastSeq = p.seq;
-      this.changes.fire({ seq: p.seq, id: p.id, kind: p.kind });
+      if (n.channel !== 'agent_memory_changes' || !this.concerns(n.payload)) return;
+      this.catchUp(client);
     });
     try {
       await client.connect();
@@ -66,20 +69,53 @@ export class TeamChangeFeed {
       this.lastSeq = Number((await client.query<{ s: string | null }>('SELECT max(seq)::text AS s FROM change_log WHERE space = $1', [this.space])).rows[0].s ?? 0);
     } else {
       // Catch up on what was committed while disconnected.
-      const missed = await client.query<{ seq: string; record_id: string; kind: TeamChange['kind'] }>(
-        'SELECT seq::text, record_id, kind FROM change_log WHERE space = $1 AND seq > $2 ORDER BY seq',
-        [this.space, this.lastSeq],
-      );
-      for (const m of missed.rows) {
-        const seq = Number(m.seq);
-        if (seq <= this.lastSeq) continue;
-        this.lastSeq = seq;
-        this.changes.fire({ seq, id: m.record_id, kind: m.kind });
-      }
+      await this.readChanges(client);
     }
     this.client = client;
     this.wait = 250;
     this.states.fire('connected');
+  }
+
+  /** False only for a well-formed payload naming another space (a prompt for that space's clients). */
+  private concerns(payload: string | undefined): boolean {
+    try {
+      const p = JSON.parse(payload ?? '') as unknown;
+      return !(typeof p === 'object' && p !== null && typeof (p as { space?: unknown }).space === 'string' && (p as { space: string }).space !== this.space);
+    } catch {
+      return true;
+    }
+  }
+
+  /** Re-reads change_log after the last seq seen; prompts arriving during a read run one more read after it. */
+  private catchUp(client: Client): void {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    this.readChanges(client)
+      .catch((error: unknown) => this.log.warn(`[team] change feed could not read the change log (${redactText((error as Error).message)})`))
+      .finally(() => {
+        this.reading = false;
+        if (this.again && this.client === client && !this.closed) {
+          this.again = false;
+          this.catchUp(client);
+        }
+      });
+  }
+
+  private async readChanges(client: Client): Promise<void> {
+    const rows = await client.query<{ seq: string; record_id: string; kind: TeamChange['kind'] }>(
+      'SELECT seq::text, record_id, kind FROM change_log WHERE space = $1 AND seq > $2 ORDER BY seq LIMIT 10000',
+      [this.space, this.lastSeq],
+    );
+    for (const m of rows.rows) {
+      const seq = Number(m.seq);
+      if (seq <= this.lastSeq || this.closed) continue;
+      this.lastSeq = seq;
+      this.changes.fire({ seq, id: m.record_id, kind: m.kind });
+    }
+    if (rows.rows.length === 10000) this.again = true;
   }
 
   private lost(client: Client, error: Error): void {

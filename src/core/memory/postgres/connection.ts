@@ -47,6 +47,18 @@ export function describeConnection(url: string): string {
   }
 }
 
+/**
+ * A password holding an unescaped `@` (postgres://user:p@ss@host/db) would make `ss@host` the host name:
+ * printed, and sent to the resolver. Refused before anything connects, without the password.
+ */
+export function refuseUnescapedAt(url: string): void {
+  const scheme = /^[a-z][a-z0-9+.\-]*:\/*/i.exec(url)?.[0] ?? '';
+  const authority = url.slice(scheme.length).split(/[/?#]/)[0];
+  if ((authority.match(/@/g) ?? []).length > 1) {
+    throw new AgentMemoryError('CONFIG', `The team memory URL ${describeConnection(url)} holds more than one '@' before the host: a password with '@' must be written %40 in a URL (or leave the password out of the URL and set ${PASSWORD_ENV}). Nothing was connected.`);
+  }
+}
+
 /** A server's refusal of the credentials (none given, or wrong): the user must set the password. */
 export function isPasswordProblem(error: unknown): boolean {
   const e = error as { details?: { pgCode?: unknown; passwordProblem?: unknown }; code?: unknown; message?: unknown };
@@ -108,6 +120,7 @@ export function poolConfig(input: TeamConnectionInput, env: NodeJS.ProcessEnv = 
     throw new AgentMemoryError('INVALID_INPUT', `The team memory connection is not valid (${problems}).`, { fields: parsed.error.issues.map((i) => i.path.join('.')) });
   }
   const connection = parsed.data;
+  refuseUnescapedAt(connection.url);
   let u: URL;
   try {
     u = new URL(connection.url);

@@ -7,6 +7,7 @@
  */
 import type { ClientBase } from 'pg';
 import { AgentMemoryError } from '../../errors';
+import { applicationGrants, ROLES_MIGRATION_SQL } from './migration-roles';
 
 export interface PgMigration {
   version: number;
@@ -263,6 +264,11 @@ CREATE TRIGGER records_terms_updated AFTER UPDATE ON records REFERENCING OLD TAB
   FOR EACH STATEMENT EXECUTE FUNCTION agent_memory_terms_updated();
 `,
   },
+  {
+    version: 5,
+    description: 'roles per space (space_members, row-level security, SECURITY DEFINER functions for status, counters, tasks and policy), server-assigned ids, audit actor from the session and hash chain, audit archive',
+    sql: ROLES_MIGRATION_SQL,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
@@ -296,12 +302,11 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
     }
     const role = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [appRole]);
     if (role.rowCount) {
-      await client.query(`GRANT USAGE ON SCHEMA public TO ${appRole}`);
-      await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${appRole}`);
-      await client.query(`REVOKE INSERT, UPDATE, DELETE ON schema_migrations FROM ${appRole}`);
-      // Kept by the owner's SECURITY DEFINER triggers only: a client cannot skew the keyword statistics.
-      await client.query(`REVOKE INSERT, UPDATE, DELETE ON term_stats FROM ${appRole}`);
-      await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${appRole}`);
+      // A single-trust team: the application role is a reviewer of every space (docs/team-threat-model.md; a company grants
+      // roles per space with team-grant instead).
+      for (const sql of applicationGrants(appRole)) await client.query(sql);
+      await client.query("INSERT INTO space_members (space, role, level) VALUES ('*', $1, 'reviewer') ON CONFLICT (space, role) DO UPDATE SET level = 'reviewer'", [appRole]);
+      await restrictConnect(client, appRole);
     }
     // The owner's own rights, in case an earlier setup (or an administrator) revoked them: its triggers write term_stats.
     await client.query('GRANT SELECT, INSERT, UPDATE, DELETE ON term_stats, schema_migrations TO CURRENT_USER');
@@ -317,6 +322,19 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
   }
 }
 
+/**
+ * When the owner owns the database: only the roles it names may connect (REVOKE CONNECT … FROM PUBLIC), so a role
+ * outside the team cannot even notify the change channel. A database owned by another role is left as it is (docs).
+ */
+export async function restrictConnect(client: ClientBase, role: string): Promise<boolean> {
+  const db = (await client.query<{ d: string; mine: boolean }>('SELECT current_database() AS d, pg_has_role(current_user, (SELECT datdba FROM pg_database WHERE datname = current_database()), \'MEMBER\') AS mine')).rows[0];
+  if (!db.mine) return false;
+  const name = `"${db.d.replace(/"/g, '""')}"`;
+  await client.query(`REVOKE CONNECT ON DATABASE ${name} FROM PUBLIC`);
+  await client.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}`);
+  return true;
+}
+
 /** Throws MIGRATION when the schema is missing or older than this client knows. */
 export async function assertSchemaCurrent(client: ClientBase): Promise<void> {
   let version = 0;
@@ -325,7 +343,7 @@ export async function assertSchemaCurrent(client: ClientBase): Promise<void> {
   } catch (error) {
     if ((error as { code?: string }).code === '42501') {
       const user = (await client.query<{ u: string }>('SELECT current_user AS u').catch(() => ({ rows: [{ u: 'this role' }] }))).rows[0].u;
-      throw new AgentMemoryError('CONFIG', `The role '${user}' may not use the team memory's tables (${(error as Error).message}). Ask the administrator to run: agent-memory team-setup --url <owner URL> --app-role ${user}.`);
+      throw new AgentMemoryError('CONFIG', `The role '${user}' may not use the team memory's tables (${(error as Error).message}). Ask the administrator to grant it a level in the space it needs: agent-memory team-grant --url <owner URL> --role ${user} --space <space> --as agent (or reviewer).`);
     }
     version = 0;
   }

@@ -108,3 +108,11 @@ export async function insertAudit(c: PoolClient, space: string, actor: { user: s
     );
   }
 }
+
+/**
+ * The space's audit lock (migration 5's audit trigger takes it too): an audited writer takes it first, before any row
+ * lock, so the audit chain's one-writer-per-space order never inverts with the records' or statistics' row locks.
+ */
+export async function lockSpaceAudit(c: PoolClient, space: string): Promise<void> {
+  await c.query("SELECT pg_advisory_xact_lock(hashtextextended('agent_memory_audit:' || $1, 0))", [space]);
+}

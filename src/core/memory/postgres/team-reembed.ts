@@ -6,6 +6,7 @@
  * vectors; after, every client computes the same query vectors. This is how a space migrated from
  * a personal memory (a fitted embedder, which no client can share) becomes searchable on both sides.
  */
+import { lockSpaceAudit } from './team-batch-writes';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, TEAM_DEFAULT_DIMENSION } from './team-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { vectorLiteral } from './vector-text';
@@ -25,6 +26,9 @@ export interface TeamReembedResult {
 /** `dimension`: the shared embedder's (default: the space's current hashing dimension, else 384). */
 export async function reembedTeamSpace(team: TeamMemoryStore, options: { dimension?: number; onProgress?(done: number, total: number): void } = {}): Promise<TeamReembedResult> {
   return team.transaction(async (c) => {
+    // A reviewer's (the server refuses an agent's update of the vectors); the audit lock before any row lock.
+    await team.requireLevel('reviewer', 're-embed the team space', c);
+    await lockSpaceAudit(c, team.space);
     await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${team.space}:embedder`]);
     const meta = new Map(
       (await c.query<{ key: string; value: string }>('SELECT key, value FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, [EMBEDDER_ID_META, EMBEDDER_DIM_META]])).rows.map((r) => [r.key, r.value]),

@@ -6,6 +6,7 @@
  * are written in one transaction, with an audit entry per record whose staleness changed; the
  * change feed tells every client.
  */
+import { lockSpaceAudit } from './team-batch-writes';
 import type { CheckWrite, RunnableRow } from '../sqlite/queries/review';
 import type { RevalidationSource } from '../../revalidation/revalidate';
 import type { TeamMemoryStore } from './team-store';
@@ -28,6 +29,9 @@ export function teamRevalidationSource(team: TeamMemoryStore): RevalidationSourc
     async writeChecks(checks: readonly CheckWrite[]): Promise<void> {
       if (checks.length === 0) return;
       await team.transaction(async (c) => {
+        // A reviewer's (the server filters an agent's updates of the marks); the audit lock before any row lock.
+        await team.requireLevel('reviewer', 'write the revalidation results', c);
+        await lockSpaceAudit(c, team.space);
         for (const check of [...checks].sort((a, b) => a.rid - b.rid)) {
           const before = await c.query<{ id: string; stale: boolean }>('SELECT id, stale FROM records WHERE space = $1 AND rid = $2 FOR UPDATE', [team.space, check.rid]);
           const row = before.rows[0];

@@ -191,14 +191,14 @@ function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | un
     // The GIN index holds the postings of every space: a word rare in this space but common in another would have
     // it read (and drop) the other space's rows. A small space is read whole instead, through its btree: `space = $1`
     // written plainly (at most SMALL_SPACE_ROWS rows whatever the other spaces hold). A larger one keeps the GIN path.
-    const keywordSpace = smallSpace ? `space = ${space}` : `space || '' = ${space}`;
     const candidates = [
       [plan.rare, KEYWORD_CANDIDATES],
       [plan.common, COMMON_CANDIDATES],
       [plan.fallback, COMMON_CANDIDATES],
     ]
       .filter(([q]) => q !== '')
-      .map(([q, limit]) => `(SELECT rid, tsv FROM records WHERE ${keywordSpace} AND status = 'active' AND tsv @@ ${p(q)}::tsquery LIMIT ${limit})`);
+      // Through the owner's function (migration 5): under row-level security a member's '@@' could not use the GIN index.
+      .map(([q, limit]) => `(SELECT rid, tsv FROM agent_memory_keyword_candidates(${space}, ${p(q)}::tsquery, ${limit}, ${smallSpace}))`);
     const terms = p(plan.terms);
     const idf = p(plan.idf);
     const all = p(plan.all);
@@ -364,5 +364,11 @@ export async function explainSearch(c: ClientBase, space: string, query: string,
   statement.params[0] = space;
   if (dim > 0) statement.params[1] = vectorLiteral(vector!);
   const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);
-  return r.rows.map((row) => row['QUERY PLAN']);
+  // The keyword candidates run inside the owner's function (migration 5): their plans follow the statement's.
+  const inner: string[] = [];
+  for (const call of statement.sql.matchAll(/agent_memory_keyword_candidates\(\$1, \$(\d+)::tsquery, (\d+), (true|false)\)/g)) {
+    const plan = await c.query<{ p: string }>('SELECT agent_memory_keyword_plan($1, $2::tsquery, $3, $4, $5) AS p', [space, statement.params[Number(call[1]) - 1], Number(call[2]), call[3] === 'true', analyze]);
+    inner.push(`Keyword candidates (agent_memory_keyword_candidates):`, ...plan.rows.map((row) => `  ${row.p}`));
+  }
+  return [...r.rows.map((row) => row['QUERY PLAN']), ...inner];
 }

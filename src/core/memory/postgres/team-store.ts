@@ -17,7 +17,7 @@ import { redactNewRecords } from '../../security/record-redaction';
 import { redactText } from '../../security/redact';
 import { dedupKey } from '../dedup';
 import { rowToRecord, RecordRow } from '../sqlite/record-row';
-import { TransitionRules } from '../sqlite/store';
+import type { TransitionRules } from '../sqlite/store';
 import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '../sqlite/store-types';
 import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
 import { describeConnection, isPasswordProblem, PASSWORD_ENV, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
@@ -26,10 +26,14 @@ import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import { vectorLiteral } from './vector-text';
-import { type AuditRow, insertAudit, insertRecords, type InsertRow } from './team-batch-writes';
+import { type AuditRow, insertAudit, insertRecords, type InsertRow, lockSpaceAudit } from './team-batch-writes';
+import { transitionTeamRecords } from './team-transitions';
 
 /** A status change TransitionRules allows (approve, reject, restore, delete, unapprove, purge). */
 export type TransitionOperation = keyof typeof TransitionRules;
+
+/** A role's level in a space (space_members; 'owner': the schema owner). */
+export type SpaceLevel = 'agent' | 'reviewer' | 'owner';
 
 /** Addition policies the server enforces for a space (the names of core/policy/addition). */
 export type TeamAdditionPolicy = 'fixed' | 'all' | 'coarse' | 'strict';
@@ -113,6 +117,9 @@ export class TeamMemoryStore {
     const message = redactText((error as Error)?.message ?? String(error));
     if (isPasswordProblem(error)) {
       return new AgentMemoryError('CONFIG', `The team memory at ${this.where} refused the login (${message}: no password was given, or a wrong one): set ${PASSWORD_ENV} for the CLI and the MCP server, or run '${SET_PASSWORD_COMMAND_TITLE}' in the editor. Nothing was done (${what}).`, { where: this.where, passwordProblem: true, pgCode: (error as { code?: string }).code });
+    }
+    if ((error as { code?: string }).code === '42501') {
+      return new AgentMemoryError('FORBIDDEN', `The team memory at ${this.where} refused to ${what}: ${message}. Nothing was changed.`, { where: this.where, pgCode: '42501' });
     }
     if (isConnectionError(error)) {
       return new AgentMemoryError('UNREACHABLE', `The team memory at ${this.where} is unreachable (${message}); ${what} was not done (after retrying for up to ${Math.round(this.connection.retryMs / 1000)} s). Check the server and the network.`, { where: this.where });
@@ -223,8 +230,9 @@ export class TeamMemoryStore {
     return ((await this.getMeta('addition_policy', client)) as TeamAdditionPolicy | undefined) ?? 'strict';
   }
 
+  /** A reviewer's (the server checks the level and the name). */
   async setAdditionPolicy(policy: TeamAdditionPolicy): Promise<void> {
-    await this.setMeta('addition_policy', policy);
+    await this.withClient((c) => c.query('SELECT agent_memory_set_policy($1, $2)', [this.space, policy]), 'set the addition policy');
   }
 
   // ---------------------------------------------------------------- records
@@ -251,6 +259,7 @@ export class TeamMemoryStore {
     const merge = options.merge ?? trigger === 'agent';
     const now = new Date().toISOString();
     const write = async (c: PoolClient): Promise<string[]> => {
+      await lockSpaceAudit(c, this.space);
       if (dim !== undefined) await this.claimEmbedder(c, embedderId!, dim);
       const strict = trigger === 'agent' && (await this.additionPolicy(c)) === 'strict';
       const statusOf = (rec: NewRecord): RecordStatus => (strict && rec.status === 'active' ? 'pending' : rec.status);
@@ -282,10 +291,7 @@ export class TeamMemoryStore {
         const rec = parsed[i];
         const key = dedupKey(rec.question, rec.execution.code);
         await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.space}:${key}`]);
-        const twin = await c.query<{ id: string; merged_count: number }>(
-          "UPDATE records SET merged_count = merged_count + 1, updated_at = $3 WHERE rid = (SELECT rid FROM records WHERE space = $1 AND dedup_key = $2 AND status IN ('active','pending') ORDER BY rid LIMIT 1) RETURNING id, merged_count",
-          [this.space, key, now],
-        );
+        const twin = await c.query<{ id: string; merged_count: number }>('SELECT id, merged_count FROM agent_memory_merge_twin($1, $2, $3)', [this.space, key, now]);
         if (twin.rows[0]) {
           const { id, merged_count: n } = twin.rows[0];
           await this.writeAudit(c, 'add', id, trigger, `merged an identical addition (now ×${n}): ${options.reason ?? ''}`, { merged: true, mergedCount: n });
@@ -348,75 +354,27 @@ export class TeamMemoryStore {
     return out;
   }
 
-  /**
-   * Applies a status change to many records in one transaction, with the rows locked
-   * (FOR UPDATE), so two reviewers acting at once serialise; the same rules as the
-   * SQLite store (TransitionRules). Invalid states fail the whole batch.
-   */
+  /** Applies a status change to many records in one transaction (a reviewer's: team-transitions.ts). */
   async transition(ids: string[], operation: TransitionOperation, context: OperationContext): Promise<MemoryRecord[]> {
-    return (await this.transitionSteps([{ ids, operation }], context))[0];
+    return (await transitionTeamRecords(this, [{ ids, operation }], context))[0];
   }
 
-  /**
-   * Several transitions (e.g. a reviewer's approvals, rejections and restores) in ONE
-   * transaction, in order: all of them or none (the first id that is missing or in the
-   * wrong state rolls back every step). Returns each step's records after the commit.
-   */
-  async transitionSteps(steps: readonly { ids: string[]; operation: TransitionOperation; reason?: string }[], context: OperationContext): Promise<MemoryRecord[][]> {
-    const trigger = TriggerSchema.parse(context.trigger);
-    const planned = steps.map((s) => ({ operation: s.operation, ids: [...new Set(s.ids)], reason: s.reason ?? context.reason })).filter((s) => s.ids.length > 0);
-    if (planned.length > 0) {
-      const now = new Date().toISOString();
-      await this.transaction(async (c) => {
-        for (const step of planned) await this.applyTransition(c, step.ids, step.operation, trigger, { ...context, reason: step.reason }, now);
-      }, planned.map((s) => `${s.operation} records`).join(', '));
-    }
-    const out: MemoryRecord[][] = [];
-    for (const s of steps) {
-      const unique = [...new Set(s.ids)];
-      out.push(s.operation === 'purge' || unique.length === 0 ? [] : await this.getMany(unique));
-    }
-    return out;
+  /** Several transitions in ONE transaction, in order: all of them or none (team-transitions.ts). */
+  transitionSteps(steps: readonly { ids: string[]; operation: TransitionOperation; reason?: string }[], context: OperationContext): Promise<MemoryRecord[][]> {
+    return transitionTeamRecords(this, steps, context);
   }
 
-  private async applyTransition(c: PoolClient, unique: string[], operation: TransitionOperation, trigger: Trigger, context: OperationContext, now: string): Promise<void> {
-    const rows = await c.query<{ rid: number; id: string; status: RecordStatus; status_before_delete: RecordStatus | null }>(
-      'SELECT rid, id, status, status_before_delete FROM records WHERE space = $1 AND id = ANY($2::text[]) ORDER BY rid FOR UPDATE',
-      [this.space, unique],
-    );
-    const found = new Map(rows.rows.map((r) => [r.id, r]));
-    for (const id of unique) {
-      const row = found.get(id);
-      if (!row) throw new AgentMemoryError('NOT_FOUND', `Cannot ${operation} '${id}': no such record in space '${this.space}'. Nothing was changed.`, { id });
-      if (!TransitionRules[operation].includes(row.status)) {
-        throw new AgentMemoryError('INVALID_STATE', `Cannot ${operation} '${id}': it is ${row.status} (${operation} applies to ${TransitionRules[operation].join(' or ')} records). Nothing was changed.`, { id, status: row.status });
-      }
-    }
-    const audit: AuditRow[] = [];
-    const purged: number[] = [];
-    const changed: { rid: number; next: RecordStatus; before: RecordStatus | null }[] = [];
-    for (const id of unique) {
-      const row = found.get(id)!;
-      const evidence = { from: row.status, ...(context.evidence?.[id] ?? {}) };
-      if (operation === 'purge') {
-        purged.push(row.rid);
-        audit.push({ operation: 'purge', recordId: id, trigger, reason: context.reason ?? '', evidence });
-        continue;
-      }
-      const next: RecordStatus = operation === 'approve' ? 'active' : operation === 'unapprove' ? 'pending' : operation === 'restore' ? (row.status_before_delete ?? 'active') : 'deleted';
-      changed.push({ rid: row.rid, next, before: next === 'deleted' ? row.status : null });
-      audit.push({ operation, recordId: id, trigger, reason: context.reason ?? '', evidence: { ...evidence, to: next } });
-    }
-    // The audit first, then one statement for every record of the step (the keyword statistics' triggers run once per
-    // statement, migration 4), so the statistics' rows it locks are held until the commit only.
-    await this.writeAuditRows(c, audit);
-    if (purged.length > 0) await c.query('DELETE FROM records WHERE rid = ANY($1::bigint[])', [purged]);
-    if (changed.length > 0) {
-      await c.query(
-        'UPDATE records r SET status = x.next, status_before_delete = x.before, updated_at = $1 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS x(rid, next, before) WHERE r.rid = x.rid',
-        [now, changed.map((x) => x.rid), changed.map((x) => x.next), changed.map((x) => x.before)],
-      );
-    }
+  /** The caller's level in this space as the server sees it (null: none). */
+  async level(): Promise<SpaceLevel | null> {
+    const r = await this.withClient((c) => c.query<{ l: SpaceLevel | null }>('SELECT agent_memory_level($1) AS l', [this.space]), 'read the role\'s level', { retryBroken: true });
+    return r.rows[0].l;
+  }
+
+  /** Refuses (FORBIDDEN, from the server) a caller below `level` in this space. */
+  async requireLevel(level: 'agent' | 'reviewer', what: string, client?: PoolClient): Promise<void> {
+    const run = (c: PoolClient) => c.query('SELECT agent_memory_require($1, $2)', [this.space, level]);
+    if (client) await run(client);
+    else await this.withClient(run, what, { retryBroken: true });
   }
 
   // ---------------------------------------------------------------- audit

@@ -8,6 +8,7 @@
  * never taking the active count below the memory floor.
  */
 import { z } from 'zod';
+import { lockSpaceAudit } from './team-batch-writes';
 import type { TeamMemoryStore } from './team-store';
 
 export const TEAM_SWEEP_TRIGGER = 'rule:team-sweep';
@@ -24,13 +25,17 @@ export const TeamSweepSchema = z.object({
 });
 export type TeamSweepInput = z.input<typeof TeamSweepSchema>;
 
-export type TeamSweepResult = { ran: true; deleted: string[]; floorKept: number } | { ran: false; reason: 'another client is sweeping' | 'swept within the period' };
+export type TeamSweepResult = { ran: true; deleted: string[]; floorKept: number } | { ran: false; reason: 'another client is sweeping' | 'swept within the period' | 'not a reviewer of the space' };
 
 export async function sweepTeam(team: TeamMemoryStore, input: TeamSweepInput, now: Date = new Date()): Promise<TeamSweepResult> {
   const p = TeamSweepSchema.parse(input);
+  // Deleting is a reviewer's (the server refuses an agent's status change): an agent's client skips the sweep.
+  const level = await team.level();
+  if (level !== 'reviewer' && level !== 'owner') return { ran: false, reason: 'not a reviewer of the space' };
   return team.transaction(async (c) => {
     const lock = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok', [`${team.space}:sweep`]);
     if (!lock.rows[0].ok) return { ran: false, reason: 'another client is sweeping' } as const;
+    await lockSpaceAudit(c, team.space);
     const last = await team.getMeta('last_sweep_at', c);
     if (last && now.getTime() - Date.parse(last) < p.periodMs) return { ran: false, reason: 'swept within the period' } as const;
     const active = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE space = $1 AND status = 'active'", [team.space])).rows[0].n;
@@ -48,7 +53,9 @@ export async function sweepTeam(team: TeamMemoryStore, input: TeamSweepInput, no
       operation: 'delete', recordId: r.id, trigger: TEAM_SWEEP_TRIGGER, reason: `retrieved ${r.retrieval_count} times with mean utility ${r.mean.toFixed(3)} ≤ ${p.maxMeanUtility}`,
       evidence: { from: 'active', to: 'deleted', meanUtility: r.mean, retrievalCount: r.retrieval_count },
     })));
-    if (chosen.length > 0) await c.query("UPDATE records SET status = 'deleted', status_before_delete = 'active', updated_at = $2 WHERE rid = ANY($1::bigint[])", [chosen.map((r) => r.rid), stamp]);
+    if (chosen.length > 0) {
+      await c.query("SELECT agent_memory_set_status($1, $2::bigint[], array_fill('deleted'::text, ARRAY[$3::int]), array_fill('active'::text, ARRAY[$3::int]), $4)", [team.space, chosen.map((r) => r.rid), chosen.length, stamp]);
+    }
     const count = Number((await team.getMeta('sweep_count', c)) ?? '0') + 1;
     await team.setMeta('last_sweep_at', stamp, c);
     await team.setMeta('sweep_count', String(count), c);

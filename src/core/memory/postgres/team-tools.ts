@@ -67,6 +67,8 @@ export class TeamMemoryTools implements MemoryToolApi {
   /** memory_search: the K best active shared records; the retrieval is logged as a team task. */
   async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
     const args = parseToolInput(SearchInput, input, 'memory_search');
+    // A query without a letter or a digit (`%_%`) matches nothing: no task is begun, nothing is logged.
+    if (!/[\p{L}\p{N}]/u.test(args.query)) return { retrievalId: '', results: [] };
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
       const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;

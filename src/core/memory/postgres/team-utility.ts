@@ -16,10 +16,8 @@ const UnitIntervalSchema = z.number().min(0).max(1);
 export async function beginTeamTask(team: TeamMemoryStore, question: string): Promise<number> {
   const r = await team.withClient(
     (c) =>
-      c.query<{ task_index: number }>(
-        "INSERT INTO tasks (space, task_index, question, started_at) VALUES ($1, nextval('task_index_seq'), $2, $3) RETURNING task_index",
-        [team.space, redactText(question), new Date().toISOString()],
-      ),
+      // The server's function takes the index from the sequence (application roles hold no right on it).
+      c.query<{ task_index: number }>('SELECT agent_memory_begin_task($1, $2, $3) AS task_index', [team.space, redactText(question), new Date().toISOString()]),
     'begin a task',
   );
   return r.rows[0].task_index;
@@ -29,21 +27,8 @@ export async function beginTeamTask(team: TeamMemoryStore, question: string): Pr
 export async function logTeamRetrievals(team: TeamMemoryStore, taskIndex: number, entries: readonly RetrievalLogEntry[]): Promise<number> {
   if (entries.length === 0) return 0;
   return team.transaction(async (c) => {
-    const r = await c.query<{ id: string }>(
-      `WITH input AS (SELECT * FROM unnest($3::text[], $4::int[], $5::float8[]) AS t(id, rank, sim)),
-       ins AS (
-         INSERT INTO retrievals (space, task_index, rid, rank, input_similarity)
-         SELECT $1, $2, r.rid, i.rank, i.sim FROM input i JOIN records r ON r.space = $1 AND r.id = i.id
-         ON CONFLICT (space, task_index, rid) DO NOTHING RETURNING rid, input_similarity),
-       -- Records locked in rid order: two clients crediting overlapping records cannot deadlock.
-       locked AS (SELECT rid FROM records WHERE rid IN (SELECT rid FROM ins) ORDER BY rid FOR UPDATE)
-       UPDATE records SET retrieval_count = retrieval_count + 1,
-         last_retrieved_task = GREATEST(COALESCE(last_retrieved_task, 0), $2),
-         in_sim_sum = in_sim_sum + COALESCE(ins.input_similarity, 0),
-         in_sim_count = in_sim_count + (ins.input_similarity IS NOT NULL)::int
-       FROM ins JOIN locked USING (rid) WHERE records.rid = ins.rid RETURNING records.id`,
-      [team.space, taskIndex, entries.map((e) => e.recordId), entries.map((e) => e.rank), entries.map((e) => e.inputSimilarity)],
-    );
+    // The owner's function (migration 5) inserts the rows and bumps the counters: no client updates a counter itself.
+    const r = await c.query<{ id: string }>('SELECT id FROM agent_memory_log_retrievals($1, $2, $3::text[], $4::int[], $5::float8[]) AS id', [team.space, taskIndex, entries.map((e) => e.recordId), entries.map((e) => e.rank), entries.map((e) => e.inputSimilarity)]);
     const known = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM records WHERE space = $1 AND id = ANY($2::text[])', [team.space, entries.map((e) => e.recordId)]);
     if (known.rows[0].n < new Set(entries.map((e) => e.recordId)).size) {
       throw new AgentMemoryError('NOT_FOUND', `Cannot log a retrieval of a record that is not in space '${team.space}' (purged meanwhile?). Nothing was logged.`);
@@ -60,17 +45,7 @@ export async function logTeamRetrievals(team: TeamMemoryStore, taskIndex: number
 export async function setTeamUtility(team: TeamMemoryStore, taskIndex: number, utility: number, evaluator?: string): Promise<string[]> {
   const phi = UnitIntervalSchema.parse(utility);
   return team.transaction(async (c) => {
-    const r = await c.query<{ id: string }>(
-      `WITH old AS (
-         SELECT id, rid, utility FROM retrievals
-         WHERE space = $1 AND task_index = $2 AND shown = 1 AND (followed IS NULL OR followed <> 0) FOR UPDATE),
-       upd AS (UPDATE retrievals t SET utility = $3 FROM old WHERE t.id = old.id RETURNING t.rid, old.utility AS before),
-       locked AS (SELECT rid FROM records WHERE rid IN (SELECT rid FROM old) ORDER BY rid FOR UPDATE)
-       UPDATE records SET utility_sum = utility_sum + $3 - COALESCE(upd.before, 0), utility_count = utility_count + (upd.before IS NULL)::int
-       FROM upd JOIN locked USING (rid) WHERE records.rid = upd.rid RETURNING records.id`,
-      [team.space, taskIndex, phi],
-    );
-    await c.query('UPDATE tasks SET utility = $3, evaluator = $4 WHERE space = $1 AND task_index = $2', [team.space, taskIndex, phi, evaluator ?? null]);
+    const r = await c.query<{ id: string }>('SELECT id FROM agent_memory_set_utility($1, $2, $3, $4) AS id', [team.space, taskIndex, phi, evaluator ?? null]);
     return r.rows.map((row) => row.id);
   }, 'record the utility');
 }
@@ -91,11 +66,7 @@ export interface TeamRetrievalRow {
 export async function markTeamNotShown(team: TeamMemoryStore, taskIndex: number, recordIds: readonly string[]): Promise<void> {
   if (recordIds.length === 0) return;
   await team.withClient(
-    (c) =>
-      c.query(
-        'UPDATE retrievals t SET shown = 0 FROM records r WHERE t.space = $1 AND t.task_index = $2 AND t.utility IS NULL AND r.rid = t.rid AND r.space = $1 AND r.id = ANY($3::text[])',
-        [team.space, taskIndex, [...recordIds]],
-      ),
+    (c) => c.query('SELECT agent_memory_mark_not_shown($1, $2, $3::text[])', [team.space, taskIndex, [...recordIds]]),
     'mark the retrievals not shown',
   );
 }
@@ -107,16 +78,8 @@ export async function markTeamNotShown(team: TeamMemoryStore, taskIndex: number,
 export async function setTeamOutputSimilarity(team: TeamMemoryStore, taskIndex: number, recordId: string, similarity: number): Promise<void> {
   const value = UnitIntervalSchema.parse(similarity);
   await team.transaction(async (c) => {
-    const r = await c.query<{ rid: number; before: number | null }>(
-      `WITH old AS (
-         SELECT t.id, t.rid, t.output_similarity AS before FROM retrievals t JOIN records r ON r.rid = t.rid
-         WHERE t.space = $1 AND t.task_index = $2 AND r.space = $1 AND r.id = $3 FOR UPDATE OF t)
-       UPDATE retrievals t SET output_similarity = $4 FROM old WHERE t.id = old.id RETURNING t.rid, old.before`,
-      [team.space, taskIndex, recordId, value],
-    );
-    const row = r.rows[0];
-    if (!row) throw new AgentMemoryError('NOT_FOUND', `Record '${recordId}' was not retrieved in team task ${taskIndex}. Nothing was changed.`);
-    await c.query('UPDATE records SET out_sim_sum = out_sim_sum - COALESCE($2::float8, 0) + $3, out_sim_count = out_sim_count + ($2::float8 IS NULL)::int WHERE rid = $1', [row.rid, row.before, value]);
+    const r = await c.query<{ found: boolean }>('SELECT agent_memory_set_output_similarity($1, $2, $3, $4) AS found', [team.space, taskIndex, recordId, value]);
+    if (!r.rows[0].found) throw new AgentMemoryError('NOT_FOUND', `Record '${recordId}' was not retrieved in team task ${taskIndex}. Nothing was changed.`);
   }, 'record the output similarity');
 }
 

@@ -164,9 +164,10 @@ export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, o
   await team.transaction(async (c) => {
     // A whole memory (100k records, HNSW maintained per row) takes longer than the 5 s per-statement cap of interactive use.
     await c.query("SET LOCAL statement_timeout = '30min'");
+    let replaced = 0;
     if (options.replace) {
-      for (const table of ['retrievals', 'records', 'tasks', 'audit']) await c.query(`DELETE FROM ${table} WHERE space = $1`, [team.space]);
-      await c.query('DELETE FROM meta WHERE space = $1 AND key = ANY($2::text[])', [team.space, META_KEYS]);
+      // A reviewer's, through the owner's function: the space's audit is archived (audit_archive), not erased.
+      replaced = (await c.query<{ n: number }>('SELECT agent_memory_replace_space($1) AS n', [team.space])).rows[0].n;
     }
     const used = await c.query<{ n: number }>('SELECT (SELECT count(*) FROM records WHERE space = $1) + (SELECT count(*) FROM tasks WHERE space = $1) AS n', [team.space]);
     if (Number(used.rows[0].n) > 0) throw new AgentMemoryError('INVALID_STATE', `Space '${team.space}' of the team memory is not empty: write into a new space (--space NAME), or replace its content where the command offers it (restore --replace). Nothing was written.`);
@@ -184,7 +185,10 @@ export async function writeTeam(team: TeamMemoryStore, content: MemoryContent, o
     for (const [k, v] of Object.entries(content.meta)) await team.setMeta(k, v, c);
     const lastTask = content.tasks.reduce((m, t) => Math.max(m, Number(t.task_index)), 0);
     // Team task indexes come from one sequence: never hand out an index the copied log uses.
-    if (lastTask > 0) await c.query("SELECT setval('task_index_seq', GREATEST($1::bigint, (SELECT last_value FROM task_index_seq)))", [lastTask]);
+    if (lastTask > 0) await c.query('SELECT agent_memory_after_task_restore($1)', [team.space]);
+    if (options.replace) {
+      await team.writeAudit(c, 'restore', null, 'user', `replaced the space's content (${replaced} record(s); the replaced audit is kept in audit_archive) with ${records.length} record(s), ${content.audit.length} audit entries`, { replaced, records: records.length });
+    }
   }, 'write the migrated memory');
   return { statistics: await refreshTeamStatistics(team) };
 }

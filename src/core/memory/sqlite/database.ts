@@ -6,7 +6,7 @@ import { Logger, nullLogger } from '../../logger';
 import { describeConnection, looksLikeUrl } from '../postgres/connection';
 import { databaseError, restoreAdvice } from './database-errors';
 import { loadVectorExtension, openConnection } from './native-sqlite';
-import { Migration, MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { Migration, MIGRATIONS, registerAuditHash, SCHEMA_VERSION } from './schema';
 
 export type Database = BetterSqlite3.Database;
 
@@ -58,6 +58,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   // Never fails: without sqlite-vec the dense side runs in-process (native-sqlite.ts).
   loadVectorExtension(db, logger);
+  // The audit trigger's hash (schema v11): before the migrations, which may append to the audit.
+  registerAuditHash(db);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');

@@ -10,6 +10,7 @@
  *   policies can run set-based over 100k records in milliseconds.
  */
 import type { Database } from 'better-sqlite3';
+import { auditEntryHash } from '../audit-chain';
 
 export interface Migration {
   version: number;
@@ -227,7 +228,49 @@ CREATE INDEX record_checks_stale ON record_checks(stale) WHERE stale = 1;
 CREATE INDEX tasks_utility ON tasks(task_index, utility) WHERE utility IS NOT NULL;
 `,
   },
+  {
+    version: 11,
+    description: 'audit hash chain: each entry carries the hash of the previous one (audit --verify shows an edited or deleted entry)',
+    run: (db) => addAuditChain(db),
+  },
 ];
+
+/**
+ * The audit's hash chain (audit-chain.ts): computed by an AFTER INSERT trigger through the function
+ * `agent_memory_audit_hash` that database.ts registers on every connection (a tool without it cannot
+ * append to the audit), with the head (last id, last hash, count) kept beside it. Entries already
+ * stored are chained in id order.
+ */
+function addAuditChain(db: Database): void {
+  db.exec(`
+ALTER TABLE audit ADD COLUMN prev_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE audit ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+CREATE TABLE audit_chain_head (k INTEGER PRIMARY KEY CHECK (k = 1), last_id INTEGER NOT NULL, last_hash TEXT NOT NULL, entries INTEGER NOT NULL);
+`);
+  let prev = '';
+  let last = 0;
+  let entries = 0;
+  const update = db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE id = ?');
+  for (const row of db.prepare('SELECT id, at, operation, record_id, trigger, reason, evidence FROM audit ORDER BY id').iterate() as Iterable<SqliteAuditRow>) {
+    const hash = sqliteAuditHash(row.id, row.at, row.operation, row.record_id, row.trigger, row.reason, row.evidence, prev);
+    update.run(prev, hash, row.id);
+    prev = hash;
+    last = row.id;
+    entries++;
+  }
+  if (entries > 0) db.prepare('INSERT INTO audit_chain_head (k, last_id, last_hash, entries) VALUES (1, ?, ?, ?)').run(last, prev, entries);
+  db.exec(`
+CREATE TRIGGER audit_chain AFTER INSERT ON audit BEGIN
+  UPDATE audit SET
+    prev_hash = coalesce((SELECT hash FROM audit WHERE id < NEW.id ORDER BY id DESC LIMIT 1), ''),
+    hash = agent_memory_audit_hash(NEW.id, NEW.at, NEW.operation, NEW.record_id, NEW.trigger, NEW.reason, NEW.evidence,
+      coalesce((SELECT hash FROM audit WHERE id < NEW.id ORDER BY id DESC LIMIT 1), ''))
+  WHERE id = NEW.id;
+  INSERT INTO audit_chain_head (k, last_id, last_hash, entries) VALUES (1, NEW.id, (SELECT hash FROM audit WHERE id = NEW.id), 1)
+    ON CONFLICT (k) DO UPDATE SET last_id = excluded.last_id, last_hash = excluded.last_hash, entries = entries + 1;
+END;
+`);
+}
 
 /**
  * SQLite cannot drop a CHECK constraint, so `records` is rebuilt from its own
@@ -251,6 +294,28 @@ function rebuildWithoutLanguageCheck(db: Database): void {
   db.exec(retrievalsSql);
   db.exec('INSERT INTO retrievals SELECT * FROM retrievals_v6_copy; DROP TABLE retrievals_v6_copy;');
   for (const d of dependents) db.exec(d.sql);
+}
+
+interface SqliteAuditRow {
+  id: number;
+  at: string;
+  operation: string;
+  record_id: string | null;
+  trigger: string;
+  reason: string;
+  evidence: string;
+}
+
+/** An audit entry's hash in a SQLite memory: no space and no actors (''), as audit-chain.ts defines it. */
+export function sqliteAuditHash(id: number, at: string, operation: string, recordId: string | null, trigger: string, reason: string, evidence: string, prevHash: string): string {
+  return auditEntryHash({ id, space: '', at, operation, record_id: recordId, trigger, reason, evidence, actor_user: '', actor_client: '', actor_role: '', prev_hash: prevHash });
+}
+
+/** Registers the SQL function the audit trigger calls (every connection that may write). */
+export function registerAuditHash(db: Database): void {
+  db.function('agent_memory_audit_hash', { deterministic: true }, (id: unknown, at: unknown, operation: unknown, recordId: unknown, trigger: unknown, reason: unknown, evidence: unknown, prev: unknown) =>
+    sqliteAuditHash(Number(id), String(at), String(operation), recordId === null ? null : String(recordId), String(trigger), String(reason), String(evidence), String(prev)),
+  );
 }
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

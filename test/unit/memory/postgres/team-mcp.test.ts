@@ -155,7 +155,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
       assert.equal(r.code, 1, `${argv[0]}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`UNSUPPORTED: 'agent-memory ${argv[0]}' works on a SQLite ${argv[0] === 'run' ? 'data' : 'memory'} file only`));
       assert.match(r.stderr, why);
-      assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, revalidate, re-embed, mcp, migrate, team-setup\. Nothing was done/);
+      assert.match(r.stderr, /Commands that take a postgres:\/\/ URL: task, seed, export, import, backup, restore, review, revalidate, re-embed, mcp, migrate, team-setup, team-grant, audit\. Nothing was done/);
     }
     assert.deepEqual(fs.readdirSync(process.cwd()).sort(), cwdBefore);
     const mixed = await runCli(['mcp', '--db', bare, '--addition', 'all']);
