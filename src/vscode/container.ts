@@ -28,6 +28,7 @@ import { VectorFallbackStatus } from './vector-fallback-status';
 import { MemoryTreeProvider } from './tree/memory-tree';
 import { UndoHistory } from './undo';
 import { Prompts } from './prompts';
+import { Notices } from './notices';
 import { watchAgentData } from './data-watcher';
 import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
@@ -70,6 +71,8 @@ export class Container implements vscode.Disposable {
   readonly undo = new UndoHistory();
   /** The modal questions that guard deletions (tests record and answer them). */
   readonly prompts = new Prompts();
+  /** The toasts commands act on (tests record and answer them). */
+  readonly notices = new Notices();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly settingsApplied = new vscode.EventEmitter<Settings>();
   /**
@@ -118,7 +121,7 @@ export class Container implements vscode.Disposable {
     this.register(vscode.languages.registerCodeLensProvider(PendingResultCodeLens.selector, this.register(new PendingResultCodeLens(this.host, this.documents))));
 
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
-    this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+    this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID, this.tree.onDidChangeTreeData));
     this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
     this.register(new IsolationWarning(this.settings));
     this.register(new VectorFallbackStatus(this.host));

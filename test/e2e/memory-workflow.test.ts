@@ -177,7 +177,7 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     assert.ok(!preview.items.includes(QUESTION), 'the record created by the last task is younger than one period: not a candidate');
     const message = await wb.answerModal(/Delete \d+ of \d+ active record\(s\)/, `Delete ${planned}`, 'e2e-4b-confirm');
     assert.match(message, new RegExp(`Delete ${planned} of ${activeBeforeDeletion} active record`));
-    assert.match(message, /Keep Them/, 'the first (Enter-key) button keeps them');
+    assert.match(message, /Don't Delete/, 'the first (Enter-key) button deletes nothing');
     await wb.waitForNotification(new RegExp(`combined deletion removed ${planned} record`), 30_000);
     // Collapse Active so the Deleted group is on screen, then expand Deleted.
     await wb.setGroupExpanded('Active', false);

@@ -111,7 +111,8 @@ export interface AfterTaskResult {
   evaluator: EvaluatorId | null;
   similarity: TaskSimilarity;
   attribution: TaskAttribution;
-  addition: AdditionDecision & { recordId: string | null };
+  /** `merged`: the candidate was identical to a stored record, whose count grew instead. */
+  addition: AdditionDecision & { recordId: string | null; merged?: boolean };
   firings: RuleFiring[];
   deletions: DeletionRun[];
 }

@@ -203,5 +203,5 @@ async function add(team: TeamMemoryStore, input: AfterTaskInput, teamIndex: numb
   const status = stored.status === 'active' || stored.status === 'pending' ? stored.status : decision.status;
   const merged = stored.id !== id;
   const reason = `${decision.reason}${status !== decision.status ? `; stored ${status} (the space's policy)` : ''}${merged ? `; merged into an identical ${status} record (×${stored.mergedCount ?? 1})` : ''}`;
-  return { ...decision, status, recordId: stored.id, reason };
+  return { ...decision, status, recordId: stored.id, reason, ...(merged ? { merged: true } : {}) };
 }
