@@ -78,3 +78,48 @@ describe('newcomer: status bar, task streams', function () {
     }
   });
 });
+
+describe('newcomer: the outcome of a pending record, and approving a failed one', function () {
+  this.timeout(120_000);
+  let api: AgentMemoryExtensionApi;
+  let app: AgentMemoryApp;
+
+  before(async () => {
+    ({ api, app } = await freshMemory('outcomes'));
+    await setSetting(api, 'addition.policy', 'strict');
+  });
+
+  it('the explorer shows each pending record\'s outcome; approving a failed one asks again, Enter keeps it pending', async () => {
+    const client = { via: 'vscode-lm' as const, name: 'outcomes-test' };
+    const failed = await app.memoryTools().record({ question: 'fix the off-by-one in paginate()', code: 'return items.slice(page * size, page * size + size + 1)', language: 'typescript', outcome: 'failure' }, client);
+    const worked = await app.memoryTools().record({ question: 'sort dicts by a key', code: 'sorted(rows, key=lambda r: r["k"])', language: 'python', outcome: 'success' }, client);
+    assert.deepEqual([failed.status, worked.status], ['pending', 'pending']);
+    const nodes = (await api.container.tree.getChildren({ kind: 'group', status: 'pending' })).filter((n) => n.kind === 'record');
+    const description = (id: string) => String(api.container.tree.getTreeItem(nodes.find((n) => n.kind === 'record' && n.record.id === id)!).description);
+    assert.match(description(failed.id!), /^error · /, 'the failed record says so first');
+    assert.match(description(worked.id!), /^ran · /);
+
+    const asked: { message: string; buttons: string[] }[] = [];
+    const original = api.container.prompts.modal;
+    try {
+      api.container.prompts.modal = (message, _detail, buttons) => {
+        asked.push({ message, buttons });
+        return Promise.resolve(buttons[0]);
+      };
+      // The successful one needs no second question.
+      await run('agentMemory.approve', [worked.id]);
+      assert.equal(asked.length, 0);
+      assert.equal(app.get(worked.id!)?.status, 'active');
+      // Enter (the first button) keeps the failed one pending.
+      assert.equal(await vscode.commands.executeCommand('agentMemory.approve', [failed.id]), undefined);
+      assert.equal(asked.length, 1);
+      assert.match(asked[0].message, /failed \(error\)/);
+      assert.equal(app.get(failed.id!)?.status, 'pending');
+      api.container.prompts.modal = (message, _detail, buttons) => Promise.resolve(buttons.find((b) => b === 'Approve Anyway'));
+      await run('agentMemory.approve', [failed.id]);
+      assert.equal(app.get(failed.id!)?.status, 'active');
+    } finally {
+      api.container.prompts.modal = original;
+    }
+  });
+});

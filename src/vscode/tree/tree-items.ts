@@ -97,7 +97,7 @@ export function hintItem(node: HintNode): vscode.TreeItem {
 }
 
 function recordIcon(node: RecordNode): vscode.ThemeIcon {
-  if (node.record.status === 'pending') return new vscode.ThemeIcon('clock', new vscode.ThemeColor('charts.yellow'));
+  if (node.record.status === 'pending') return new vscode.ThemeIcon('clock', new vscode.ThemeColor(node.record.execution.outcome === 'success' ? 'charts.yellow' : 'charts.red'));
   if (node.record.status === 'deleted') return new vscode.ThemeIcon('trash', new vscode.ThemeColor('disabledForeground'));
   if (node.misaligned) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('charts.orange'));
   if (node.record.execution.outcome !== 'success') return new vscode.ThemeIcon('error', new vscode.ThemeColor('charts.red'));
@@ -117,7 +117,9 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   const { record } = node;
   const item = new vscode.TreeItem(truncate(record.question, MAX_ROW_QUESTION), vscode.TreeItemCollapsibleState.None);
   item.id = `record:${record.id}`;
-  item.description = `${recordDescription(record, node.verdict)} · ${record.execution.language}`;
+  // A pending record says how its program ended first (ran / error / timed out / no answer): approving a failed one asks again.
+  const outcome = record.status === 'pending' ? `${outcomeText(record.execution.outcome)} · ` : '';
+  item.description = `${outcome}${recordDescription(record, node.verdict)} · ${record.execution.language}`;
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);
   // A click previews the record and keeps the focus in the tree (keys such as Ctrl+Alt+A act on the selection).
