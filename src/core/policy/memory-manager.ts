@@ -228,7 +228,7 @@ export class MemoryManager implements Disposable {
 
   private add(input: AfterTaskInput, similarity: TaskSimilarity): AfterTaskResult['addition'] {
     const outcome = input.candidate?.execution.outcome ?? 'no-answer';
-    const decision = decideAddition(this.options.addition, { outcome }, input.evaluation, this.options.mode ?? 'editor');
+    const decision = decideAddition(this.options.addition, { outcome }, input.humanApproves ? null : input.evaluation, this.options.mode ?? 'editor');
     if (!decision.add || !input.candidate || !decision.status) {
       return { ...decision, add: false, status: null, recordId: null, reason: input.candidate ? decision.reason : 'no candidate record' };
     }
