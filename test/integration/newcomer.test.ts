@@ -43,10 +43,12 @@ describe('newcomer: status bar, task streams', function () {
   });
 
   it('Refresh Explorer reads the counts again too', async () => {
-    const id = app.list({ status: 'pending', limit: 1 }).items[0].id;
-    writeFromAnotherProcess(api, databasePath, "UPDATE records SET status = 'active' WHERE id = ?", [id]);
+    // Another active record goes pending: counts the bar has never shown.
+    const before = app.counts();
+    const id = app.list({ status: 'active', limit: 1 }).items[0].id;
+    writeFromAnotherProcess(api, databasePath, "UPDATE records SET status = 'pending' WHERE id = ?", [id]);
     await vscode.commands.executeCommand('agentMemory.refreshExplorer');
-    const expected = barText(app.counts());
+    const expected = barText({ active: before.active - 1, pending: before.pending + 1 });
     await waitFor(() => api.container.statusBar.text === expected, `status bar "${api.container.statusBar.text}" to read "${expected}" after Refresh`);
   });
 
