@@ -229,7 +229,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.waitForGroupCount('Pending', (n) => n >= 1);
     await wb.setGroupExpanded('Pending', true);
     const marks = await wb.page.locator('.part.sidebar .monaco-list-row .label-description').allTextContents();
-    const gold = marks.filter((d) => /^(correct|wrong) · Φ/.test(d.trim()));
+    // A pending row says its outcome first (ran / error / timed out / no answer), then the gold verdict.
+    const gold = marks.filter((d) => /^(ran|error|timed out|no answer) · (correct|wrong) · Φ/.test(d.trim()));
     assert.ok(gold.length >= 1, `stream records show their gold verdict on the row: ${marks.join(' | ')}`);
     const tasks = 1 + STREAM_TASKS;
     await counts.filter({ hasText: new RegExp(`· ${tasks} tasks`) }).waitFor({ state: 'visible', timeout: 30_000 });

@@ -44,7 +44,8 @@ describe('memory explorer', function () {
     const item = api.container.tree.getTreeItem(pending[0]);
     assert.equal(item.label, 'How many patients were admitted in 2104?');
     assert.match(String(item.contextValue), /^memory:pending(:misaligned)?$/);
-    assert.match(String(item.description), new RegExp(`^Φ(–|\\d\\.\\d\\d) ·\\d+× · ${pending[0].record.execution.language}$`));
+    // A pending row says how its program ended first (issue 35): ran / error / timed out / no answer.
+    assert.match(String(item.description), new RegExp(`^(ran|error|timed out|no answer) · Φ(–|\\d\\.\\d\\d) ·\\d+× · ${pending[0].record.execution.language}$`));
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'clock');
     assert.equal(item.command?.command, 'agentMemory.openRecord');
 
