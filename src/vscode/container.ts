@@ -125,7 +125,7 @@ export class Container implements vscode.Disposable {
     this.register(vscode.languages.registerCodeLensProvider(PendingResultCodeLens.selector, this.register(new PendingResultCodeLens(this.host, this.documents))));
 
     this.dashboard = this.register(new DashboardController(context.extensionUri, this.host, tagged(this.logger, 'dashboard')));
-    this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID));
+    this.statusBar = this.register(new MemoryStatusBar(this.host, EXPLORER_VIEW_ID, this.tree.onDidChangeTreeData));
     this.modelStatus = this.register(new ModelStatus(() => this.settings.value, () => this.apiKey.get(), tagged(this.logger, 'model')));
     this.register(new IsolationWarning(this.settings));
     this.register(new VectorFallbackStatus(this.host));

@@ -55,10 +55,13 @@ export function readableUri(of: 'record' | 'task', key: string | number, languag
 }
 export const ROLES_URI = vscode.Uri.from({ scheme: SCHEME, path: '/roles.json' });
 
+/** The extension of any record language (languageInfo: `py`, `ts`, `go`, `sql`, `cpp`, `txt`…). */
+const EXTENSION = '[A-Za-z0-9]+';
+
 export function parseUri(uri: vscode.Uri): ParsedUri | undefined {
-  const readable = /^\/readable\/(record|task)\/(.+)\.(py|js)$/.exec(uri.path);
+  const readable = new RegExp(`^/readable/(record|task)/(.+)\\.${EXTENSION}$`).exec(uri.path);
   if (readable) return readable[1] === 'record' ? { kind: 'readable', of: 'record', id: decodeURIComponent(readable[2]) } : { kind: 'readable', of: 'task', taskIndex: Number(readable[2]) };
-  const m = /^\/(record|task|result)\/(.+)\.(py|js)$/.exec(uri.path);
+  const m = new RegExp(`^/(record|task|result)/(.+)\\.${EXTENSION}$`).exec(uri.path);
   if (uri.path === '/roles.json') return { kind: 'roles' };
   if (!m) return undefined;
   // `<id>` or `<id>/<question's first words>` (the tab name).

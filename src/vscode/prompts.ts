@@ -6,8 +6,12 @@
 import * as vscode from 'vscode';
 import { isLargeDeletion, largeDeletionMessage } from '../core/policy/deletion-review';
 
-/** The first button of a modal is its Enter-key default: for a large deletion it is this one (nothing is deleted). */
-export const KEEP_BUTTON = 'Keep Them';
+/**
+ * The first button of a modal is its Enter-key default: for a large deletion it is this one. It only
+ * cancels (nothing is deleted, nothing exempted), so it is not named like the inline Keep, which
+ * exempts a proposed record for a period.
+ */
+export const DONT_DELETE_BUTTON = "Don't Delete";
 
 export class Prompts {
   /** Shows a modal warning; resolves to the button chosen (undefined: dismissed). */
@@ -22,7 +26,7 @@ export class Prompts {
   async confirmLargeDeletion(count: number, active: number): Promise<boolean> {
     if (!isLargeDeletion(count, active)) return true;
     const deleteButton = `Delete ${count}`;
-    const choice = await this.modal(largeDeletionMessage(count, active), 'Enter keeps them: deleting needs the Delete button.', [KEEP_BUTTON, deleteButton]);
+    const choice = await this.modal(largeDeletionMessage(count, active), 'Enter deletes nothing (and exempts nothing: Keep on a proposed deletion does that). Deleting needs the Delete button.', [DONT_DELETE_BUTTON, deleteButton]);
     return choice === deleteButton;
   }
 }

@@ -6,13 +6,17 @@ import { debounce } from './debounce';
 export class MemoryStatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
   private readonly update = debounce(() => this.render(), 200);
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly host: AppHost, explorerViewId: string) {
+  /**
+   * `onDidRefresh`: the explorer re-read the memory (Refresh Explorer, or another process such
+   * as an MCP server wrote the database file): the counts are read again too.
+   */
+  constructor(private readonly host: AppHost, explorerViewId: string, onDidRefresh: vscode.Event<unknown>) {
     this.item = vscode.window.createStatusBarItem('agentMemory.status', vscode.StatusBarAlignment.Left, 50);
     this.item.name = 'Agent Memory';
     this.item.command = { command: `${explorerViewId}.focus`, title: 'Show the Agent Memory explorer' };
-    this.subscription = host.onDidChange(() => this.update());
+    this.subscriptions = [host.onDidChange(() => this.update()), onDidRefresh(() => this.update())];
     this.render();
     this.item.show();
   }
@@ -37,7 +41,7 @@ export class MemoryStatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.update.dispose();
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
     this.item.dispose();
   }
 }

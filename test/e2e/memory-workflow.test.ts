@@ -179,7 +179,7 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     assert.ok(!preview.items.includes(QUESTION), 'the record created by the last task is younger than one period: not a candidate');
     const message = await wb.answerModal(/Delete \d+ of \d+ active record\(s\)/, `Delete ${planned}`, 'e2e-4b-confirm');
     assert.match(message, new RegExp(`Delete ${planned} of ${activeBeforeDeletion} active record`));
-    assert.match(message, /Keep Them/, 'the first (Enter-key) button keeps them');
+    assert.match(message, /Don't Delete/, 'the first (Enter-key) button deletes nothing');
     await wb.waitForNotification(new RegExp(`combined deletion removed ${planned} record`), 30_000);
     // Collapse Active so the Deleted group is on screen, then expand Deleted.
     await wb.setGroupExpanded('Active', false);
@@ -231,7 +231,8 @@ describe(`memory workflow in the workbench (${VSIX ? 'installed VSIX' : 'develop
     await wb.waitForGroupCount('Pending', (n) => n >= 1);
     await wb.setGroupExpanded('Pending', true);
     const marks = await wb.page.locator('.part.sidebar .monaco-list-row .label-description').allTextContents();
-    const gold = marks.filter((d) => /^(correct|wrong) · Φ/.test(d.trim()));
+    // A pending row says its outcome first (ran / error / timed out / no answer), then the gold verdict.
+    const gold = marks.filter((d) => /^(ran|error|timed out|no answer) · (correct|wrong) · Φ/.test(d.trim()));
     assert.ok(gold.length >= 1, `stream records show their gold verdict on the row: ${marks.join(' | ')}`);
     const tasks = 1 + STREAM_TASKS;
     await counts.filter({ hasText: new RegExp(`· ${tasks} tasks`) }).waitFor({ state: 'visible', timeout: 30_000 });

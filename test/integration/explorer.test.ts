@@ -44,8 +44,8 @@ describe('memory explorer', function () {
     const item = api.container.tree.getTreeItem(pending[0]);
     assert.equal(item.label, 'How many patients were admitted in 2104?');
     assert.match(String(item.contextValue), /^memory:pending(:misaligned)?$/);
-    // Short enough for the default sidebar width: the language is in the tooltip, not the row.
-    assert.match(String(item.description), /^Φ(–|\d\.\d\d) ·\d+×$/);
+    // Short enough for the default sidebar width (the language is in the tooltip); a pending row says how its program ended first (issue 35).
+    assert.match(String(item.description), /^(ran|error|timed out|no answer) · Φ(–|\d\.\d\d) ·\d+×$/);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'clock');
     assert.equal(item.command?.command, 'agentMemory.openRecord');
 

@@ -49,4 +49,28 @@ describe('revalidation when the agent data changes (data watcher)', function () 
     assert.ok(results.length > 0, 'search still answers');
     assert.ok(!results.some((r) => stale.has(r.id)), `memory_search skips stale records: ${results.map((r) => r.id).join(', ')}`);
   });
+
+  it('the column restored: a manual revalidation says how many are clean again, in a notification that stays', async () => {
+    const stale = app.staleIds().size;
+    assert.ok(stale > 0, 'the previous test left stale records');
+    const db = new Database(data);
+    db.exec('ALTER TABLE prescriptions RENAME COLUMN drug_name TO drug');
+    db.close();
+    const said: string[] = [];
+    const original = { info: api.container.notices.info, warn: api.container.notices.warn };
+    api.container.notices.info = api.container.notices.warn = (message) => {
+      said.push(message);
+      return Promise.resolve(undefined);
+    };
+    try {
+      const report = await run<{ recovered: number; failing: number }>('agentMemory.revalidate');
+      assert.equal(report.recovered, stale, 'every stale record runs clean again');
+      assert.equal(app.staleIds().size, 0);
+      const message = said.find((m) => m.includes('revalidation checked'));
+      assert.ok(message, `a notification, not a status-bar message: ${JSON.stringify(said)}`);
+      assert.match(message, new RegExp(`: ${stale} clean again \\(were stale\\), 0 now failing; answers \\d+ unchanged, \\d+ changed`));
+    } finally {
+      Object.assign(api.container.notices, original);
+    }
+  });
 });

@@ -85,8 +85,10 @@ describe('proposed deletions (deletion.review = propose under strict)', function
     await vscode.commands.executeCommand('agentMemory.confirmAllDeletions');
     assert.equal(asked.length, 1, 'asked once');
     assert.match(asked[0].message, new RegExp(`Delete ${ids.length} of ${active} active record`));
-    assert.equal(asked[0].buttons[0], 'Keep Them', 'the Enter-key default keeps the records');
+    assert.equal(asked[0].buttons[0], "Don't Delete", 'the Enter-key default only cancels, and is not named like Keep (which exempts)');
     assert.equal(app.counts().deleted, 0, 'Enter deleted nothing');
+    assert.ok(ids.every((id) => !app.audit(id).some((e) => e.operation === 'keep')), 'and exempted nothing');
+    assert.deepEqual(app.proposedDeletions().map((p) => p.recordId).sort(), [...ids].sort(), 'the proposals stand');
 
     answer = (buttons) => buttons.find((b) => b.startsWith('Delete'));
     const deleted = await run<string[]>('agentMemory.confirmAllDeletions');

@@ -61,21 +61,23 @@ describe('issue 12: honest outcomes, undo, filter, connection test', function ()
   it('undo reverts the last approval, rejection, deletion and restore', async () => {
     const [a, b] = app.list({ status: 'pending' }).items.map((r) => r.id);
     assert.ok(a && b, 'two pending records from the stream');
-    // The task's Φ: the human verdict, taken back with the undo (the gold verdict was only shown).
-    const phiOf = (id: string) => app.task(app.get(id)?.metadata.taskIndex as number)?.utility;
-    assert.equal(phiOf(a), null);
+    // The task's Φ is the gold answer's from the start (it credited the demonstrations at once); the
+    // human decision is logged beside it and taken back with the undo, the gold Φ stays.
+    const taskOf = (id: string) => app.task(app.get(id)?.metadata.taskIndex as number);
+    const [goldA, goldB] = [taskOf(a)?.utility, taskOf(b)?.utility];
+    assert.ok((goldA === 0 || goldA === 1) && (goldB === 0 || goldB === 1), `the gold answers gave Φ ${goldA}, ${goldB}`);
     await run('agentMemory.approve', [a]);
     assert.equal(app.get(a)?.status, 'active');
-    assert.equal(phiOf(a), 1);
+    assert.deepEqual([taskOf(a)?.utility, taskOf(a)?.log.decision], [goldA, 'approved']);
     await run('agentMemory.undo');
     assert.equal(app.get(a)?.status, 'pending', 'approval undone');
-    assert.equal(phiOf(a), null, "the approval's Φ is taken back");
+    assert.deepEqual([taskOf(a)?.utility, taskOf(a)?.log.decision], [goldA, undefined], 'the approval is taken back, the gold Φ stays');
     await run('agentMemory.reject', [b]);
     assert.equal(app.get(b)?.status, 'deleted');
-    assert.equal(phiOf(b), 0);
+    assert.deepEqual([taskOf(b)?.utility, taskOf(b)?.log.decision], [goldB, 'rejected']);
     await run('agentMemory.undo');
     assert.equal(app.get(b)?.status, 'pending', 'rejection undone');
-    assert.equal(phiOf(b), null, "the rejection's Φ is taken back");
+    assert.deepEqual([taskOf(b)?.utility, taskOf(b)?.log.decision], [goldB, undefined], 'the rejection is taken back, the gold Φ stays');
     const active = app.list({ status: 'active', limit: 1 }).items[0].id;
     await run('agentMemory.deleteRecords', [active]);
     await run('agentMemory.undo');

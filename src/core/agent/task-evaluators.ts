@@ -48,6 +48,12 @@ export interface TaskEvaluation {
   utility: Evaluation;
   /** The ground-truth verdict when a gold answer is known (what accuracy counts). */
   gold?: Evaluation;
+  /**
+   * Under strict addition the record waits for a person even though Φ is known (an editor
+   * stream whose gold answer checked the task): Φ credits the demonstrations at once, the
+   * record is stored pending.
+   */
+  humanApproves?: boolean;
   /** Milliseconds spent in a model (the LLM judge), excluded from overhead. */
   modelMs: number;
   usage: TokenUsage;
@@ -116,13 +122,15 @@ export class EditorEvaluator implements TaskEvaluator {
 
 /**
  * A gold answer is known, but the human approves (an editor stream under strict addition):
- * the gold answer only marks the verdict (correct / wrong); Φ and the addition wait for the
- * human, so the record is stored pending.
+ * the gold answer is the task's strict Φ (SPEC §1: ground truth or a human verdict), so the
+ * demonstrations it was shown are credited at once; only the addition waits for the human
+ * (the record is stored pending).
  */
 export class HumanReviewedGoldEvaluator implements TaskEvaluator {
   constructor(private readonly groundTruth: unknown) {}
 
   evaluate(task: TaskOutcome): Promise<TaskEvaluation> {
-    return Promise.resolve({ utility: evaluateHumanVerdict(null), gold: evaluateGroundTruth({ ...task, groundTruth: this.groundTruth }), modelMs: 0, usage: NO_USAGE });
+    const gold = evaluateGroundTruth({ ...task, groundTruth: this.groundTruth });
+    return Promise.resolve({ utility: gold, gold, humanApproves: true, modelMs: 0, usage: NO_USAGE });
   }
 }

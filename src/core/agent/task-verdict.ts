@@ -48,10 +48,15 @@ export function taskVerdict(row: VerdictRow): TaskVerdict {
   return verdictOf({ utility: row.utility, evaluator });
 }
 
-/** The user's approval or rejection of the task's record (its Φ is the human verdict), or null. */
-export function humanDecision(row: Pick<TaskRow, 'utility' | 'evaluator'>): 'approved' | 'rejected' | null {
-  if (row.evaluator !== 'strict:human' || row.utility === null) return null;
-  return row.utility >= 0.5 ? 'approved' : 'rejected';
+/**
+ * The user's approval or rejection of the task's record, or null: the task's Φ when it is the
+ * human verdict, else the decision logged beside a gold Φ (`log.decision`, see
+ * core/app/memory-policies.ts: a gold-checked task keeps the gold answer's Φ).
+ */
+export function humanDecision(row: Pick<TaskRow, 'utility' | 'evaluator' | 'log'>): 'approved' | 'rejected' | null {
+  if (row.evaluator === 'strict:human' && row.utility !== null) return row.utility >= 0.5 ? 'approved' : 'rejected';
+  const logged = row.log.decision;
+  return logged === 'approved' || logged === 'rejected' ? logged : null;
 }
 
 /**

@@ -132,14 +132,19 @@ export class MemoryPolicies extends Disposable {
     return this.current.deleteRecords(ids, reason);
   }
 
-  /** The human verdict on a pending record is the strict Φ of the task that produced it. */
+  /**
+   * The human verdict on a pending record is the strict Φ of the task that produced it; a task a
+   * gold answer already gave Φ keeps it (its demonstrations were credited then), the decision is
+   * logged beside it (`log.decision`, read by humanDecision).
+   */
   private recordHumanVerdict(ids: string[], verdict: 'approve' | 'reject'): void {
     const evaluation = evaluateHumanVerdict(verdict);
     for (const id of ids) {
       const taskIndex = this.store.get(id)?.metadata.taskIndex;
-      if (typeof taskIndex === 'number' && this.current.tasks.get(taskIndex)?.utility == null) {
-        this.current.tasks.setUtility(taskIndex, evaluation.utility!, evaluation.evaluator);
-      }
+      const task = typeof taskIndex === 'number' ? this.current.tasks.get(taskIndex) : undefined;
+      if (!task) continue;
+      if (task.utility == null) this.current.tasks.setUtility(task.taskIndex, evaluation.utility!, evaluation.evaluator);
+      else this.current.tasks.finish(task.taskIndex, { log: { ...task.log, decision: verdict === 'approve' ? 'approved' : 'rejected' } });
     }
   }
 
@@ -153,6 +158,10 @@ export class MemoryPolicies extends Disposable {
       if (typeof taskIndex !== 'number') continue;
       const task = this.current.tasks.get(taskIndex);
       if (task?.utility != null && task.evaluator === HUMAN_EVALUATOR) this.current.tasks.withdrawUtility(taskIndex, null);
+      else if (task && 'decision' in task.log) {
+        const { decision: _withdrawn, ...log } = task.log;
+        this.current.tasks.finish(taskIndex, { log });
+      }
     }
   }
 

@@ -51,9 +51,13 @@ export interface AgentTaskResult extends AgentRunFields {
   attempts: number;
   demonstrations: DemonstrationUse[];
   utility: number | null;
-  addition: { added: boolean; recordId: string | null; status: RecordStatus | null; reason: string };
-  /** Per rule that fired: records deleted, and records proposed instead (review `propose`, or a sweep of more than 25 % of the memory: `large`). */
-  deletions: { rule: string; recordIds: string[]; proposed?: string[]; large?: boolean }[];
+  /** `merged`: the answer was identical to a record already stored (same question and code): that record's count grew, no new record. */
+  addition: { added: boolean; recordId: string | null; status: RecordStatus | null; reason: string; merged?: boolean };
+  /**
+   * Per rule that fired: records deleted, and records proposed instead (review `propose`, or a sweep of more than 25 % of the memory: `large`).
+   * `policy`: the deletion policy the rule applied, the name the explorer's rows show.
+   */
+  deletions: { rule: string; policy?: DeletionPolicyName; recordIds: string[]; proposed?: string[]; large?: boolean }[];
   inputSimilarity: number | null;
   outputSimilarity: number | null;
   error?: string;

@@ -56,6 +56,8 @@ export interface AfterTaskInput {
   retrieved: readonly DemonstrationAttributionInput[];
   /** Φ of the task (null when not evaluated, e.g. awaiting a human verdict). */
   evaluation: Evaluation | null;
+  /** Strict addition stores the record pending for a person even though `evaluation` is known (a gold-checked editor stream). */
+  humanApproves?: boolean;
   /** The (q, e) that may become a record; status, createdTask and similarities are set here. */
   candidate: NewRecordInput | null;
   /** Final code of the task (for output similarity); default candidate.execution.code. */
@@ -120,7 +122,8 @@ export interface AfterTaskResult {
   evaluator: EvaluatorId | null;
   similarity: TaskSimilarity;
   attribution: TaskAttribution;
-  addition: AdditionDecision & { recordId: string | null };
+  /** `merged`: the candidate was identical to a stored record, whose count grew instead. */
+  addition: AdditionDecision & { recordId: string | null; merged?: boolean };
   firings: RuleFiring[];
   deletions: DeletionRun[];
 }

@@ -8,7 +8,7 @@ import { TaskLog } from '../memory/sqlite/task-log';
 import type { DemonstrationAttributionInput } from '../memory/demonstration';
 import type { Language, NewRecordInput, Trigger } from '../memory/types';
 import { findIdentical, mergeIdentical } from '../memory/dedup';
-import { AdditionDecision, approvePending, decideAddition, rejectPending } from './addition';
+import { approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { DeletionPolicyName, policyOf } from './names';
@@ -230,9 +230,9 @@ export class MemoryManager implements Disposable {
     return keepProposals(this.store, ids, this.tasks.currentIndex, this.options.deletionParams?.period ?? DEFAULT_PERIOD);
   }
 
-  private add(input: AfterTaskInput, similarity: TaskSimilarity): AdditionDecision & { recordId: string | null } {
+  private add(input: AfterTaskInput, similarity: TaskSimilarity): AfterTaskResult['addition'] {
     const outcome = input.candidate?.execution.outcome ?? 'no-answer';
-    const decision = decideAddition(this.options.addition, { outcome }, input.evaluation, this.options.mode ?? 'editor');
+    const decision = decideAddition(this.options.addition, { outcome }, input.humanApproves ? null : input.evaluation, this.options.mode ?? 'editor');
     if (!decision.add || !input.candidate || !decision.status) {
       return { ...decision, add: false, status: null, recordId: null, reason: input.candidate ? decision.reason : 'no candidate record' };
     }
@@ -242,7 +242,7 @@ export class MemoryManager implements Disposable {
     const twin = this.options.mergeIdentical && !c.id ? findIdentical(this.store, c.question, c.execution.code) : undefined;
     if (twin) {
       const n = mergeIdentical(this.store, twin.id, { trigger: 'agent', reason: decision.reason, taskIndex: input.taskIndex });
-      return { ...decision, status: twin.status === 'active' || twin.status === 'pending' ? twin.status : status, recordId: twin.id, reason: `${decision.reason}; merged into an identical ${twin.status} record (×${n})` };
+      return { ...decision, status: twin.status === 'active' || twin.status === 'pending' ? twin.status : status, recordId: twin.id, merged: true, reason: `${decision.reason}; merged into an identical ${twin.status} record (×${n})` };
     }
     const id = c.id ?? randomUUID();
     const record: NewRecordInput = {

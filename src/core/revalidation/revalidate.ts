@@ -56,6 +56,11 @@ export interface RevalidationReport {
   changed: number;
   failing: number;
   failing_ids: string[];
+  /** Of the failing ones, those that ran clean before this pass (they just became stale). */
+  newly_failing: number;
+  /** Records stale before this pass that now run clean again (no longer stale). */
+  recovered: number;
+  recovered_ids: string[];
   ms: number;
   /** True when cancelled: the records checked so far are written, the rest untouched. */
   cancelled: boolean;
@@ -83,7 +88,7 @@ export async function revalidate(memory: MemoryStore | RevalidationSource, optio
   const queries: RevalidationSource = memory instanceof MemoryStore ? reviewQueries(memory) : memory;
   const fingerprint = databaseFingerprint(options.dataPath).id;
   const rows = (await queries.runnable()).filter((r) => !options.onlyIfChanged || r.fingerprint !== fingerprint);
-  const results: (CheckWrite & { id: string })[] = [];
+  const results: (CheckWrite & { id: string; wasStale: boolean })[] = [];
   const retry: RunnableRow[] = [];
   const sandbox = (request: RunRequest, signal?: AbortSignal): Promise<RunResult> => options.runner(request.language).run(request, signal);
   const sqlService = options.sqlShortcut === false || rows.length === 0 ? undefined : new SqlService(options.dataPath, nullLogger);
@@ -114,12 +119,16 @@ export async function revalidate(memory: MemoryStore | RevalidationSource, optio
   }
   await queries.writeChecks(results);
   const count = (s: CheckState): number => results.filter((r) => r.state === s).length;
+  const recovered = results.filter((r) => r.wasStale && !r.stale).map((r) => r.id);
   return {
     checked: results.length,
     unchanged: count('unchanged'),
     changed: count('changed'),
     failing: count('failing'),
     failing_ids: results.filter((r) => r.state === 'failing').map((r) => r.id),
+    newly_failing: results.filter((r) => !r.wasStale && r.stale).length,
+    recovered: recovered.length,
+    recovered_ids: recovered,
     ms: Math.round(performance.now() - started),
     cancelled: options.signal?.aborted === true,
     fingerprint,
@@ -135,7 +144,7 @@ async function rerun(
   fingerprint: string,
   options: RevalidateOptions,
   run: (request: RunRequest, signal?: AbortSignal) => Promise<RunResult>,
-): Promise<(CheckWrite & { id: string; retry?: boolean }) | undefined> {
+): Promise<(CheckWrite & { id: string; wasStale: boolean; retry?: boolean }) | undefined> {
   let result;
   try {
     result = await run({ code: row.code, language: row.language, databasePath: options.dataPath, limits: options.limits }, options.signal);
@@ -144,7 +153,7 @@ async function rerun(
     throw error instanceof AgentMemoryError ? error : new AgentMemoryError('RUNNER', `Revalidation could not run record ${row.id}: ${String(error)}. Check the runner (agent-memory run).`, undefined, { cause: error });
   }
   if (result.killedBy === 'cancel' || options.signal?.aborted) return undefined;
-  const base = { rid: row.rid, id: row.id, fingerprint };
+  const base = { rid: row.rid, id: row.id, wasStale: row.stale, fingerprint };
   if (result.outcome !== 'success') {
     const error = result.error ? `${result.error.kind}: ${result.error.message}` : result.outcome;
     return { ...base, state: 'failing', stale: true, answer: row.answer, error: error.slice(0, 500), ...(result.error && RETRIED_KINDS.has(result.error.kind) ? { retry: true } : {}) };

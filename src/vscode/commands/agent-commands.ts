@@ -8,6 +8,7 @@ import { AgentMemoryError } from '../../core/errors';
 import type { Container } from '../container';
 import { resultUri } from '../documents';
 import { readTaskStreamFile } from '../../core/app/task-stream-file';
+import { proposalNotice } from '../text/proposal-text';
 import { additionText, outcomeText, resultSummary, streamSummary, truncate, verdictText } from '../text/result-text';
 import { cancelled, registerSafeCommand, requireTrust } from './command-support';
 import { personalStreamNotice, runTaskOnTeam } from '../team/team-tasks';
@@ -34,7 +35,36 @@ export interface TaskStreamArgs {
   approveBy?: 'human' | 'gold';
 }
 
+/** The task stream that runs now (one at a time). */
+interface RunningStream {
+  cancel: vscode.CancellationTokenSource;
+  done: number;
+  total: number;
+}
+
+export const SHOW_STREAM = 'Show Progress';
+export const CANCEL_STREAM = 'Cancel Stream';
+
+/**
+ * A second stream while one runs: says so at once, offering to show or cancel the running one;
+ * nothing is queued (resolves undefined, as a cancelled command does).
+ */
+function streamAlreadyRunning(c: Container, stream: RunningStream): undefined {
+  const message = `Agent Memory: a task stream is running (${stream.done}/${stream.total} done). Wait for it to finish, or cancel it, then start another.`;
+  c.logger.info(`[stream] not started: ${message}`);
+  c.notices.info(message, SHOW_STREAM, CANCEL_STREAM).then(
+    (choice) => {
+      if (choice === CANCEL_STREAM) stream.cancel.cancel();
+      // The stream's progress is a notification: the notification center shows it even when it was hidden.
+      else if (choice === SHOW_STREAM) void vscode.commands.executeCommand('notifications.showList').then(undefined, () => c.channel.show(true));
+    },
+    () => undefined,
+  );
+  return undefined;
+}
+
 export function registerAgentCommands(c: Container): vscode.Disposable[] {
+  let running: RunningStream | undefined;
   return [
     registerSafeCommand(c.logger, 'agentMemory.runAgent', async (arg) => {
       requireTrust();
@@ -86,29 +116,43 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
 
     registerSafeCommand(c.logger, 'agentMemory.runTaskStream', async (arg) => {
       requireTrust();
+      // One stream at a time, said at once (a second one used to wait silently, its picker popping up later).
+      if (running) return streamAlreadyRunning(c, running);
       personalStreamNotice(c);
       const args = (arg ?? {}) as TaskStreamArgs;
       const items = await streamItems(c, args);
       const approveBy = await whoApproves(c, items, args);
-      const results = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Agent Memory: task stream (${items.length} tasks)`, cancellable: true },
-        (progress, token) =>
-          c.host.withApp((app) =>
-            app.runStream(items, {
-              signal: abortSignal(token),
-              humanReview: approveBy === 'human',
-              onProgress: (p) => {
-                if (p.last) c.documents.remember(p.last);
-                const last = p.last ? ` · last: ${outcomeText(p.last.outcome)}, ${verdictText(p.last.verdict)}` : '';
-                progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${last}` });
-              },
-            }),
-          ),
-      );
+      if (running) return streamAlreadyRunning(c, running);
+      const stream: RunningStream = { cancel: new vscode.CancellationTokenSource(), done: 0, total: items.length };
+      running = stream;
+      let results: AgentTaskResult[];
+      try {
+        results = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Agent Memory: task stream (${items.length} tasks)`, cancellable: true },
+          (progress, token) => {
+            token.onCancellationRequested(() => stream.cancel.cancel());
+            return c.host.withApp((app) =>
+              app.runStream(items, {
+                signal: abortSignal(stream.cancel.token),
+                humanReview: approveBy === 'human',
+                onProgress: (p) => {
+                  stream.done = p.done;
+                  if (p.last) c.documents.remember(p.last);
+                  const last = p.last ? ` · last: ${outcomeText(p.last.outcome)}, ${verdictText(p.last.verdict)}` : '';
+                  progress.report({ increment: 100 / p.total, message: `${p.done}/${p.total}${last}` });
+                },
+              }),
+            );
+          },
+        );
+      } finally {
+        running = undefined;
+        stream.cancel.dispose();
+      }
       const summary = streamSummary(results);
       c.logger.info(`[stream] ${summary}`);
       const pending = results.some((r) => r.addition.status === 'pending');
-      void vscode.window.showInformationMessage(`Agent Memory: ${summary}.`, ...(pending ? ['Show Pending'] : [])).then(
+      c.notices.info(`Agent Memory: ${summary}.`, ...(pending ? ['Show Pending'] : [])).then(
         (choice) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined),
         () => undefined,
       );
@@ -119,26 +163,29 @@ export function registerAgentCommands(c: Container): vscode.Disposable[] {
 }
 
 /**
- * Deletions an automatic rule proposed during these tasks, said once with the count, that nothing
- * was deleted, and a button to review them: a warning when a rule would have removed more than
- * 25 % of the active memory (src/core/policy/memory-manager.ts proposes those instead), else a
- * notice for the proposals `deletion.review = propose` makes.
+ * Deletions an automatic rule proposed during these tasks, said once (text/proposal-text.ts) with a
+ * button to review them: a warning when a rule would have removed more than 25 % of the active
+ * memory (src/core/policy/memory-manager.ts proposes those instead), else a notice for the
+ * proposals `deletion.review = propose` makes; only the log when all were withdrawn since.
  */
 function announceProposals(c: Container, results: readonly AgentTaskResult[]): void {
-  const large = results.flatMap((r) => r.deletions.filter((d) => d.large === true));
-  const proposing = large.length > 0 ? large : results.flatMap((r) => r.deletions.filter((d) => (d.proposed?.length ?? 0) > 0));
-  const count = new Set(proposing.flatMap((d) => d.proposed ?? [])).size;
-  const rules = [...new Set(proposing.map((d) => d.rule))].join(', ');
+  const standing = new Set((c.host.current?.proposedDeletions() ?? []).map((p) => p.recordId));
+  const notice = proposalNotice(results, standing);
+  if (!notice) return;
   const review = (choice: string | undefined) => (choice ? vscode.commands.executeCommand('agentMemory.explorer.focus') : undefined);
-  if (large.length > 0) {
-    const text = `the automatic deletion (${rules}) would have removed ${count} record(s), more than 25 % of the active memory: nothing was deleted; they are proposed for your review instead.`;
-    c.logger.warn(`[deletion] ${text}`);
-    void vscode.window.showWarningMessage(`Agent Memory: ${text}`, 'Review Proposed Deletions').then(review, () => undefined);
+  if (notice.count === 0) {
+    c.logger.info(`[deletion] ${notice.text}`);
     return;
   }
-  if (count === 0) return;
-  void vscode.window.showInformationMessage(`Agent Memory: the automatic deletion (${rules}) proposed ${count} record(s) for deletion; nothing was deleted until you confirm.`, 'Review Proposed Deletions').then(review, () => undefined);
+  if (notice.large) {
+    c.logger.warn(`[deletion] ${notice.text}`);
+    c.notices.warn(`Agent Memory: ${notice.text}`, REVIEW_PROPOSALS).then(review, () => undefined);
+    return;
+  }
+  c.notices.info(`Agent Memory: ${notice.text}`, REVIEW_PROPOSALS).then(review, () => undefined);
 }
+
+export const REVIEW_PROPOSALS = 'Review Proposed Deletions';
 
 /** The gold answer of a question typed into Run Agent when the demo task file has it (exact question), else undefined. */
 function demoGold(c: Container, question: string): { answer: unknown } | undefined {

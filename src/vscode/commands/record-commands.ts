@@ -94,6 +94,25 @@ export function showFloorMessage(c: Container, message: string): void {
 }
 const FLOOR_SETTING_BUTTON = 'Open Setting';
 
+export const APPROVE_ANYWAY = 'Approve Anyway';
+const KEEP_PENDING = 'Keep Pending';
+
+/**
+ * Approving a record whose program failed (error, timeout, no answer) asks again, naming the
+ * outcomes: once active, agents retrieve it as a demonstration. True when none failed or the
+ * user chose Approve Anyway.
+ */
+async function confirmFailedApproval(c: Container, app: AgentMemoryApp, ids: string[]): Promise<boolean> {
+  const failed = ids.map((id) => app.get(id)).filter((r): r is MemoryRecord => r !== undefined && r.execution.outcome !== 'success');
+  if (failed.length === 0) return true;
+  const outcomes = [...new Set(failed.map((r) => outcomeText(r.execution.outcome)))].join(', ');
+  const which = failed.length === 1 ? `"${truncate(failed[0].question, 80)}"` : `${failed.length} of the ${ids.length} records`;
+  const message = `Approve ${which}? ${failed.length === 1 ? 'Its program' : 'Their programs'} failed (${outcomes}).`;
+  const detail = 'Once approved, agents retrieve it as a demonstration of how to do the task. Enter keeps it pending.';
+  // The first button is the Enter-key default: the safe one.
+  return (await c.prompts.modal(message, detail, [KEEP_PENDING, APPROVE_ANYWAY])) === APPROVE_ANYWAY;
+}
+
 export function registerRecordCommands(c: Container): vscode.Disposable[] {
   const transition = (op: Transition) =>
     registerSafeCommand(c.logger, `agentMemory.${op === 'delete' ? 'deleteRecords' : op}`, (...args) =>
@@ -102,6 +121,7 @@ export function registerRecordCommands(c: Container): vscode.Disposable[] {
         const options = optionsFromArgs<NoPromptOptions>(args);
         // Deleting more than 25 % of the active memory asks again, with the count.
         if (op === 'delete' && !options.skipConfirm && !(await c.prompts.confirmLargeDeletion(ids.length, app.counts().active))) return cancelled();
+        if (op === 'approve' && !options.skipConfirm && !(await confirmFailedApproval(c, app, ids))) return cancelled();
         if (op === 'purge' && !(await confirm(`Purge ${ids.length} deleted record(s) for good? The audit trail keeps their history; the records cannot be restored.`, 'Purge', options))) return cancelled();
         const { changed, floorMessage } = apply(app, op, ids);
         c.logger.info(`[records] ${PAST[op]} ${changed.length}: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`);

@@ -4,6 +4,7 @@
  * records' programs against the agent's database (command with progress and cancel).
  */
 import * as vscode from 'vscode';
+import { revalidationText } from '../text/revalidation-text';
 import type { AgentMemoryApp } from '../../core/app/types';
 import type { Container } from '../container';
 import { cancelled, confirm, NoPromptOptions, optionsFromArgs, registerSafeCommand } from './command-support';
@@ -86,9 +87,11 @@ export async function revalidateWithProgress(c: Container, app: AgentMemoryApp, 
       }
     },
   );
-  const text = `checked ${report.checked}${report.cancelled ? ' (cancelled)' : ''}: ${report.unchanged} unchanged, ${report.changed} answer changed, ${report.failing} now failing (marked stale) in ${(report.ms / 1000).toFixed(1)} s`;
+  const text = revalidationText(report);
   c.logger.info(`[revalidate] ${text}`);
-  if (report.failing > 0) void vscode.window.showWarningMessage(`Agent Memory: revalidation ${text}. Stale records are not used as demonstrations until approved again or re-run clean.`);
-  else vscode.window.setStatusBarMessage(`Agent Memory: revalidation ${text}`, 5000);
+  // A notification (it stays in the notification center), not a status-bar message that vanishes.
+  if (report.failing > 0) void c.notices.warn(`Agent Memory: revalidation ${text}. Stale records are not used as demonstrations until approved again or re-run clean.`);
+  else if (!onlyIfChanged || report.recovered > 0) void c.notices.info(`Agent Memory: revalidation ${text}.`);
+  else vscode.window.setStatusBarMessage(`Agent Memory: revalidation after the data changed ${text}`, 5000);
   return report;
 }

@@ -1,6 +1,6 @@
 /**
  * Deletion evidence as sentences with their numbers, e.g.
- * "mean Φ 0.33 over 6 evaluated retrievals < β 0.70". No vscode import.
+ * "mean Φ 0.33 over 6 evaluated retrievals ≤ β 0.70". No vscode import.
  */
 type Evidence = Record<string, number | string | null | undefined>;
 
@@ -21,7 +21,8 @@ function periodicSentence(e: Evidence): string {
 
 function historySentence(e: Evidence): string {
   const evaluated = e.evaluatedRetrievals ?? e.totalRetrievals;
-  return `mean Φ ${num(e.meanUtility)} over ${num(evaluated)} evaluated retrieval(s) < β ${num(e.beta)} (judged once retrieved more than n ${num(e.minRetrievals)} times)`;
+  // The rule (core/policy/deletion/history.ts): retrieved at least n times and mean Φ ≤ β.
+  return `mean Φ ${num(e.meanUtility)} over ${num(evaluated)} evaluated retrieval(s) ≤ β ${num(e.beta)} (judged once retrieved at least n = ${num(e.minRetrievals)} times)`;
 }
 
 function forgettingSentence(e: Evidence): string {

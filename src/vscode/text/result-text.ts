@@ -112,7 +112,10 @@ export interface StreamCounts {
   unchecked: number;
   /** Of the unchecked: the gold answer was empty, null or a lone 0 on this database. */
   noGoldAnswer: number;
+  /** New records left pending (one per record: a task merged into a pending record adds none). */
   pending: number;
+  /** Tasks whose answer was identical to a stored record (its count grew; no new record). */
+  merged: number;
   addedByGold: number;
 }
 
@@ -132,8 +135,9 @@ export function streamCounts(results: readonly AgentTaskResult[]): StreamCounts 
     judgedWrong: v.judgedWrong,
     unchecked: v.unchecked,
     noGoldAnswer: v.noGoldAnswer,
-    pending: n((r) => r.addition.status === 'pending'),
-    addedByGold: n((r) => r.addition.added && decidedByGold(r)),
+    pending: n((r) => r.addition.status === 'pending' && r.addition.merged !== true),
+    merged: n((r) => r.addition.merged === true),
+    addedByGold: n((r) => r.addition.added && r.addition.merged !== true && decidedByGold(r)),
   };
 }
 
@@ -151,6 +155,7 @@ export function streamSummary(results: readonly AgentTaskResult[]): string {
   let text = parts.join(' · ');
   if (c.pending > 0) text += `. ${c.pending} record(s) pending: approve or reject them in the explorer`;
   if (c.addedByGold > 0) text += `. ${c.addedByGold} added as approved by gold answer`;
+  if (c.merged > 0) text += `. ${c.merged} merged into an identical record already in memory (its count grew, no new record)`;
   return text;
 }
 

@@ -97,7 +97,7 @@ export function hintItem(node: HintNode): vscode.TreeItem {
 }
 
 function recordIcon(node: RecordNode): vscode.ThemeIcon {
-  if (node.record.status === 'pending') return new vscode.ThemeIcon('clock', new vscode.ThemeColor('charts.yellow'));
+  if (node.record.status === 'pending') return new vscode.ThemeIcon('clock', new vscode.ThemeColor(node.record.execution.outcome === 'success' ? 'charts.yellow' : 'charts.red'));
   if (node.record.status === 'deleted') return new vscode.ThemeIcon('trash', new vscode.ThemeColor('disabledForeground'));
   if (node.misaligned) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('charts.orange'));
   if (node.record.execution.outcome !== 'success') return new vscode.ThemeIcon('error', new vscode.ThemeColor('charts.red'));
@@ -118,7 +118,9 @@ export function recordItem(node: RecordNode): vscode.TreeItem {
   const item = new vscode.TreeItem(truncate(record.question, MAX_ROW_QUESTION), vscode.TreeItemCollapsibleState.None);
   item.id = `record:${record.id}`;
   // Short enough to show beside a question at the default sidebar width; the language and the rest are in the tooltip.
-  item.description = recordDescription(record, node.verdict);
+  // A pending record says how its program ended first (ran / error / timed out / no answer): approving a failed one asks again.
+  const outcome = record.status === 'pending' ? `${outcomeText(record.execution.outcome)} · ` : '';
+  item.description = `${outcome}${recordDescription(record, node.verdict)}`;
   item.accessibilityInformation = { label: recordAccessibleLabel(record.question, item.description) };
   item.iconPath = recordIcon(node);
   item.contextValue = recordContextValue(node);

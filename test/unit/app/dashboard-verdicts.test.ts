@@ -2,7 +2,8 @@
  * The dashboard shows the verdict the toasts and the stream summary show (one source: the
  * task log row, read through taskVerdict): an editor stream's gold-checked tasks are correct /
  * wrong at once, before any approval, and stay so after the user approves or rejects their
- * records (the approval is counted on its own, never as the gold verdict).
+ * records (the approval is counted on its own, never as the gold verdict). The gold answer is
+ * the task's Φ at once: the records it was shown are credited before any approval.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -34,8 +35,12 @@ describe('dashboard verdicts agree with the task results (editor stream, strict,
     for (const r of results) {
       assert.deepEqual(tasks.get(r.taskIndex)?.verdict, r.verdict, `task ${r.taskIndex}`);
       assert.equal(tasks.get(r.taskIndex)?.decision, null);
-      assert.equal(tasks.get(r.taskIndex)?.utility, null, 'Φ still waits for the human');
+      assert.equal(tasks.get(r.taskIndex)?.utility, r.verdict.kind === 'correct' ? 1 : 0, 'the gold answer is the task\'s Φ at once (only the record waits for the human)');
     }
+    // The records the tasks were shown learn from the gold answers at once, before any approval (issue 38: Φ stayed "–").
+    const shown = new Set(results.flatMap((r) => r.demonstrations.filter((d) => d.shown).map((d) => d.recordId)));
+    assert.ok(shown.size > 0, 'the tasks were shown demonstrations');
+    assert.ok([...shown].some((id) => h.app.get(id)?.stats.meanUtility !== null), 'a shown record has a Φ from the gold answers');
     const c = streamCounts(results);
     assert.deepEqual([d.summary.correct, d.summary.wrong, d.summary.unchecked, d.summary.ran], [c.correct, c.wrong, 0, c.ran]);
     assert.equal(d.accuracyCurve.length, results.length, 'every gold-checked task counts towards accuracy');
@@ -51,7 +56,7 @@ describe('dashboard verdicts agree with the task results (editor stream, strict,
     const d = h.app.dashboard();
     const tasks = byTask();
     for (const r of results) assert.deepEqual(tasks.get(r.taskIndex)?.verdict, r.verdict, `task ${r.taskIndex}: approving does not turn a gold verdict into the human's`);
-    for (const r of pending) assert.deepEqual([tasks.get(r.taskIndex)?.decision, tasks.get(r.taskIndex)?.utility], ['approved', 1]);
+    for (const r of pending) assert.deepEqual([tasks.get(r.taskIndex)?.decision, tasks.get(r.taskIndex)?.utility], ['approved', r.verdict.kind === 'correct' ? 1 : 0], 'the approval is logged beside the gold Φ, which stands');
     const c = streamCounts(results);
     assert.deepEqual([d.summary.correct, d.summary.wrong, d.summary.approved, d.summary.youApproved], [c.correct, c.wrong, 0, pending.length]);
     assert.match(d.summaryText, new RegExp(`· ${c.correct} correct · ${c.wrong} wrong \\(8 checked against a non-empty gold answer\\) · 0 not checked · you approved ${pending.length}$`));

@@ -59,7 +59,7 @@ describe('issue 22: a first run that tells the truth (core)', function () {
     it('periodic window not yet full: names the period and the tasks run', () => {
       const why = emptyPlanReason({ policy: 'combined', taskIndex: 33, total: 0, candidates: [], params: { period: 200, alpha: 0, minRetrievals: 3, beta: 0.3, protectSeeds: true } });
       assert.match(why, /The periodic window needs 200 tasks and 33 have run/);
-      assert.match(why, /retrieved at least 3 times with a mean utility below 0\.3/);
+      assert.match(why, /retrieved at least 3 times with a mean utility at or below 0\.3 \(mean Φ ≤ β\)/);
       assert.match(why, /Seed records are protected/);
     });
     it('says nothing when the plan has candidates', () => {

@@ -8,6 +8,7 @@ import { reviewQueries } from '../../../src/core/memory/sqlite/queries/review';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { databaseFingerprint } from '../../../src/core/revalidation/fingerprint';
 import { revalidate } from '../../../src/core/revalidation/revalidate';
+import { revalidationText } from '../../../src/vscode/text/revalidation-text';
 import { sampleRecord } from '../../support/records';
 
 describe('revalidation (real JavaScript sandbox, real SQLite files)', function () {
@@ -62,13 +63,18 @@ describe('revalidation (real JavaScript sandbox, real SQLite files)', function (
     assert.notEqual(databaseFingerprint(data).schema, reviewQueries(store).checkOf('count')?.fingerprint?.split(':')[0]);
     r = await revalidate(store, options());
     assert.deepEqual(r.failing_ids, ['sum-y']);
+    assert.deepEqual([r.newly_failing, r.recovered], [1, 0], 'sum-y just became stale');
     assert.equal(r.unchanged, 1, 'the count still gives the answer of its last run');
+    r = await revalidate(store, options());
+    assert.deepEqual([r.failing, r.newly_failing, r.recovered], [1, 0, 0], 'still failing: already stale, not newly');
     assert.deepEqual(reviewQueries(store).staleIds(), new Set(['sum-y']));
     assert.match(reviewQueries(store).checkOf('sum-y')?.error ?? '', /y/);
 
     edit('ALTER TABLE t RENAME COLUMN z TO y');
     r = await revalidate(store, options());
     assert.equal(r.failing, 0);
+    assert.deepEqual([r.recovered, r.recovered_ids], [1, ['sum-y']], 'the stale record is clean again, and counted so');
+    assert.equal(revalidationText(r), `checked 2: 1 clean again (were stale), 0 now failing; answers ${r.unchanged} unchanged, ${r.changed} changed; ${(r.ms / 1000).toFixed(1)} s`);
     assert.equal(reviewQueries(store).staleIds().size, 0, 're-run clean: no longer stale');
     assert.ok(store.audit({ recordId: 'sum-y' }).some((e) => e.operation === 'revalidate' && /no longer stale/.test(e.reason)));
   });

@@ -4,9 +4,9 @@ import { evidenceSentences, evidenceText, windowText } from '../../../src/vscode
 const base = { totalRetrievals: 6, evaluatedRetrievals: 6, meanUtility: 1 / 3, ageTasks: 40, createdTask: 3, lastRetrievedTask: 41, provenance: 'agent' };
 
 describe('deletion evidence in sentences', () => {
-  it('history: mean Φ over n retrievals < β, with rounded numbers', () => {
+  it('history: mean Φ over at least n retrievals ≤ β (the rule), with rounded numbers', () => {
     const [s] = evidenceSentences('history', { ...base, minRetrievals: 5, beta: 0.7 });
-    assert.equal(s, 'mean Φ 0.33 over 6 evaluated retrieval(s) < β 0.70 (judged once retrieved more than n 5 times)');
+    assert.equal(s, 'mean Φ 0.33 over 6 evaluated retrieval(s) ≤ β 0.70 (judged once retrieved at least n = 5 times)');
   });
 
   it('periodic: a window longer than the history never starts at a negative task', () => {

@@ -222,6 +222,14 @@ BEGIN
   WHERE t.space = p_space AND t.task_index = p_task AND t.utility IS NULL AND r.rid = t.rid AND r.space = p_space AND r.id = ANY(p_ids);
 END $$;
 
+-- The task's not-yet-evaluated retrieval rows marked followed (credited: the ids given) or not (no Φ from set_utility).
+CREATE FUNCTION agent_memory_mark_credit(p_space text, p_task bigint, p_ids text[]) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  PERFORM agent_memory_require(p_space, 'agent');
+  UPDATE retrievals t SET followed = CASE WHEN r.id = ANY(p_ids) THEN 1 ELSE 0 END FROM records r
+  WHERE t.space = p_space AND t.task_index = p_task AND t.utility IS NULL AND r.rid = t.rid AND r.space = p_space;
+END $$;
+
 -- An identical addition merged into the space's oldest active or pending twin.
 CREATE FUNCTION agent_memory_merge_twin(p_space text, p_key text, p_now text) RETURNS TABLE (id text, merged_count bigint) LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN

@@ -39,11 +39,7 @@ export async function teamCredited(team: TeamMemoryStore, log: SearchLog, credit
 export async function markTeamCredit(team: TeamMemoryStore, taskIndex: number, credited: readonly string[]): Promise<void> {
   await team.withClient(
     (c) =>
-      c.query(
-        `UPDATE retrievals t SET followed = CASE WHEN r.id = ANY($3::text[]) THEN 1 ELSE 0 END
-         FROM records r WHERE t.space = $1 AND t.task_index = $2 AND t.utility IS NULL AND r.rid = t.rid AND r.space = $1`,
-        [team.space, taskIndex, [...credited]],
-      ),
+      c.query('SELECT agent_memory_mark_credit($1, $2, $3::text[])', [team.space, taskIndex, [...credited]]),
     'mark the credited retrievals',
   );
 }

@@ -186,7 +186,7 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
 /** The addition step: the space's policy decides; the server stores an agent's record pending under strict. */
 async function add(team: TeamMemoryStore, input: AfterTaskInput, teamIndex: number, similarity: ReturnType<typeof taskSimilarity>): Promise<AfterTaskResult['addition']> {
   const outcome = input.candidate?.execution.outcome ?? 'no-answer';
-  const decision = decideAddition(await team.additionPolicy(), { outcome }, input.evaluation, 'editor');
+  const decision = decideAddition(await team.additionPolicy(), { outcome }, input.humanApproves ? null : input.evaluation, 'editor');
   const c = input.candidate;
   if (!decision.add || !c || !decision.status) return { ...decision, add: false, status: null, recordId: null, reason: c ? decision.reason : 'no candidate record' };
   const id = c.id ?? randomUUID();
@@ -203,5 +203,5 @@ async function add(team: TeamMemoryStore, input: AfterTaskInput, teamIndex: numb
   const status = stored.status === 'active' || stored.status === 'pending' ? stored.status : decision.status;
   const merged = stored.id !== id;
   const reason = `${decision.reason}${status !== decision.status ? `; stored ${status} (the space's policy)` : ''}${merged ? `; merged into an identical ${status} record (×${stored.mergedCount ?? 1})` : ''}`;
-  return { ...decision, status, recordId: stored.id, reason };
+  return { ...decision, status, recordId: stored.id, reason, ...(merged ? { merged: true } : {}) };
 }

@@ -67,8 +67,8 @@ export class TeamMemoryTools implements MemoryToolApi {
   /** memory_search: the K best active shared records; the retrieval is logged as a team task. */
   async search(input: unknown, client: ToolClient): Promise<SearchOutput> {
     const args = parseToolInput(SearchInput, input, 'memory_search');
-    // A query without a letter or a digit (`%_%`) matches nothing: no task is begun, nothing is logged.
-    if (!/[\p{L}\p{N}]/u.test(args.query)) return { retrievalId: '', results: [] };
+    // A query without content words (`%_%`) matches nothing: no task is begun, nothing is logged.
+    if (!hasContentWords(args.query)) return { retrievalId: '', results: [] };
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
       const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
@@ -79,7 +79,7 @@ export class TeamMemoryTools implements MemoryToolApi {
       const relevance = relevanceScorer(args.query, () => null);
       const floor = args.min_score ?? DEFAULT_MIN_RELEVANCE;
       // Without include_failures a failed record is never returned: the search looks deeper so k that worked can come back.
-      const found = hasContentWords(args.query) ? await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank }) : [];
+      const found = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank });
       const scored = (workedOnly ? found.filter((h) => outcomeWorked(h.record.execution.outcome)) : found)
         .slice(0, k)
         .map((h) => ({ ...h, relevance: relevance(h.record.question, h.record.execution.code) }));

@@ -41,7 +41,7 @@ export function emptyPlanReason(plan: PlanForReason): string {
   }
   const minRetrievals = num(p, 'minRetrievals');
   const beta = num(p, 'beta');
-  if (minRetrievals !== undefined && beta !== undefined) parts.push(`No record was retrieved at least ${times(minRetrievals)} with a mean utility below ${beta}.`);
+  if (minRetrievals !== undefined && beta !== undefined) parts.push(`No record was retrieved at least ${times(minRetrievals)} with a mean utility at or below ${beta} (mean Φ ≤ β).`);
   const threshold = num(p, 'threshold');
   if (plan.policy === 'forgetting' && threshold !== undefined) parts.push(`No record's retention has fallen below ${threshold}.`);
   if (plan.policy === 'capacity' && num(p, 'capacity') !== undefined) parts.push(`The active memory is within its capacity of ${num(p, 'capacity')} records.`);
