@@ -12,7 +12,14 @@
  *   the dense side's float16 vector copies; the old path has none: its warm_ms is its join) and the
  *   RSS one second after that;
  * - max_block_ms: the longest event-loop block from opening the memory until the caches are warm
- *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms).
+ *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms);
+ * - steady_memory (new path, last run): where the steady RSS goes (issue 37 item 1): the main
+ *   isolate's V8 heap, its external memory and ArrayBuffers (the dense side's codes and float16
+ *   copies among them, also given by size), the keyword worker's own V8 heap, and the RSS split
+ *   by the kernel (/proc/self/status) into anonymous memory and file pages (the SQLite file's pages
+ *   and the loaded libraries); the anonymous memory no live JS object or buffer accounts for
+ *   (anon_beyond_js_used_mb) is native or free: SQLite's page caches (≤ cache_size per
+ *   connection), free pages of the V8 heaps, code and malloc arenas.
  *
  * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
  * default the last commit before this change) extracted with `git archive` into the run's temp
@@ -66,6 +73,7 @@ const ProbeSchema = z.object({
   max_block_ms: z.number(),
   steady_rss_mb: z.number(),
   top4: z.array(z.string()),
+  steady_memory: z.record(z.string(), z.number()).optional(),
 });
 type Probe = z.infer<typeof ProbeSchema>;
 
@@ -80,7 +88,9 @@ interface ProbeModules {
 interface ProbeSearch {
   search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
   answer?(q: { text: string; vector?: Float32Array }, k: number, options?: { rerank?: boolean }): { hits: { recordId: string }[]; sides: string[] };
-  dense: { ready?: Promise<void> };
+  dense: { ready?: Promise<void>; halfCopies?: { bytes: number }; size?: number; dimension?: number | null };
+  /** The keyword side; its worker (when it has one) is read for its heap statistics only. */
+  keywords?: { worker?: { getHeapStatistics?(): Promise<{ used_heap_size: number; total_heap_size: number }> } };
   ready?: Promise<void>;
   warmed?: Promise<void>;
   close(): void;
@@ -126,6 +136,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
   const blocked = Math.max(0, maxGap - 5);
   const after = search.answer ? search.answer(query, 4, options) : { hits: search.search(query, 4) };
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  const steadyMemory = kind === 'new' ? await memoryBreakdown(search) : undefined;
   const result: Probe = {
     imports_ms: tImports - t0,
     store_ms: tStore - tImports,
@@ -139,10 +150,42 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
     max_block_ms: blocked,
     steady_rss_mb: process.memoryUsage().rss / 1e6,
     top4: after.hits.map((h) => h.recordId),
+    ...(steadyMemory ? { steady_memory: steadyMemory } : {}),
   };
   search.close();
   store.close();
   process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+
+/** The kernel's split of this process's RSS (Linux; empty elsewhere), in MB. */
+function rssSplit(): Record<string, number> {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss_anon_mb: mb(kb('RssAnon') * 1024), rss_file_mb: mb(kb('RssFile') * 1024), rss_shmem_mb: mb(kb('RssShmem') * 1024) };
+  } catch {
+    return {};
+  }
+}
+
+/** Where the steady RSS goes (see the file comment), in MB. */
+async function memoryBreakdown(search: ProbeSearch): Promise<Record<string, number>> {
+  const m = process.memoryUsage();
+  const out: Record<string, number> = { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), array_buffers_mb: mb(m.arrayBuffers), ...rssSplit() };
+  const dim = search.dense.dimension ?? 0;
+  if (search.dense.size !== undefined) out.dense_codes_mb = mb((search.dense.size * dim) / 8);
+  if (search.dense.halfCopies) out.dense_half_copies_mb = mb(search.dense.halfCopies.bytes);
+  const worker = search.keywords?.worker;
+  if (worker?.getHeapStatistics) {
+    const h = await worker.getHeapStatistics();
+    out.keyword_worker_heap_used_mb = mb(h.used_heap_size);
+    out.keyword_worker_heap_total_mb = mb(h.total_heap_size);
+  }
+  // Anonymous RSS not holding live JS objects or external buffers: SQLite's page caches, free V8 heap pages, code, malloc arenas.
+  if (out.rss_anon_mb !== undefined) out.anon_beyond_js_used_mb = Math.round((out.rss_anon_mb - out.heap_used_mb - out.external_mb - (out.keyword_worker_heap_used_mb ?? 0)) * 10) / 10;
+  return out;
 }
 
 // ------------------------------------------------------------------ parent side
@@ -242,13 +285,15 @@ async function main(argv: string[]): Promise<number> {
       first_rss: r1(old.first_rss_mb / fresh.first_rss_mb),
       max_block: r1(old.max_block_ms / Math.max(1, fresh.max_block_ms)),
     };
+    const steadyMemory = rows.filter((r) => r.kind === 'new').pop()?.p.steady_memory ?? null;
     const sameTop4 = rows.filter((r) => r.kind === 'new')[0].p.top4.join() === rows.filter((r) => r.kind === 'old')[0].p.top4.join();
-    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, load_avg_1m: os.loadavg()[0] }) + '\n');
+    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, steady_memory_new: steadyMemory, load_avg_1m: os.loadavg()[0] }) + '\n');
     else {
       process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), load avg ${os.loadavg()[0].toFixed(1)}\n`);
       const cols = Object.keys(fresh) as (keyof typeof fresh)[];
       for (const c of cols) process.stdout.write(`${c.padEnd(18)} ${String(fresh[c]).padStart(12)} ${String(old[c]).padStart(12)}\n`);
       process.stdout.write(`old/new ratios: first answer ×${ratios.spawn_to_first}, RSS at first answer ×${ratios.first_rss}, longest block ×${ratios.max_block}\n`);
+      if (steadyMemory) process.stdout.write(`steady memory of the new path (MB): ${Object.entries(steadyMemory).map(([k, v]) => `${k.replace(/_mb$/, '')} ${v}`).join(', ')}\n`);
       process.stdout.write(`top-4 of the query after warm-up identical to the old path: ${sameTop4}; stable across runs: ${agree}\n`);
     }
   } finally {

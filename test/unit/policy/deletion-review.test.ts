@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { reviewQueries } from '../../../src/core/memory/sqlite/queries/review';
+import { PROPOSALS_SQL, reviewQueries, STALE_PROPOSALS_SQL } from '../../../src/core/memory/sqlite/queries/review';
 import { isLargeDeletion, largeDeletionMessage } from '../../../src/core/policy/deletion-review';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { DeletionReview, resolveDeletionReview } from '../../../src/core/policy/names';
@@ -35,6 +35,19 @@ describe('deletions the user reviews (deletion.review = propose)', () => {
     assert.deepEqual(confirmed.deleted, [third]);
     assert.equal(h.store.require(second).status, 'active', 'not deleted on stale evidence');
     assert.equal(h.store.require(first).status, 'active');
+    manager.dispose();
+    h.close();
+  });
+
+  it('the proposals drive the withdrawal (after every task) and the list: each record looked up by rid, never a scan of all records', () => {
+    const { h, manager } = setup('propose');
+    const db = h.store.connectionForQueries();
+    for (const sql of [STALE_PROPOSALS_SQL, PROPOSALS_SQL]) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('\n');
+      assert.match(plan, /SCAN p\b/, plan);
+      assert.match(plan, /SEARCH r USING INTEGER PRIMARY KEY/, plan);
+      assert.doesNotMatch(plan, /SCAN r\b/, plan);
+    }
     manager.dispose();
     h.close();
   });

@@ -109,4 +109,23 @@ describe('deletion queries: the periodic window counted per record, checked row 
       h.store.close();
     });
   }
+
+  it('a record last retrieved at the window\'s first task is in a closed window and out of a half-open one; one retrieved before it is in neither', () => {
+    const store = MemoryStore.open(':memory:');
+    store.add(['edge', 'before', 'inside', 'never'].map((id) => sampleRecord({ id, createdTask: 0, status: 'active' })), { trigger: 'import' });
+    const tasks = new TaskLog(store);
+    const retrieved: Record<number, string> = { 9: 'before', 10: 'edge', 15: 'inside' };
+    for (let t = 1; t <= 20; t++) {
+      const index = tasks.begin(`task ${t}`);
+      if (retrieved[t]) tasks.logRetrievals(index, [{ recordId: retrieved[t], rank: 0, inputSimilarity: 0.5 }]);
+    }
+    const q = deletionQueries(store);
+    // t 20, period 10: the window is (10, 20] or [10, 20].
+    const ids = (periodicBounds: PeriodicBounds) => q.periodicCandidates({ taskIndex: 20, period: 10, alpha: 0, protectSeeds: false, periodicBounds }, 10).rows.map((r) => r.id).sort();
+    assert.deepEqual(ids('half-open'), ['before', 'edge', 'never']);
+    assert.deepEqual(ids('closed'), ['before', 'never']);
+    // A dry run at an earlier task does not count retrievals after it: at t 14, (4, 14] holds 'before' and 'edge', not 'inside'.
+    assert.deepEqual(q.periodicCandidates({ taskIndex: 14, period: 10, alpha: 0, protectSeeds: false }, 10).rows.map((r) => r.id).sort(), ['inside', 'never']);
+    store.close();
+  });
 });

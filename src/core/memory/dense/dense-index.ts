@@ -7,7 +7,7 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
-import { quickSelectDescending } from '../keyword/keyword-select';
+import { rescore, Scored } from './dense-rescore';
 
 /** One dense neighbour. */
 export interface DenseHit {
@@ -45,7 +45,8 @@ interface ChunkRow {
  * with a rigorous error bound; the exact float vectors are read (one
  * `rid IN json_each(?)` query) only for the candidates without a copy and for
  * those whose bounds leave their order among the top `k` undecided, so the
- * ranking is the exact one. Until the copies are full, every candidate is read.
+ * ranking is the exact one (that stage: dense-rescore.ts). Until the copies
+ * are full, every candidate is read.
  *
  * Freshness: before a query the index re-reads the records changed since the
  * last one (the `record_changes` log, written by every process through
@@ -143,41 +144,7 @@ export class DenseIndex {
     const rids = this.candidates(vector, Math.max(k, candidates));
     if (!rids) return null;
     if (rids.length === 0) return [];
-    const halves = this.halves;
-    const copied = halves ? rids.filter((rid) => halves.has(rid)) : [];
-    let ranked: Scored[] = [];
-    if (halves && copied.length > 0) {
-      const { approx, bound, group } = halves.scores(vector, copied);
-      copied.forEach((rid, i) => ranked.push({ rid, score: approx[i], bound: bound[i], group: group[i] }));
-    }
-    if (copied.length < rids.length) {
-      const held = new Set(copied);
-      this.readExact(vector, rids.filter((rid) => !held.has(rid)), ranked);
-    }
-    ranked = sortHead(ranked, k);
-    // Each round reads the undecided candidates exactly (one per group of equal vectors, whose cosine the
-    // group shares); it ends when the first k are decided, usually after one round.
-    for (let undecided = undecidedOrder(ranked, k); undecided.length > 0; undecided = undecidedOrder(ranked, k)) {
-      const exact: Scored[] = [];
-      this.readExact(vector, undecided, exact);
-      const scoreOf = new Map(exact.map((s) => [s.rid, s.score]));
-      const groupScore = new Map<number, number>();
-      const asked = new Set(undecided);
-      for (const s of ranked) {
-        const score = scoreOf.get(s.rid);
-        if (score !== undefined && s.group >= 0) groupScore.set(s.group, score);
-      }
-      // A candidate read but gone (no longer active) drops out.
-      ranked = ranked.filter((s) => !asked.has(s.rid) || scoreOf.has(s.rid));
-      for (const s of ranked) {
-        const score = scoreOf.get(s.rid) ?? (s.group >= 0 ? groupScore.get(s.group) : undefined);
-        if (score === undefined) continue;
-        s.score = score;
-        s.bound = 0;
-      }
-      ranked.sort(byScore);
-    }
-    return ranked.slice(0, k).map(toHit);
+    return rescore(vector, rids, k, this.halves, (ask, into) => this.readExact(vector, ask, into));
   }
 
   /** Appends the exact cosines of the active records among `rids` (one query). */
@@ -380,78 +347,6 @@ export class DenseIndex {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-}
-
-export interface Scored {
-  rid: number;
-  score: number;
-  /** |exact cosine − score| ≤ bound (0: exact). */
-  bound: number;
-  /** Candidates of one group have equal vectors (HalfScores.group); -1: none. */
-  group: number;
-}
-
-const byScore = (a: Scored, b: Scored): number => b.score - a.score || a.rid - b.rid;
-const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact: s.bound === 0 });
-
-/**
- * `ranked` ordered for a first `undecidedOrder(…, k)` and `slice(0, k)`: best
- * first (as `sort(byScore)` orders them) down to 4 × the widest bound (plus a
- * margin) below the (k + 1)-th best score, the rest after them unsorted. Both
- * read only that head: undecidedOrder compares a record of the first k + 1
- * places with those at most its bound + the widest bound below it. Sorting
- * the head only (a few tens of the ~1,000 candidates of a small memory) is
- * most of the saving. A few candidates are sorted whole, in place.
- */
-export function sortHead(ranked: Scored[], k: number): Scored[] {
-  if (ranked.length <= Math.max(2 * (k + 1), 64)) return ranked.sort(byScore);
-  let widest = 0;
-  for (const s of ranked) widest = Math.max(widest, s.bound);
-  const scores = Float64Array.from(ranked, (s) => s.score);
-  const floor = quickSelectDescending(scores, scores.length, k) - 4 * widest - 1e-12;
-  const head: Scored[] = [];
-  const tail: Scored[] = [];
-  for (const s of ranked) (s.score >= floor ? head : tail).push(s);
-  head.sort(byScore);
-  for (const s of tail) head.push(s);
-  return head;
-}
-
-/**
- * The approximately scored candidates (sorted best first) whose place among
- * the first `k` their bounds leave undecided: each pair, one of them in the
- * first k + 1 places, whose intervals [score ± bound] overlap (pairs of two
- * exact values, or two equal vectors, are ordered already), one record per
- * group of equal vectors. Once none is left, the first k are the
- * exact top k in the exact order: a record of the exact top k ranked below
- * place k would overlap some record above it that belongs below it, and
- * within the first k every misordered pair overlaps.
- */
-export function undecidedOrder(sorted: readonly Scored[], k: number): number[] {
-  let widest = 0;
-  for (const s of sorted) widest = Math.max(widest, s.bound);
-  if (widest === 0) return [];
-  const out = new Set<number>();
-  const groups = new Set<number>();
-  const mark = (s: Scored) => {
-    if (s.bound === 0 || (s.group >= 0 && groups.has(s.group))) return;
-    out.add(s.rid);
-    if (s.group >= 0) groups.add(s.group);
-  };
-  const head = Math.min(sorted.length, k + 1);
-  for (let i = 0; i < head; i++) {
-    const a = sorted[i];
-    for (let j = i + 1; j < sorted.length; j++) {
-      const b = sorted[j];
-      if (a.score - b.score > a.bound + widest) break;
-      if ((a.bound === 0 && b.bound === 0) || (a.group >= 0 && a.group === b.group)) continue;
-      if (a.score - b.score <= a.bound + b.bound) {
-        mark(a);
-        mark(b);
-      }
-    }
-  }
-  return [...out];
 }
 
 interface Loader {

@@ -5,8 +5,8 @@ import { readIndexFile, writeIndexFile } from './keyword-index-file';
 import { KeywordScorer, TermCacheStats } from './keyword-scorer';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { IndexedText, MemoryStore } from '../sqlite/store';
-import { Doc, FIELD_PREFIXES, MINISEARCH_OPTIONS, newMiniSearch, SCORER_OPTIONS, splitTerms, tokenize } from './keyword-documents';
-import { tokenizeForKeywords } from '../text-processing';
+import { Doc, MINISEARCH_OPTIONS, newMiniSearch, SCORER_OPTIONS, splitTerms } from './keyword-documents';
+import { TermFrequencies, WarmProgress } from './keyword-terms';
 import { hash53 } from '../../text-hash';
 
 /** The identity of a document's indexed text (see KeywordIndex.indexedText). */
@@ -57,18 +57,6 @@ export interface KeywordIndexOptions {
 /** How the index was obtained at open. */
 export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebuilt:stale' | 'rebuilt:corrupt';
 
-/** Warming's progress over one state of the index (see KeywordIndex.warmStep). */
-interface WarmProgress {
-  /** The frequency keys still to list the terms of; null once listed. */
-  keys: Iterator<string> | null;
-  /** Terms listed so far, by total document frequency. */
-  byDf: Map<number, string[]>;
-  /** The terms to warm, most frequent first, within the cache budget. */
-  list: string[];
-  /** How many of them are done. */
-  next: number;
-}
-
 /**
  * BM25 keyword index (MiniSearch, through its public API only) over the ACTIVE
  * records (question + code identifiers; document id = record rowid). Before a
@@ -79,7 +67,8 @@ interface WarmProgress {
  * is rebuilt when the file is missing, corrupt or older than the log reaches.
  *
  * The index keeps its own document frequency per term (one count per field a
- * term occurs in) to pick the rarest query terms within a postings budget.
+ * term occurs in) to pick the rarest query terms within a postings budget
+ * (TermFrequencies, keyword-terms.ts: the first stage of a query).
  * Its owner may fill the per-term result cache ahead of queries with
  * `warmStep` (KeywordWarmer runs it in the background).
  *
@@ -92,8 +81,8 @@ export class KeywordIndex {
   private ms = newMiniSearch();
   /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
   private readonly scorer: KeywordScorer;
-  /** Live documents per field and term, keyed `q:term` / `c:term` (query term selection, score bounds). */
-  private frequencies = new Map<string, number>();
+  /** Live documents per field and term (query term selection, score bounds, warming). */
+  private readonly terms = new TermFrequencies();
   /**
    * A hash of the text each document was indexed with, for the documents this process indexed (not those
    * of a loaded file): a record that leaves with that text still in the database is removed at once
@@ -166,7 +155,7 @@ export class KeywordIndex {
     if (terms.length === 0) return [];
     // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
     if (this.ms.dirtCount > 0) return this.miniSearchOf(terms, limit);
-    return this.scorer.search(terms, limit, this.fieldFrequencies);
+    return this.scorer.search(terms, limit, this.terms.perField);
   }
 
   /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
@@ -178,7 +167,7 @@ export class KeywordIndex {
   /** Caught up with the database, the query's index terms (none when `limit` asks for nothing). */
   private queryTerms(text: string, limit: number): string[] {
     this.catchUp();
-    return limit <= 0 ? [] : this.selectTerms(text);
+    return limit <= 0 ? [] : this.terms.select(text, this.maxPostings);
   }
 
   /** One MiniSearch OR search of the selected terms. */
@@ -218,10 +207,10 @@ export class KeywordIndex {
     this.catchUp();
     // Discarded postings still settling (see vacuum) make MiniSearch's scores drift: warm once they are gone.
     if (this.ms.dirtCount > 0) return true;
-    const w = (this.warming ??= { keys: this.frequencies.keys(), byDf: new Map(), list: [], next: 0 });
-    if (w.keys && !this.listWarmTerms(w, deadline)) return true;
+    const w = (this.warming ??= this.terms.startWarming());
+    if (w.keys && !this.terms.listWarmTerms(w, { minDf: WARM_MIN_DF, maxDf: this.maxPostings, budget: this.scorer.cacheBudget }, deadline)) return true;
     while (w.next < w.list.length) {
-      if (!this.scorer.warm(w.list[w.next], this.fieldFrequencies, deadline)) return true;
+      if (!this.scorer.warm(w.list[w.next], this.terms.perField, deadline)) return true;
       w.next++;
       if (performance.now() >= deadline) break;
     }
@@ -231,15 +220,7 @@ export class KeywordIndex {
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
-    return this.totalFrequency(term);
-  }
-
-  /** Live documents holding `term`, per field (MINISEARCH_OPTIONS.fields order). */
-  private readonly fieldFrequencies = (term: string): number[] => FIELD_PREFIXES.map((p) => this.frequencies.get(p + term) ?? 0);
-
-  /** Postings of `term` over all fields. */
-  private totalFrequency(term: string): number {
-    return this.fieldFrequencies(term).reduce((a, b) => a + b, 0);
+    return this.terms.total(term);
   }
 
   /** Writes the file now when it changed. */
@@ -259,7 +240,7 @@ export class KeywordIndex {
   rebuild(): void {
     const started = Date.now();
     this.ms = newMiniSearch();
-    this.frequencies.clear();
+    this.terms.clear();
     this.indexedText.clear();
     this.seq = this.log.head();
     this.scorer.reset(this.ms);
@@ -284,57 +265,6 @@ export class KeywordIndex {
     this.warming = null;
   }
 
-  /**
-   * Lists the terms to warm (see warmStep) from the frequency keys, until
-   * `deadline`: true once all are listed (`list` then holds them, most
-   * frequent first, without those that would overflow the cache budget).
-   */
-  private listWarmTerms(w: WarmProgress, deadline: number): boolean {
-    const keys = w.keys;
-    if (!keys) return true;
-    for (let n = 1; ; n++) {
-      const next = keys.next();
-      if (next.done) break;
-      const key = next.value;
-      const term = key.slice(2);
-      // A term in several fields is listed once, from the key of its first field.
-      const field = FIELD_PREFIXES.findIndex((p) => key.startsWith(p));
-      if (FIELD_PREFIXES.slice(0, field).some((p) => this.frequencies.has(p + term))) continue;
-      const df = this.totalFrequency(term);
-      if (df >= WARM_MIN_DF && df <= this.maxPostings) {
-        const bucket = w.byDf.get(df);
-        if (bucket) bucket.push(term);
-        else w.byDf.set(df, [term]);
-      }
-      if (n % 256 === 0 && performance.now() >= deadline) return false;
-    }
-    w.keys = null;
-    let postings = 0;
-    for (const df of [...w.byDf.keys()].sort((a, b) => b - a)) {
-      for (const term of w.byDf.get(df) ?? []) {
-        if (postings + df > this.scorer.cacheBudget) break;
-        w.list.push(term);
-        postings += df;
-      }
-    }
-    w.byDf.clear();
-    return true;
-  }
-
-  private selectTerms(text: string): string[] {
-    const unique = [...new Set(tokenizeForKeywords(text))];
-    const withDf = unique.map((t) => ({ t, df: this.totalFrequency(t) })).filter((x) => x.df > 0);
-    withDf.sort((a, b) => a.df - b.df);
-    const out: string[] = [];
-    let used = 0;
-    for (const { t, df } of withDf) {
-      if (out.length > 0 && used + df > this.maxPostings) break;
-      out.push(t);
-      used += df;
-    }
-    return out;
-  }
-
   /** Applies the changes other connections (and this one) committed since the last query. */
   private catchUp(): void {
     const changes = this.log.since(this.seq);
@@ -355,7 +285,7 @@ export class KeywordIndex {
     // In order, each one removed (its indexed text known) or discarded: the same field-length updates either way.
     for (const rid of gone) {
       const doc = this.textOf(rid);
-      this.count(doc, -1);
+      this.terms.count(doc, -1);
       const indexed = this.indexedText.get(rid);
       this.indexedText.delete(rid);
       if (this.removeLeaving && doc && indexed !== undefined && indexed === textHash(doc)) {
@@ -395,16 +325,6 @@ export class KeywordIndex {
     return row ? { id: rid, question: row.question, code: row.code } : null;
   }
 
-  private count(doc: Doc | null, delta: number): void {
-    if (!doc) return;
-    const terms = new Set([...tokenize(doc.question, 'question').map((t) => `q:${t}`), ...tokenize(doc.code, 'code').map((t) => `c:${t}`)]);
-    for (const key of terms) {
-      const next = (this.frequencies.get(key) ?? 0) + delta;
-      if (next > 0) this.frequencies.set(key, next);
-      else this.frequencies.delete(key);
-    }
-  }
-
   private schedulePersist(): void {
     if (!this.file || this.timer) return;
     this.timer = setTimeout(() => {
@@ -421,7 +341,7 @@ export class KeywordIndex {
   private addDocs(records: IndexedText[]): void {
     const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
     for (const doc of docs) {
-      this.count(doc, 1);
+      this.terms.count(doc, 1);
       this.indexedText.set(doc.id, textHash(doc));
     }
     this.ms.addAll(docs);
@@ -441,7 +361,7 @@ export class KeywordIndex {
     this.scorer.reset(this.ms);
     this.changed();
     this.vacuum();
-    this.frequencies = read.frequencies;
+    this.terms.replace(read.frequencies);
     this.seq = read.seq;
     if (changes.rids.length > 0) {
       this.logger.info(`keyword index ${file} is behind (change ${read.seq} → ${changes.head}); catching up on ${changes.rids.length} records`);
@@ -454,7 +374,7 @@ export class KeywordIndex {
   private persist(): void {
     if (!this.file) return;
     try {
-      writeIndexFile(this.file, { seq: this.seq, documentCount: this.ms.documentCount }, this.frequencies, this.ms);
+      writeIndexFile(this.file, { seq: this.seq, documentCount: this.ms.documentCount }, this.terms.map, this.ms);
     } catch (error) {
       // The file is a cache of the database: failing to write it (disk full) loses nothing; the next open rebuilds.
       this.logger.warn(`could not write the keyword index file ${this.file} (${errorMessage(error)}); it will be rebuilt at the next open`);

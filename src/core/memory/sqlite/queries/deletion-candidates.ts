@@ -23,9 +23,16 @@ const CANDIDATE_COLUMNS = 'r.rid, r.id, r.provenance, r.created_task, r.retrieva
 function windowCount(bounds: PeriodicBounds): string {
   return `(SELECT COUNT(*) FROM retrievals x WHERE x.rid = r.rid AND x.task_index ${bounds === 'closed' ? '>=' : '>'} @windowStart AND x.task_index <= @t)`;
 }
-/** The periodic rule on `records r` (params @windowStart, @t, @alpha): the window is counted only for records old enough. */
+/**
+ * The periodic rule on `records r` (params @windowStart, @t, @alpha): the window is counted only for
+ * records old enough and retrieved inside it. A record's `last_retrieved_task` (covering index) is at
+ * least the task of each of its retrieval rows (the task log raises it with every row it writes), so a
+ * record not retrieved since the window opened has none in it: 0 ≤ α without a lookup. At 100k records
+ * only the few hundred retrieved in the window are counted, not every record.
+ */
 function periodicCondition(bounds: PeriodicBounds): string {
-  return `(r.created_task <= @windowStart AND ${windowCount(bounds)} <= @alpha)`;
+  const notSince = `(r.last_retrieved_task IS NULL OR r.last_retrieved_task ${bounds === 'closed' ? '<' : '<='} @windowStart)`;
+  return `(r.created_task <= @windowStart AND ((@alpha >= 0 AND ${notSince}) OR ${windowCount(bounds)} <= @alpha))`;
 }
 /** The history rule on `records r` (params @n, @beta, @eps): count ≥ n and mean Φ ≤ β. */
 const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_count <= @beta + @eps)';
