@@ -1,11 +1,15 @@
 /**
  * One client process of `bench:team` (an editor or MCP server stand-in): for each round it
  * writes an agent record (pending under strict addition), approves its previous one,
- * searches, logs the retrieval and feeds Φ back, and tries the team sweep. It reports on
+ * searches, logs the retrieval and feeds Φ back, and tries the team sweep. As an agent role
+ * (`--roles separate`) every other record is sent as an import asking for `active` (what a client
+ * past the client-side gate would send: the server stores it pending), and its approval of its
+ * previous record must be refused by the server (`agent-approve`: refused or succeeded). It reports on
  * stdout, one JSON line per event, as soon as each is acknowledged by the server (so the
  * parent knows what was acknowledged even when this process is SIGKILLed).
  * Input: argv[2] is a JSON BenchClientInput; the password comes in AGENT_MEMORY_PG_PASSWORD.
  */
+import { isAgentMemoryError } from '../../core/errors';
 import { TeamChangeFeed } from '../../core/memory/postgres/change-feed';
 import { searchTeam } from '../../core/memory/postgres/team-search';
 import { TeamShapes } from '../../core/memory/postgres/team-shapes';
@@ -23,6 +27,8 @@ export interface BenchClientInput {
   sweepPeriodMs: number;
   /** Re-rank the searches (team-shapes.ts): the space is read before the first round. */
   rerank?: boolean;
+  /** Logged in as an agent role of the space (bench-team-roles.ts): its approvals must be refused. */
+  agent?: boolean;
 }
 
 const emit = (event: Record<string, unknown>): void => {
@@ -50,8 +56,10 @@ async function main(): Promise<void> {
     const id = `bench-${input.index}-${r}`;
     let added = false;
     try {
-      await team.add([{ id, question: `bench question ${input.index} round ${r} about admissions`, execution: { code: `answer = ${r}`, language: 'python', outcome: 'success' }, provenance: 'agent' }], {
-        trigger: 'agent', embeddings: [benchVector(input.index * 100_000 + r, input.dimension)], embedderId: 'bench', returnRecords: false, merge: false,
+      // As an agent role, odd rounds import asking for 'active' (no client-side strict for an import): the server's gate must hold.
+      const asImport = input.agent === true && r % 2 === 1;
+      await team.add([{ id, question: `bench question ${input.index} round ${r} about admissions`, execution: { code: `answer = ${r}`, language: 'python', outcome: 'success' }, provenance: 'agent', status: 'active' }], {
+        trigger: asImport ? 'import' : 'agent', embeddings: [benchVector(input.index * 100_000 + r, input.dimension)], embedderId: 'bench', returnRecords: false, merge: false,
       });
       emit({ t: 'ack', id });
       added = true;
@@ -59,7 +67,16 @@ async function main(): Promise<void> {
       emit({ t: 'failed', id, message: (error as Error).message });
     }
     try {
-      if (previous) {
+      if (previous && input.agent) {
+        // An agent's approval of its own record: the server must refuse it (FORBIDDEN); a reviewer approves instead.
+        try {
+          await team.transition([previous], 'approve', { trigger: 'user' });
+          emit({ t: 'agent-approve', ok: true, id: previous });
+        } catch (error) {
+          const refused = isAgentMemoryError(error, 'FORBIDDEN');
+          emit({ t: 'agent-approve', ok: false, refused, id: previous, ...(refused ? {} : { message: (error as Error).message }) });
+        }
+      } else if (previous) {
         // Visibility is measured from before the approval is sent (an upper bound: it includes the approval's own round trips).
         const sent = Date.now();
         await team.transition([previous], 'approve', { trigger: 'user' });
@@ -73,8 +90,11 @@ async function main(): Promise<void> {
       emit({ t: 'inc', kind: 'retrieval', n: logged });
       const credited = await setTeamUtility(team, task, r % 3 === 0 ? 0 : 1, 'strict');
       emit({ t: 'inc', kind: 'phi', n: credited.length });
-      const swept = await sweepTeam(team, { periodMs: input.sweepPeriodMs, minActiveRecords: 10, minRetrievals: 1_000_000, maxMeanUtility: 0 });
-      if (swept.ran) emit({ t: 'sweep', at: Date.now() });
+      if (!input.agent) {
+        // The sweep deletes: a reviewer's (with separate roles the reviewer processes run it).
+        const swept = await sweepTeam(team, { periodMs: input.sweepPeriodMs, minActiveRecords: 10, minRetrievals: 1_000_000, maxMeanUtility: 0 });
+        if (swept.ran) emit({ t: 'sweep', at: Date.now() });
+      }
     } catch (error) {
       emit({ t: 'failed', id: `round-${r}`, message: (error as Error).message });
     }

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { TEAM_DEFAULT_DIMENSION } from '../../../src/core/memory/postgres/team-embedder';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const BENCH = path.join(ROOT, 'src', 'cli', 'bench-team.ts');
@@ -58,6 +59,49 @@ describe('bench:team and its own throwaway cluster', function () {
     assert.ok(report.writes_acknowledged > 0, 'the client wrote through its own cluster');
     assert.equal(report.writes_lost, 0);
     assert.deepEqual(clusterDirs(tmp), [], 'the cluster folder is removed');
+  });
+
+  it('runs agents and reviewers as separate login roles at the built-in dimension: agent approvals refused, every agent record approved by a reviewer', async () => {
+    const rounds = 6;
+    const r = await start(tmp, ['--clients', '2', '--rounds', String(rounds), '--records', '30', '--json']).done;
+    assert.equal(r.code, 0, `exit ${r.code}: ${r.stdout.slice(-1500)} ${r.stderr.slice(-1500)}`);
+    const report = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    assert.equal(report.dimension, TEAM_DEFAULT_DIMENSION);
+    assert.equal(report.roles, 'separate');
+    assert.deepEqual(report.role_layout, {
+      agents: [{ role: 'bench_agent_0', level: 'agent', clients: 1 }, { role: 'bench_agent_1', level: 'agent', clients: 1 }],
+      reviewers: [{ role: 'bench_reviewer_0', level: 'reviewer', processes: 1 }],
+    });
+    assert.equal(report.writes_acknowledged, 2 * rounds);
+    assert.equal(report.writes_lost, 0);
+    assert.equal(report.increments_found, report.increments_sent);
+    // Each agent tried to approve its previous record every round after the first: the server refused every one.
+    assert.equal(report.agent_approvals_refused, 2 * (rounds - 1));
+    assert.equal(report.agent_approvals_succeeded, 0);
+    assert.equal(report.agent_approvals_failed_otherwise, 0);
+    // Read as the owner: every agent record (half of them sent as 'active' imports) was pending until the reviewer approved it.
+    assert.equal(report.agent_records_approved_by_reviewer, 2 * rounds);
+    assert.equal(report.agent_records_left_pending, 0);
+    assert.equal(report.gate_violations, 0);
+    assert.equal(report.agent_status_changes_in_audit, 0);
+    assert.deepEqual(clusterDirs(tmp), [], 'the cluster folder is removed');
+  });
+
+  it('keeps the single-role layout (--roles single): every client the one application role, approving its own records', async () => {
+    const r = await start(tmp, ['--clients', '1', '--rounds', '4', '--records', '20', '--roles', 'single', '--dimension', '16', '--json']).done;
+    assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr.slice(-1500)}`);
+    const report = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    assert.equal(report.dimension, 16);
+    assert.deepEqual(report.role_layout, { application_role: { role: 'agent_memory_app', level: 'reviewer of every space', clients: 1 } });
+    assert.equal(report.writes_lost, 0);
+    assert.equal(report.agent_approvals_succeeded, undefined, 'no gate figures without separate roles');
+  });
+
+  it('refuses --roles separate with --url (it creates its own login roles) before connecting', async () => {
+    const r = await start(tmp, ['--url', 'postgres://someone@127.0.0.1:1/agent_memory', '--clients', '1', '--rounds', '1']).done;
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /--roles separate creates its own login roles/);
+    assert.deepEqual(clusterDirs(tmp), []);
   });
 
   it('stops and removes its cluster when interrupted (SIGINT), exit code 130', async () => {
