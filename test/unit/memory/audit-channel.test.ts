@@ -62,6 +62,15 @@ describe('audit channel of a SQLite memory (CLI child process vs the editor faca
     const verify = await runCli(['audit', '--db', db, '--verify', '--json']);
     assert.equal(verify.code, 0, verify.stderr);
     assert.equal((JSON.parse(verify.stdout) as { ok: boolean }).ok, true);
+    // The CLI lists where each entry came from.
+    const listed = await runCli(['audit', '--db', db, '--list', '--record', 'p3', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { operation: string; from: string }[]).map((e) => [e.operation, e.from]), [['restore', 'editor'], ['reject', 'cli'], ['add', '-']]);
+    const text = await runCli(['audit', '--db', db, '--list', '--limit', '1']);
+    assert.match(text.stdout, /^\d+ {2}\S+ {2}restore p3 {2}by user via editor {2}/);
+    const both = await runCli(['audit', '--db', db, '--list', '--verify']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /give one of --verify .* or --list/);
   });
 
   it('the channel is inside the hashed fields: changing it afterwards breaks the chain at that entry', () => {
