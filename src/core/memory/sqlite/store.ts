@@ -248,7 +248,7 @@ export class MemoryStore extends Disposable {
           if (vector) this.vectors.upsert(rid, vector);
         }
         const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
-        audit.run(now, operation, id, trigger, reason, JSON.stringify(redactJson({ status: rec.status, provenance: rec.provenance, ...extra }).value));
+        audit.run(now, operation, id, trigger, reason, JSON.stringify(redactJson({ status: rec.status, provenance: rec.provenance, ...extra, ...(this.channel ? { channel: this.channel } : {}) }).value));
         ids[i] = id;
       }
       this.bumpChange();
