@@ -49,7 +49,7 @@ export const TOOL_MEMORY_CLOSE_WAIT_MS = 500;
 
 export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   const { logger } = options;
-  const store = MemoryStore.open(options.databasePath === ':memory:' ? ':memory:' : path.resolve(options.databasePath), { logger });
+  const store = MemoryStore.open(options.databasePath === ':memory:' ? ':memory:' : path.resolve(options.databasePath), { logger, channel: 'mcp' });
   let retriever: MemoryRetriever | undefined;
   let manager: MemoryManager | undefined;
   try {

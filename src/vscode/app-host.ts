@@ -119,6 +119,7 @@ export class AppHost implements vscode.Disposable {
     const databasePath = this.options.databasePath();
     const app = (await factory({
       databasePath,
+      channel: 'editor',
       settings: this.options.settings(),
       apiKey: await this.options.apiKey(),
       embeddingApiKey: this.options.embeddingApiKey,

@@ -14,6 +14,8 @@ import * as vscode from 'vscode';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../src/cli/team/throwaway-postgres';
 import { seedTeamDemo } from '../../src/core/memory/postgres/team-seed';
 import { setupTeamMemory } from '../../src/core/memory/postgres/team-setup';
+import { grantSpaceRole } from '../../src/core/memory/postgres/team-members';
+import { Client as PgClient } from 'pg';
 import { TeamMemoryStore } from '../../src/core/memory/postgres/team-store';
 import { TeamShapes } from '../../src/core/memory/postgres/team-shapes';
 import { createTeamTaskMemory } from '../../src/core/memory/postgres/team-task-memory';
@@ -31,6 +33,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { extensionApi, run, setSetting, waitFor } from './helpers';
 
 const SPACE = 'it-team-space';
+const AGENT_PASSWORD = `agent-it-${process.pid}`;
 
 function agentRecord(question: string): NewRecordInput {
   return { question, execution: { code: `SELECT count(*) FROM admissions -- ${question}`, language: 'sql', answer: 1, outcome: 'success', demonstrationIds: [] }, provenance: 'agent', status: 'active' };
@@ -112,7 +115,9 @@ describe('team memory (PostgreSQL) in the editor', function () {
   it('stores the password through the command (SecretStorage), connects, and lists a record another client added', async () => {
     assert.equal(await run('agentMemory.setTeamPassword', password), true);
     await waitFor(() => team().state?.kind === 'connected', 'the connected state', 20_000);
-    assert.equal(statusText(), `Team memory: ${SPACE} · connected`);
+    // The app role of a single-trust setup is a reviewer of every space (migration 5): the level read on connect.
+    assert.equal(statusText(), `Team memory: ${SPACE} · connected · reviewer`);
+    assert.equal(team().session?.level, 'reviewer');
     assert.equal(await api.container.context.secrets.get('agentMemory.team.password'), password);
     const [rec] = await bob.add([agentRecord('how many admissions were emergencies in the team space?')], { trigger: 'agent' });
     assert.equal(rec.status, 'pending');
@@ -259,9 +264,37 @@ describe('team memory (PostgreSQL) in the editor', function () {
     } finally {
       await pg.resume();
     }
-    await waitFor(() => statusText() === `Team memory: ${SPACE} · connected`, 'connected in the status bar after the restart', 30_000);
+    await waitFor(() => statusText() === `Team memory: ${SPACE} · connected · reviewer`, 'connected in the status bar after the restart', 30_000);
     const [rec] = await bob.add([agentRecord('after the restart: how many patients died in hospital?')], { trigger: 'agent' });
     await waitFor(() => treeRecords('pending').some((r) => r.id === rec.id), 'a record added after the restart in the view', 10_000);
+  });
+
+  it("as an agent of the space: the status bar says agent, and the server refuses the editor's approval (the record stays pending)", async () => {
+    const admin = new PgClient({ connectionString: pg.superuserUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE agent_it LOGIN PASSWORD '${AGENT_PASSWORD}'`);
+    } finally {
+      await admin.end();
+    }
+    await grantSpaceRole(pg.ownerUrl, { role: 'agent_it', space: SPACE, level: 'agent' });
+    const [rec] = await bob.add([agentRecord('as an agent: how many prescriptions of heparin?')], { trigger: 'agent' });
+    const agentUrl = new URL(urlWithoutPassword);
+    agentUrl.username = 'agent_it';
+    try {
+      await setSetting(api, 'team.url', agentUrl.toString());
+      assert.equal(await run('agentMemory.setTeamPassword', AGENT_PASSWORD), true);
+      await waitFor(() => statusText() === `Team memory: ${SPACE} · connected · agent`, 'the agent level in the status bar', 20_000);
+      assert.equal(team().session?.level, 'agent');
+      await waitFor(() => treeRecords('pending').some((r) => r.id === rec.id), 'the pending record in the agent\'s view', 10_000);
+      const refused = await vscode.commands.executeCommand('agentMemory.approveTeamRecords', { kind: 'teamRecord', record: treeRecords('pending').find((r) => r.id === rec.id)! } satisfies TeamNode);
+      assert.equal(refused, undefined, 'the command failed (refused by the server)');
+      assert.equal((await bob.get(rec.id))?.status, 'pending', 'the refused approval changed nothing');
+    } finally {
+      await setSetting(api, 'team.url', urlWithoutPassword);
+      assert.equal(await run('agentMemory.setTeamPassword', password), true);
+    }
+    await waitFor(() => statusText() === `Team memory: ${SPACE} · connected · reviewer`, 'back to the reviewer role', 20_000);
   });
 
   it('the password appears in no file under the user-data, log and workspace folders', async () => {
@@ -280,7 +313,7 @@ describe('team memory (PostgreSQL) in the editor', function () {
       fs.rmSync(canaryFile);
     }
     const dirs = [...new Set([userData, logs, workspace].filter(Boolean))];
-    const leaks = dirs.flatMap((d) => filesContaining(d, pg.passwords));
+    const leaks = dirs.flatMap((d) => filesContaining(d, [...pg.passwords, AGENT_PASSWORD]));
     assert.deepEqual(leaks, [], `searched ${dirs.join(', ')}`);
   });
 });

@@ -56,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   const existed = fs.existsSync(args.db);
   let store: MemoryStore | undefined;
   try {
-    store = MemoryStore.open(args.db, { logger: stderrLogger('warn') });
+    store = MemoryStore.open(args.db, { logger: stderrLogger('warn'), channel: 'cli' });
     const { imported, redacted, vectors } = importIntoFile(store, records, reason);
     process.stdout.write(`imported ${imported} record(s) into ${args.db}${redacted > 0 ? ` (${redacted} secret(s) redacted)` : ''}${vectors}\n`);
   } catch (error) {

@@ -35,7 +35,7 @@ async function read(target: string, space: string | undefined): Promise<MemoryCo
     }
   }
   if (!fs.existsSync(target)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${target}.`);
-  const store = MemoryStore.open(target, { logger: stderrLogger('warn') });
+  const store = MemoryStore.open(target, { logger: stderrLogger('warn'), channel: 'cli' });
   try {
     return readSqlite(store);
   } finally {
@@ -53,7 +53,7 @@ async function write(target: string, space: string | undefined, content: MemoryC
     }
     return;
   }
-  const store = MemoryStore.open(target, { logger: stderrLogger('warn') });
+  const store = MemoryStore.open(target, { logger: stderrLogger('warn'), channel: 'cli' });
   try {
     writeSqlite(store, content);
   } finally {

@@ -66,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   refuseSpaceOnFile(args.space, USAGE);
   if (args.dimension !== undefined) throw usageError('--dimension applies to a team memory (--db postgres://…) only.', USAGE);
-  const store = MemoryStore.open(path.resolve(args.db), { logger });
+  const store = MemoryStore.open(path.resolve(args.db), { logger, channel: 'cli' });
   try {
     if (!args.model || !args['base-url']) {
       const { embedder, count } = refitAndReembed(store, 'user');

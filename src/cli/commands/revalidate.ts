@@ -73,7 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   let teamStore: TeamMemoryStore | undefined;
   let store: MemoryStore | undefined;
   if (team) teamStore = await connectTeam(args.db, args.space, { logger });
-  else store = MemoryStore.open(path.resolve(args.db), { logger });
+  else store = MemoryStore.open(path.resolve(args.db), { logger, channel: 'cli' });
   const runners = new Map<RunLanguage, CodeRunner>();
   const controller = new AbortController();
   const stop = (): void => controller.abort();

@@ -70,7 +70,7 @@ async function openBackend(db: string, space: string | undefined): Promise<Revie
   }
   if (space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
   if (!fs.existsSync(db)) throw new AgentMemoryError('NOT_FOUND', `No memory database at ${db}; give an existing file or a postgres:// URL with --db.`);
-  const store = MemoryStore.open(db, { logger: stderrLogger('warn') });
+  const store = MemoryStore.open(db, { logger: stderrLogger('warn'), channel: 'cli' });
   return {
     counts: () => Promise.resolve(store.counts()),
     pending: (limit) => Promise.resolve(store.list({ status: 'pending', limit }).items),

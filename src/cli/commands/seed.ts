@@ -65,7 +65,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const settings = SettingsSchema.parse({ model: {}, retrieval: {}, addition: {}, deletion: {}, runner: { language: args.language }, agent: {}, misaligned: {} });
-  const app = await createApp({ databasePath: path.resolve(args.db), settings, demoDataDir, storageDir: os.tmpdir(), logger: stderrLogger('warn') });
+  const app = await createApp({ databasePath: path.resolve(args.db), channel: 'cli', settings, demoDataDir, storageDir: os.tmpdir(), logger: stderrLogger('warn') });
   try {
     const added = await app.seedDemoMemory(args.count);
     process.stdout.write(`${added}\n`);

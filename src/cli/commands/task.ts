@@ -104,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
   const settings = SettingsSchema.parse({
     model: endpoint ? { baseUrl: endpoint.baseURL, name: endpoint.model } : {}, retrieval: { k: args.k, rerank: args.rerank }, addition: {}, deletion: {}, runner: { language: args.language }, agent: { dataPath }, misaligned: {},
   });
-  const app = await createApp({ databasePath: path.resolve(args.db), settings, apiKey: endpoint?.apiKey, demoDataDir: dataDir, storageDir: `${path.resolve(args.db)}.roles`, logger });
+  const app = await createApp({ databasePath: path.resolve(args.db), channel: 'cli', settings, apiKey: endpoint?.apiKey, demoDataDir: dataDir, storageDir: `${path.resolve(args.db)}.roles`, logger });
   try {
     for (const item of items) print(await app.runTask(item.question, { groundTruth: item.answer }));
   } finally {

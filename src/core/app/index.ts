@@ -17,7 +17,7 @@ import { Logger } from '../logger';
 import type { ListQuery } from '../memory/sqlite/record-query';
 import { MemoryStore } from '../memory/sqlite/store';
 import { reviewQueries } from '../memory/sqlite/queries/review';
-import type { MemoryChangeEvent, RecordStatus } from '../memory/types';
+import type { AuditChannel, MemoryChangeEvent, RecordStatus } from '../memory/types';
 import type { Settings } from '../settings';
 import type { Disposable as DisposableLike } from '../events';
 import { AgentService } from './agent-service';
@@ -33,6 +33,8 @@ export type * from './types';
 
 export interface CreateAppOptions {
   databasePath: string;
+  /** The program the app runs in: recorded in each audit entry of the memory (editor, cli, mcp). */
+  channel?: AuditChannel;
   settings: Settings;
   apiKey?: string;
   /** The embedding endpoint's key, read when needed (SecretStorage in the editor; EMBEDDING_API_KEY_ENV elsewhere). */
@@ -81,7 +83,7 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     super();
     this.workspaceRoot = options.workspaceRoot;
     // Registered first, disposed last (disposal runs newest first).
-    this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger }));
+    this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger, channel: options.channel }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
     const retriever = (this.retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger })));
     this.policies = this._register(new MemoryPolicies(this.store, this.session, options.logger));

@@ -121,6 +121,14 @@ export const NewRecordSchema = z.object({
 export type NewRecordInput = z.input<typeof NewRecordSchema>;
 export type NewRecord = z.infer<typeof NewRecordSchema>;
 
+/**
+ * Which program wrote an audit entry of a local (SQLite) memory: the editor, the `agent-memory` CLI
+ * or the MCP server. Kept in the entry's evidence as `channel` (inside the hashed fields: the audit
+ * chain covers it, the schema is unchanged), so a reviewer sees an approval made from a shell.
+ */
+export const AuditChannelSchema = z.enum(['editor', 'cli', 'mcp']);
+export type AuditChannel = z.infer<typeof AuditChannelSchema>;
+
 /** An audit-log entry. */
 export interface AuditEntry {
   id: number;

@@ -21,6 +21,7 @@ import type { TeamChange } from '../memory/postgres/change-feed';
 import { TeamChangeFeed } from '../memory/postgres/change-feed';
 import { isPasswordProblem, type TeamConnectionInput } from '../memory/postgres/connection';
 import { TeamMemoryStore } from '../memory/postgres/team-store';
+import { teamLevelContext, type TeamLevelContext } from './team-level';
 import { redactText } from '../security/redact';
 import { SET_PASSWORD_COMMAND_TITLE, teamHost } from './team-config';
 
@@ -66,6 +67,7 @@ export class TeamSession {
   private timer: NodeJS.Timeout | undefined;
   private wait: number;
   private closed = false;
+  private levelValue: TeamLevelContext = 'unknown';
   private readonly log: Logger;
   private readonly open: NonNullable<TeamSessionOptions['open']>;
   readonly host: string;
@@ -83,6 +85,11 @@ export class TeamSession {
 
   get state(): TeamState {
     return this.current;
+  }
+
+  /** The user's level in the space, read once on each connect (`unknown` until then, or when the server has no roles). */
+  get level(): TeamLevelContext {
+    return this.levelValue;
   }
 
   /** Starts connecting (and keeps trying with backoff while the server is unreachable). */
@@ -142,6 +149,7 @@ export class TeamSession {
           this.changes.fire(undefined);
         }
       });
+      this.levelValue = await this.readLevel(store);
       this.connected = { store, feed };
       this.wait = this.options.backoff?.initialMs ?? 1000;
       this.setState('connected', this.connectedMessage());
@@ -153,6 +161,16 @@ export class TeamSession {
       await store?.close().catch(() => undefined);
       this.failed(typed);
       throw typed;
+    }
+  }
+
+  /** The server's answer; a failure (a schema before roles, a connection lost) leaves it unknown: the server still decides each action. */
+  private async readLevel(store: TeamMemoryStore): Promise<TeamLevelContext> {
+    try {
+      return teamLevelContext(await store.level());
+    } catch (error) {
+      this.log.warn(`[team] could not read your level in space '${this.space}': ${redactText(errorMessage(error))}`);
+      return 'unknown';
     }
   }
 

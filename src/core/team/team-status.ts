@@ -4,6 +4,7 @@
  * agree on them.
  */
 import type { TeamState } from './team-session';
+import { teamLevelSentence, teamLevelWord, type TeamLevelContext } from './team-level';
 
 export interface TeamStatusText {
   /** Short, for the status bar (no codicon: the adapter adds it). */
@@ -11,12 +12,14 @@ export interface TeamStatusText {
   tooltip: string;
 }
 
-export function teamStatusText(space: string, host: string, state: TeamState, counts?: { pending: number; active: number }): TeamStatusText {
+export function teamStatusText(space: string, host: string, state: TeamState, counts?: { pending: number; active: number }, level: TeamLevelContext = 'unknown'): TeamStatusText {
   const head = `Team memory: ${space}`;
   switch (state.kind) {
     case 'connected': {
       const tally = counts ? ` (${counts.active} active, ${counts.pending} pending)` : '';
-      return { text: `${head} · connected`, tooltip: `Team memory ${state.message}${tally}. Click to show the Team Memory view.` };
+      const word = teamLevelWord(level);
+      const sentence = teamLevelSentence(level, space);
+      return { text: `${head} · connected${word ? ` · ${word}` : ''}`, tooltip: `Team memory ${state.message}${tally}.${sentence ? ` ${sentence}` : ''} Click to show the Team Memory view.` };
     }
     case 'connecting':
       return { text: `${head} · connecting`, tooltip: `Team memory: ${state.message}` };

@@ -11,6 +11,7 @@ import { TeamMemoryTools } from '../../core/memory/postgres/team-tools';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { AgentMemoryError } from '../../core/errors';
 import { editorActor, resolveTeamConfig, SET_PASSWORD_COMMAND_TITLE, TEAM_URL_SETTING, type TeamConfig } from '../../core/team/team-config';
+import { TEAM_LEVEL_CONTEXT_KEY } from '../../core/team/team-level';
 import { TeamSession, type TeamState } from '../../core/team/team-session';
 import { TeamSnapshot } from '../../core/team/team-snapshot';
 import type { ApiKeyStore } from '../secrets';
@@ -34,6 +35,7 @@ export class TeamMode implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private sessionSubscriptions: { dispose(): void }[] = [];
   private lastKey = '';
+  private levelContext: TeamSession['level'] | undefined;
   private disposed = false;
 
   constructor(
@@ -118,7 +120,10 @@ export class TeamMode implements vscode.Disposable {
       const session = new TeamSession({ connection: { url: config.url, space: config.space, password: password || undefined, ...editorActor() }, logger: this.logger });
       const snapshot = new TeamSnapshot(session);
       this.sessionSubscriptions = [
-        session.onDidChangeState(() => this.changed.fire()),
+        session.onDidChangeState(() => {
+          this.setLevelContext(session.level);
+          this.changed.fire();
+        }),
         snapshot.onDidLoad(() => this.changed.fire()),
       ];
       this.sessionValue = session;
@@ -137,8 +142,16 @@ export class TeamMode implements vscode.Disposable {
     this.configChanged.fire();
   }
 
+  /** The when-clause key package.json's reviewer actions read (approve, reject, restore offered to reviewers only). */
+  private setLevelContext(level: TeamSession['level']): void {
+    if (level === this.levelContext) return;
+    this.levelContext = level;
+    void vscode.commands.executeCommand('setContext', TEAM_LEVEL_CONTEXT_KEY, level);
+  }
+
   private async close(): Promise<void> {
     for (const d of this.sessionSubscriptions.splice(0)) d.dispose();
+    this.setLevelContext('unknown');
     const session = this.sessionValue;
     this.snapshotValue?.dispose();
     this.sessionValue = undefined;

@@ -36,7 +36,7 @@ export class TeamStatusBar implements vscode.Disposable {
       return;
     }
     const state = this.team.state ?? { kind: 'connecting' as const, message: 'connecting…' };
-    const words = teamStatusText(config.space, config.host, state, this.team.snapshot?.current?.counts);
+    const words = teamStatusText(config.space, config.host, state, this.team.snapshot?.current?.counts, this.team.session?.level);
     this.item.text = `${ICON[state.kind] ?? ''} ${words.text}`;
     this.item.tooltip = words.tooltip;
     this.item.command = state.kind === 'password-needed' ? { command: 'agentMemory.setTeamPassword', title: 'Set Team Memory Password' } : { command: `${TEAM_VIEW_ID}.focus`, title: 'Show the Team Memory view' };

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { AgentMemoryApp } from '../../core/app/types';
 import type { MemoryRecord, RecordStatus } from '../../core/memory/types';
 import { isMisaligned as isMisalignedRule } from '../../core/memory/misaligned';
+import { lastStatusChangeText } from '../../core/memory/audit-channel';
 import type { Settings } from '../settings-schema';
 import { evidenceText } from '../text/evidence-text';
 import { currentVerdictText, outcomeText, rankText, timesText, truncate, verdictMark } from '../text/result-text';
@@ -166,6 +167,8 @@ export function recordTooltip(node: RecordNode, app: AgentMemoryApp): vscode.Mar
     const why = deletionReason(app, record.id);
     if (why) md.appendMarkdown(`Deleted: ${escape(why)}\n\n`);
   }
+  const change = lastStatusChangeText(app.audit(record.id));
+  if (change) md.appendMarkdown(`Last status change: ${escape(change)}\n\n`);
   const excerpt = e.code.split('\n').slice(0, 15).join('\n');
   md.appendCodeblock(excerpt + (e.code.split('\n').length > 15 ? '\n…' : ''), e.language);
   md.appendMarkdown(`\nAnswer: \`${(JSON.stringify(e.answer) ?? 'null').slice(0, 200).replace(/`/g, "'")}\`\n\n`);

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { auditChannel } from '../../../src/core/memory/audit-channel';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -97,6 +98,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
       assert.equal(audit.length, 1);
       assert.equal(audit[0].operation, 'add');
       assert.equal(audit[0].evidence.client, 'mcp:test-client@1.2.3');
+      assert.equal(auditChannel(audit[0]), 'mcp', 'the channel: written by the MCP server');
       const tasks = new TaskLog(store);
       const task = tasks.get(Number(search.retrievalId))!;
       assert.equal(task.utility, 1);

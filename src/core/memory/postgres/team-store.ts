@@ -22,6 +22,7 @@ import { AddOptions, mismatchCheck, OperationContext, parseNewRecords } from '..
 import { AuditEntry, AuditOperation, MemoryRecord, NewRecord, NewRecordInput, RecordStatus, Trigger, TriggerSchema } from '../types';
 import { describeConnection, isPasswordProblem, PASSWORD_ENV, poolConfig, TeamConnection, TeamConnectionInput } from './connection';
 import { SET_PASSWORD_COMMAND_TITLE } from '../../team/team-config';
+import { forbiddenAdvice } from '../../team/team-level';
 import { assertSchemaCurrent } from './migrations';
 import { EMBEDDER_DIM_META, EMBEDDER_ID_META, readSharedEmbedder } from './team-embedder';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
@@ -119,7 +120,7 @@ export class TeamMemoryStore {
       return new AgentMemoryError('CONFIG', `The team memory at ${this.where} refused the login (${message}: no password was given, or a wrong one): set ${PASSWORD_ENV} for the CLI and the MCP server, or run '${SET_PASSWORD_COMMAND_TITLE}' in the editor. Nothing was done (${what}).`, { where: this.where, passwordProblem: true, pgCode: (error as { code?: string }).code });
     }
     if ((error as { code?: string }).code === '42501') {
-      return new AgentMemoryError('FORBIDDEN', `The team memory at ${this.where} refused to ${what}: ${message}. Nothing was changed.`, { where: this.where, pgCode: '42501' });
+      return new AgentMemoryError('FORBIDDEN', `The team memory at ${this.where} refused to ${what}: ${message}. ${forbiddenAdvice(message, this.space)} Nothing was changed.`, { where: this.where, pgCode: '42501' });
     }
     if (isConnectionError(error)) {
       return new AgentMemoryError('UNREACHABLE', `The team memory at ${this.where} is unreachable (${message}); ${what} was not done (after retrying for up to ${Math.round(this.connection.retryMs / 1000)} s). Check the server and the network.`, { where: this.where });

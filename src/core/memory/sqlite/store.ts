@@ -9,6 +9,8 @@ import { Database, markClean, openDatabase, OpenDatabaseOptions } from './databa
 import { databaseError } from './database-errors';
 import { RECORD_COLUMNS, RecordRow, rowToRecord } from './record-row';
 import {
+  AuditChannel,
+  AuditChannelSchema,
   AuditEntry,
   AuditOperation,
   MemoryChangeEvent,
@@ -70,8 +72,12 @@ export class MemoryStore extends Disposable {
   /** Endpoint embeddings by embedder and content hash (src/core/similarity/endpoint-embedder.ts). */
   readonly embeddingCache: EmbeddingCache;
 
-  constructor(private readonly db: Database, options: { logger?: Logger } = {}) {
+  /** The program this store writes for (kept in every audit entry's evidence as `channel`); none in tests and tools that do not say. */
+  readonly channel: AuditChannel | undefined;
+
+  constructor(private readonly db: Database, options: { logger?: Logger; channel?: AuditChannel } = {}) {
     super();
+    this.channel = options.channel === undefined ? undefined : AuditChannelSchema.parse(options.channel);
     this._register({
       dispose: () => {
         if (!this.db.open) return;
@@ -100,8 +106,8 @@ export class MemoryStore extends Disposable {
   }
 
   /** Opens (creating and migrating as needed) a store at `file` (or ':memory:'). */
-  static open(file: string, options: OpenDatabaseOptions = {}): MemoryStore {
-    return new MemoryStore(openDatabase(file, options), { logger: options.logger });
+  static open(file: string, options: OpenDatabaseOptions & { channel?: AuditChannel } = {}): MemoryStore {
+    return new MemoryStore(openDatabase(file, options), { logger: options.logger, channel: options.channel });
   }
 
   /** Closes the connection (same as dispose). */
@@ -242,7 +248,7 @@ export class MemoryStore extends Disposable {
           if (vector) this.vectors.upsert(rid, vector);
         }
         const extra = { ...evidence?.[id], ...(redacted[i].count > 0 ? { redacted: redacted[i].byKind } : {}) };
-        audit.run(now, operation, id, trigger, reason, JSON.stringify(redactJson({ status: rec.status, provenance: rec.provenance, ...extra }).value));
+        audit.run(now, operation, id, trigger, reason, JSON.stringify(redactJson({ status: rec.status, provenance: rec.provenance, ...extra, ...(this.channel ? { channel: this.channel } : {}) }).value));
         ids[i] = id;
       }
       this.bumpChange();
@@ -384,8 +390,10 @@ export class MemoryStore extends Disposable {
 
   // ---------------------------------------------------------------- audit
 
+  /** Appends an audit entry; the store's channel (editor, cli, mcp), when it has one, is added to the evidence. */
   writeAudit(operation: AuditOperation, recordId: string | null, trigger: Trigger, reason: string, evidence: Record<string, unknown> = {}): void {
-    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, redactText(reason), JSON.stringify(redactJson(evidence).value));
+    const withChannel = this.channel ? { ...evidence, channel: this.channel } : evidence;
+    this.stmt(INSERT_AUDIT_SQL).run(new Date().toISOString(), operation, recordId, trigger, redactText(reason), JSON.stringify(redactJson(withChannel).value));
   }
 
   /** Audit entries, newest first; optionally for one record. */
