@@ -197,7 +197,7 @@ export function recordVerdict(app: AgentMemoryApp, record: MemoryRecord): string
 
 /** The last delete audit entry, in sentences. */
 function deletionReason(app: AgentMemoryApp, id: string): string | undefined {
-  const entry = app.audit(id).filter((a) => a.operation === 'delete' || a.operation === 'reject').pop();
+  const entry = app.audit(id).find((a) => a.operation === 'delete' || a.operation === 'reject'); // newest first: the latest one
   if (!entry) return undefined;
   const ev = entry.evidence as Record<string, number | string | null>;
   if (typeof ev.rule === 'string') return `${entry.reason}. ${evidenceText(ev.rule, ev)}`;
