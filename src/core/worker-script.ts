@@ -24,21 +24,21 @@ export interface FailState {
 }
 
 /**
- * tsx's CommonJS hook as resolved from a `.ts` entry (only a source run has one), not from the
- * process's working directory (an eval worker resolves from there). Resolved through a require made
- * for the entry rather than a literal `require.resolve('tsx/cjs')`: a bundle (dist/) never runs a
- * `.ts` entry and does not ship tsx, and esbuild cannot bundle a literal require.resolve of a
- * package it does not include (it warned once per bundle).
+ * tsx's CommonJS hook as resolved from where this module was loaded (only a source run loads a `.ts`
+ * entry), not from the process's working directory (an eval worker resolves from there). Resolved
+ * through a require made for this file rather than a literal `require.resolve('tsx/cjs')`: a bundle
+ * (dist/) never runs a `.ts` entry and does not ship tsx, and esbuild cannot bundle a literal
+ * require.resolve of a package it does not include (it warned once per bundle).
  */
-function tsxFor(entry: string): string {
-  return createRequire(entry).resolve('tsx/cjs');
+function tsxHook(): string {
+  return createRequire(__filename).resolve('tsx/cjs');
 }
 
 /** The code a `new Worker(code, { eval: true })` runs to load the entry `name` found in `dir` (the caller's `__dirname`). */
 export function workerBootstrap(dir: string, name: string, failState?: FailState): string {
   for (const file of [`${name}.js`, `${name}.ts`].map((f) => path.join(dir, f))) {
     if (!fs.existsSync(file)) continue;
-    const load = `${file.endsWith('.ts') ? `require(${JSON.stringify(tsxFor(file))});` : ''}require(${JSON.stringify(file)});`;
+    const load = `${file.endsWith('.ts') ? `require(${JSON.stringify(tsxHook())});` : ''}require(${JSON.stringify(file)});`;
     if (!failState) return load;
     return `try { ${load} } catch (error) { const shared = require('node:worker_threads').workerData?.shared; if (shared instanceof SharedArrayBuffer) { const state = new Int32Array(shared); Atomics.store(state, ${failState.slot}, ${failState.value}); Atomics.notify(state, ${failState.slot}); } throw error; }`;
   }
