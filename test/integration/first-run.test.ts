@@ -82,7 +82,8 @@ describe('issue 22: a first run that tells the truth', function () {
       const node = pending.find((n) => n.record.id === r.addition.recordId);
       assert.ok(node, `task ${r.taskIndex}'s record is listed under Pending`);
       const item = api.container.tree.getTreeItem(node);
-      assert.match(String(item.description), new RegExp(`^${r.verdict.kind} · Φ`), String(item.description));
+      // A pending row says how its program ended first (ran / error / timed out / no answer), then the gold verdict.
+      assert.match(String(item.description), new RegExp(`^(ran|error|timed out|no answer) · ${r.verdict.kind} · Φ`), String(item.description));
       const tooltip = (api.container.tree.resolveTreeItem(item, node).tooltip as vscode.MarkdownString).value;
       assert.match(tooltip, new RegExp(`Verdict: \\*\\*${r.verdict.kind} \\(gold answer\\) · awaits your approval\\*\\*`), tooltip);
       assert.match(tooltip, /Φ is – until a later task retrieves this record/);
