@@ -10,7 +10,7 @@
  *   policies can run set-based over 100k records in milliseconds.
  */
 import type { Database } from 'better-sqlite3';
-import { auditEntryHash } from '../audit-chain';
+import { auditEntryHash, type AuditChainRow } from '../audit-chain';
 
 export interface Migration {
   version: number;
@@ -296,15 +296,8 @@ function rebuildWithoutLanguageCheck(db: Database): void {
   for (const d of dependents) db.exec(d.sql);
 }
 
-interface SqliteAuditRow {
-  id: number;
-  at: string;
-  operation: string;
-  record_id: string | null;
-  trigger: string;
-  reason: string;
-  evidence: string;
-}
+/** The hashed fields a SQLite audit row holds (it has no space and no actors). */
+type SqliteAuditRow = Pick<AuditChainRow, 'id' | 'at' | 'operation' | 'record_id' | 'trigger' | 'reason' | 'evidence'>;
 
 /** An audit entry's hash in a SQLite memory: no space and no actors (''), as audit-chain.ts defines it. */
 export function sqliteAuditHash(id: number, at: string, operation: string, recordId: string | null, trigger: string, reason: string, evidence: string, prevHash: string): string {
