@@ -5,7 +5,7 @@
  * answerable as the data README says: some memory line has exactly its template, and the template
  * holds a call outside the everyday builtins. Prints one JSON line of the pooled figures.
  *
- * Usage: npx tsx scripts/conala-dev-folds.ts [hybrid|vector|keyword] [--rerank] [--min-score X] [--memory FILE]
+ * Usage: npx tsx scripts/conala-dev-folds.ts [hybrid|vector|keyword] [--rerank] [--rerank-parts slots,links,columns] [--min-score X] [--memory FILE]
  */
 import { evaluateRetrieval, loadEvalFile, StoreBackend, type EvalItem, type RetrievalMode } from '../src/core/bench/eval-retrieval';
 
@@ -19,7 +19,9 @@ function argValue(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const mode = (['hybrid', 'vector', 'keyword'].includes(process.argv[2] ?? '') ? process.argv[2] : 'hybrid') as RetrievalMode;
-  const rerank = process.argv.includes('--rerank');
+  const partsArg = argValue('--rerank-parts');
+  const parts = partsArg?.split(',');
+  const rerank = parts ? { slots: parts.includes('slots'), links: parts.includes('links'), columns: parts.includes('columns') } : process.argv.includes('--rerank');
   const floor = argValue('--min-score');
   const minScore = floor === undefined ? undefined : Number(floor);
   const all = loadEvalFile(argValue('--memory') ?? '../shared/data/coding/conala-memory.jsonl');
