@@ -97,7 +97,7 @@ export class MemoryRetriever extends Disposable {
     const floor = options.minRelevance;
     if (floor === undefined) return this.retrieveAll(question, vector, k, options);
     if (k <= 0 || !hasContentWords(question)) return [];
-    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms));
+    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms), this.store.counts().active);
     return this.retrieveAll(question, vector, k, options)
       .map((d) => ({ ...d, relevance: relevance(d.question, d.code) }))
       .filter((d) => d.relevance >= floor)

@@ -343,7 +343,7 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
     for (const q of options.queries) {
       let results = await backend.search(q.question, k, mode);
       if (frequencies && floor !== undefined) {
-        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => frequencies.get(t) ?? 0));
+        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => frequencies.get(t) ?? 0), options.memory.length);
         results = hasContentWords(q.question) ? results.filter((r) => relevance(itemOf.get(r.key)?.question ?? '', itemOf.get(r.key)?.code ?? '') >= floor) : [];
       }
       if (q.answerable === false) {

@@ -7,7 +7,7 @@ import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding'
 import { nullLogger } from '../../../src/core/logger';
 import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
 import { InlineKeywords, WorkerKeywords } from '../../../src/core/memory/keyword/keyword-service';
-import { DEFAULT_MIN_RELEVANCE, hasContentWords, queryContentTerms, recordTerms, relevanceOf, relevanceScorer } from '../../../src/core/memory/search/relevance';
+import { DEFAULT_MIN_RELEVANCE, hasContentWords, queryContentTerms, recordTerms, relevanceOf, relevanceScorer, termWeight } from '../../../src/core/memory/search/relevance';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { CODING } from '../../support/coding-records';
 
@@ -33,6 +33,36 @@ describe('relevance (abstention: a score with one meaning in every memory, and i
   it('a record holds its question words and its code identifiers split into words', () => {
     const terms = recordTerms('join paths', 'os.path.join(baseDir, file_name)');
     for (const t of ['join', 'path', 'os', 'base', 'dir', 'file', 'name']) assert.ok(terms.has(t), t);
+  });
+
+  it('weighs each word of the known share by its IDF in the memory: a word every record holds 1, an unseen word the most', () => {
+    assert.equal(termWeight(100, 100), 1);
+    assert.ok(Math.abs(termWeight(0, 100) - (Math.log(101) + 1)) < 1e-12);
+    assert.ok(termWeight(0, 100) > termWeight(1, 100) && termWeight(1, 100) > termWeight(50, 100));
+    assert.equal(termWeight(7, 0), 1, 'an empty memory weighs every word alike');
+    const terms = ['list', 'value', 'kuberne', 'helm'];
+    // Two everyday words known, two words the memory never saw: the unweighted known share is 1/2.
+    const known = [true, true, false, false];
+    const unweighted = relevanceOf(terms, known, new Set(['list', 'value']));
+    const weighted = relevanceOf(terms, known, new Set(['list', 'value']), [termWeight(400, 1000), termWeight(300, 1000), termWeight(0, 1000), termWeight(0, 1000)]);
+    assert.equal(unweighted, 0.5);
+    assert.ok(weighted < DEFAULT_MIN_RELEVANCE && unweighted >= DEFAULT_MIN_RELEVANCE, `${weighted} / ${unweighted}`);
+    // Every word known: the weights change nothing.
+    assert.equal(relevanceOf(terms, [true, true, true, true], new Set(terms), [2, 3, 9, 9]), 1);
+  });
+
+  it('the scorer reads the frequencies once and weighs with the memory size it is given', () => {
+    let calls = 0;
+    const frequencies = (terms: readonly string[]): number[] => {
+      calls += 1;
+      return terms.map((t) => (t === 'list' ? 600 : t === 'value' ? 500 : 0));
+    };
+    const score = relevanceScorer('deploy a list of values to kubernetes', frequencies, 1000);
+    const record = ['a list of values', 'values = list(items)'] as const;
+    const small = relevanceScorer('deploy a list of values to kubernetes', frequencies, 600)(...record);
+    assert.ok(score(...record) > small, 'in a larger memory the same frequencies are rarer, so the known words count more');
+    score('x', 'y');
+    assert.equal(calls, 2);
   });
 
   it('without document frequencies a word counts as known when the record holds it', () => {

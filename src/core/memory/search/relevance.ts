@@ -17,16 +17,23 @@
  * relevance = √(known × shared), both shares of the query's content words
  * (stemmed words, function words left out, as the keyword index stems them):
  * - known: the share the memory holds at all (in any active record's question
- *   or code identifiers: the keyword index's document frequencies);
+ *   or code identifiers: the keyword index's document frequencies), each word
+ *   weighted by its IDF in the memory ({@link termWeight}; a word the memory
+ *   never saw weighs most), so a task that shares only everyday words with
+ *   the memory ("list", "value", "number", "date") is not known by them;
  * - shared: the share the record itself holds (its question words and its
- *   code's identifier words, snake_case and camelCase split).
+ *   code's identifier words, snake_case and camelCase split), unweighted.
  * 1 = every word of the task is in the record; 0 = none. Its meaning does not
  * depend on the memory's size, embedder or the query's length.
  *
- * {@link DEFAULT_MIN_RELEVANCE} (0.4) was chosen from those measurements (floors 0.35, 0.4, 0.45, 0.5
- * swept with `eval-retrieval --min-score`; share of queries answered, k = 4): at 0.4 EHRSQL test against
- * its valid memory 97.4 %, CoNaLa answerable 98.9 %; EHR questions against the CoNaLa memory 4.3 %,
- * CoNaLa questions against the EHR memory 6.4 % (0.45: 96.0 / 94.7 / 1.8 / 2.4 %). A query with no
+ * {@link DEFAULT_MIN_RELEVANCE} (0.4) was chosen on dev cases that hold no shared CoNaLa query
+ * (`scripts/relevance-floor-sweep.ts`: EHRSQL test → valid; CoNaLa 5-fold split of its memory; EHR test
+ * questions → the CoNaLa memory; the CoNaLa memory's questions → the EHR valid memory; share of queries
+ * answered, k = 4). At 0.4: 95.7 % / 96.5 % answered in domain, 2.8 % / 4.1 % across domains (the
+ * unweighted known share answered 6.4 % of CoNaLa questions against the EHR memory). What it costs:
+ * EHRSQL hit@1 at the floor 0.6411 (0.6528 unweighted, 0.6594 without a floor): questions made mostly of
+ * values the memory never saw (drug, diagnosis and procedure names) look like questions from elsewhere.
+ * Without document frequencies (team spaces) the known share is unweighted, as before. A query with no
  * content word (`%_%`) has relevance 0.
  *
  * @example
@@ -65,18 +72,31 @@ export function recordTerms(question: string, code: string): Set<string> {
 }
 
 /**
- * √(known × shared) for one record (see the module comment): `known[i]` says whether the memory holds
- * `terms[i]`. 0 for a query without content words; never NaN or negative.
+ * Weight of a query word in the known share: its smoothed IDF in a memory of `records` active records,
+ * ln((records + 1) / (df + 1)) + 1 (a word held by every record: 1; one never seen: the most).
  */
-export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>): number {
+export function termWeight(df: number, records: number): number {
+  const n = Math.max(0, records);
+  return Math.log((n + 1) / (Math.min(Math.max(0, df), n) + 1)) + 1;
+}
+
+/**
+ * √(known × shared) for one record (see the module comment): `known[i]` says whether the memory holds
+ * `terms[i]`, `weights[i]` its weight in the known share (default: 1 each, {@link termWeight} in a memory).
+ * 0 for a query without content words; never NaN or negative.
+ */
+export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[]): number {
   if (terms.length === 0) return 0;
   let held = 0;
+  let total = 0;
   let shared = 0;
   terms.forEach((t, i) => {
-    if (known[i]) held += 1;
+    const w = weights?.[i] ?? 1;
+    total += w;
+    if (known[i]) held += w;
     if (record.has(t)) shared += 1;
   });
-  const value = Math.sqrt((held / terms.length) * (shared / terms.length));
+  const value = total > 0 ? Math.sqrt((held / total) * (shared / terms.length)) : 0;
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 
@@ -84,16 +104,21 @@ export function relevanceOf(terms: readonly string[], known: readonly boolean[],
 export type TermFrequencies = (terms: readonly string[]) => readonly number[] | null;
 
 /**
- * The query's relevance scorer: content terms and whether the memory knows each, read once per query.
- * Without frequencies (the keyword side failed) a term counts as known when the record holds it.
+ * The query's relevance scorer: content terms, whether the memory knows each and their weights, read once
+ * per query; `records` is the memory's number of active records (the IDF's N; callers with frequencies pass it,
+ * else N is the largest frequency). Without frequencies (the
+ * keyword side failed; team spaces) a term counts as known when the record holds it, every term weighing 1.
  */
-export function relevanceScorer(query: string, frequencies: TermFrequencies): (question: string, code: string) => number {
+export function relevanceScorer(query: string, frequencies: TermFrequencies, records?: number): (question: string, code: string) => number {
   const terms = queryContentTerms(query);
   const df = terms.length > 0 ? frequencies(terms) : [];
+  // N is at least the largest document frequency (a count read a moment apart from the frequencies).
+  const n = df ? Math.max(records ?? 0, ...df) : 0;
+  const weights = df ? terms.map((_, i) => termWeight(df[i] ?? 0, n)) : undefined;
   return (question, code) => {
     const record = recordTerms(question, code);
     const known = terms.map((t, i) => (df ? (df[i] ?? 0) > 0 : record.has(t)));
-    return relevanceOf(terms, known, record);
+    return relevanceOf(terms, known, record, weights);
   };
 }
 

@@ -33,6 +33,22 @@ export function codeStructureTokens(code: string): Set<string> {
   return new Set(stripped.match(/[a-z_][a-z_0-9]*(?:\.[a-z_][a-z_0-9]*)*|[<>!=]=?/g) ?? []);
 }
 
+/** Prefix of a call token in a code-structure set ({@link codeCallTokens}). */
+export const CALL_TOKEN_PREFIX = 'call:';
+
+/**
+ * The functions and methods the program itself calls, as `call:<name>` tokens (the last name before
+ * `(`, lower-cased: `df.groupby(…)` and `data.groupby(…)` both give `call:groupby`). Calls inside
+ * string literals do not count: the SQL functions of `sql("select count(*) …")` are the SQL's
+ * structure ({@link codeStructureTokens}), and a call every program makes (`sql`) carries no weight
+ * once IDF-weighted.
+ */
+export function codeCallTokens(code: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of code.toLowerCase().replace(STRING_LITERAL, ' ').matchAll(/([a-z_][a-z_0-9]*)\s*\(/g)) out.add(CALL_TOKEN_PREFIX + m[1]);
+  return out;
+}
+
 /** Lower-cased words found inside the string literals of the code. */
 export function codeLiteralWords(code: string): Set<string> {
   const out = new Set<string>();

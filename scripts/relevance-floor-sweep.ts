@@ -1,0 +1,100 @@
+/**
+ * Sweeps the relevance floor (src/core/memory/search/relevance.ts) over four cases that hold no shared
+ * CoNaLa query, and prints for each floor the share of queries answered (at least one of the top k = 4
+ * at or above the floor) and hit@1 at the floor (a query left with nothing is a miss), as eval-retrieval
+ * --min-score computes them (hybrid search, real store, fitted embedder):
+ * - EHRSQL test questions → its valid memory (in domain);
+ * - CoNaLa: its memory in 5 folds, each fold's answerable lines against the other four (in domain);
+ * - EHR test questions → the CoNaLa memory (across domains: should answer ~0);
+ * - the CoNaLa memory's questions → the EHR valid memory (across domains: should answer ~0).
+ * Each search runs once; every floor is applied to its results.
+ *
+ * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank]   (EHR splits written to /tmp/valid.jsonl and
+ * /tmp/test.jsonl as docs/benchmarks.md says; --ehr-dir DIR to read them elsewhere)
+ */
+import * as path from 'node:path';
+import { loadEvalFile, StoreBackend, type EvalItem } from '../src/core/bench/eval-retrieval';
+import { hasContentWords, recordTerms, relevanceScorer } from '../src/core/memory/search/relevance';
+
+const EVERYDAY = new Set('print len list str int sorted range dict set map zip sum open join split append format replace strip enumerate float tuple max min items keys values'.split(' '));
+const FLOORS = [0, 0.3, 0.35, 0.4, 0.45, 0.5];
+const K = 4;
+
+interface Part {
+  memory: EvalItem[];
+  queries: EvalItem[];
+}
+
+/** Per query: whether its template matches, by result, and each result's relevance. */
+type Row = { relevant: boolean[]; relevance: number[] };
+
+async function run(parts: Part[], rerank: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const { memory, queries } of parts) {
+    const byKey = new Map(memory.map((m) => [m.key, m]));
+    const df = new Map<string, number>();
+    for (const m of memory) for (const t of recordTerms(m.question, m.code)) df.set(t, (df.get(t) ?? 0) + 1);
+    const backend = new StoreBackend({ rerank });
+    await backend.add(memory);
+    try {
+      for (const q of queries.filter((x) => x.answerable !== false)) {
+        const found = (await backend.search(q.question, K, 'hybrid')).map((r) => byKey.get(r.key)!);
+        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length);
+        const words = hasContentWords(q.question);
+        rows.push({ relevant: found.map((m) => m.template === q.template), relevance: found.map((m) => (words ? relevance(m.question, m.code) : -1)) });
+      }
+    } finally {
+      await backend.close();
+    }
+  }
+  return rows;
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const rerank = process.argv.includes('--rerank');
+  const ehrDir = argValue('--ehr-dir') ?? '/tmp';
+  const conala = loadEvalFile(argValue('--conala') ?? '../shared/data/coding/conala-memory.jsonl');
+  const valid = loadEvalFile(path.join(ehrDir, 'valid.jsonl'));
+  const test = loadEvalFile(path.join(ehrDir, 'test.jsonl'));
+  const folds: Part[] = [0, 1, 2, 3, 4].map((f) => {
+    const memory = conala.filter((_, i) => i % 5 !== f);
+    const templates = new Set(memory.map((m) => m.template));
+    const answerable = (t: string): boolean => templates.has(t) && t.replace(/^calls:/, '').split(',').some((c) => c !== '' && !EVERYDAY.has(c));
+    return { memory, queries: conala.filter((_, i) => i % 5 === f).map((q) => ({ ...q, answerable: answerable(q.template) })) };
+  });
+  const cases: [string, Part[]][] = [
+    ['EHRSQL test → valid', [{ memory: valid, queries: test }]],
+    ['CoNaLa 5-fold dev', folds],
+    ['EHR test → CoNaLa memory', [{ memory: conala, queries: test }]],
+    ['CoNaLa memory → EHR valid', [{ memory: valid, queries: conala }]],
+  ];
+  const results: Row[][] = [];
+  for (const [, parts] of cases) results.push(await run(parts, rerank));
+  const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+  process.stdout.write(`| floor | ${cases.map(([name], i) => `${name} (n = ${results[i].length}): answered / hit@1`).join(' | ')} |\n`);
+  process.stdout.write(`|---|${cases.map(() => '---').join('|')}|\n`);
+  for (const floor of FLOORS) {
+    const cells = results.map((rows) => {
+      let answered = 0;
+      let hits = 0;
+      for (const r of rows) {
+        const first = r.relevance.findIndex((x) => x >= floor);
+        if (first < 0) continue;
+        answered += 1;
+        if (r.relevant[first]) hits += 1;
+      }
+      return `${pct(answered / rows.length)} / ${(hits / rows.length).toFixed(4)}`;
+    });
+    process.stdout.write(`| ${floor} | ${cells.join(' | ')} |\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
