@@ -8,7 +8,9 @@
  *   the cap are read exactly from `records.embedding` (dense-rescore.ts);
  * - keyword caches: the keyword side's cached per-term results (KeywordScorer, filled ahead of
  *   queries by KeywordWarmer), handed to it in postings (KEYWORD_CACHE_BYTES_PER_POSTING);
- * - SQLite's page cache (`cache_size`), per connection: the store's and the keyword worker's;
+ * - SQLite's page cache (`cache_size`), per connection: the store's and the keyword worker's
+ *   (the worker opens its connection with the default budget's share until the keyword side
+ *   is handed the budget);
  * - SQLite's memory-mapped I/O (`mmap_size`), per connection: file pages the OS may drop
  *   under pressure instead of anonymous memory.
  *
