@@ -69,7 +69,7 @@ export interface MemoryBudget {
  * naming the bounds for a budget outside MIN_MEMORY_BUDGET_MB … MAX_MEMORY_BUDGET_MB.
  */
 export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB): MemoryBudget {
-  const mb = checkedMegabytes(megabytes, `A memory budget of ${megabytes} MB`);
+  const mb = checkedMegabytes(megabytes, `${megabytes} MB`);
   const bytes = mb * 1e6;
   return {
     megabytes: mb,
