@@ -1,5 +1,5 @@
 /**
- * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them).
+ * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank] [-- --memory-budget-mb N] [-- --new-only]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them; `--memory-budget-mb`: the new path's memory budget, default agentMemory.memoryBudgetMB's; `--new-only`: the old path is not run, no ratios).
  *
  * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
  * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
@@ -19,7 +19,14 @@
  *   by the kernel (/proc/self/status) into anonymous memory and file pages (the SQLite file's pages
  *   and the loaded libraries); the anonymous memory no live JS object or buffer accounts for
  *   (anon_beyond_js_used_mb) is native or free: SQLite's page caches (≤ cache_size per
- *   connection), free pages of the V8 heaps, code and malloc arenas.
+ *   connection), free pages of the V8 heaps, code and malloc arenas. Per thread: the main
+ *   isolate's heap used/committed, external and ArrayBuffers; the keyword worker's heap
+ *   used/committed and external (v8.getHeapStatistics in the worker). The caches' byte sizes
+ *   (binary codes, float16 copies with their cap) and the budget in effect (memory-budget.ts:
+ *   its shares, and the cache_size / mmap_size read back from the store's connection). SQLite's
+ *   own allocation count (sqlite3_memory_used) is not available: better-sqlite3 has no call for
+ *   it and is built with SQLITE_DEFAULT_MEMSTATUS=0, so its page caches are bounded by the
+ *   budget's cache_size, not measured.
  *
  * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
  * default the last commit before this change) extracted with `git archive` into the run's temp
@@ -35,6 +42,7 @@ import { z } from 'zod';
 import { HELP_SHOWN, parseBenchArgs } from './args';
 import { tempDirRemovedOnExit } from './exit-cleanup';
 import { runMain } from './run-main';
+import { DEFAULT_MEMORY_BUDGET_MB, memoryBudget, type MemoryBudget } from '../core/memory/memory-budget';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BASELINE = '97d0e4e';
@@ -50,15 +58,21 @@ const ArgsSchema = z.object({
   src: z.string().optional(),
   /** The new path searches with the re-ranking (`rerank: true`): its question shapes load in the background. */
   rerank: z.boolean().default(false),
+  /** The new path's memory budget (MB); default: the setting's default. */
+  'memory-budget-mb': z.coerce.number().int().optional(),
+  /** Run the new path only (no baseline checkout, no ratios). */
+  'new-only': z.boolean().default(false),
 });
 
-const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--json]
+const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--memory-budget-mb N] [--new-only] [--json]
 
 Spawns child processes that open a memory of --n synthetic records and answer one hybrid query,
 for this tree and for the --baseline commit's tree (extracted to a temp dir outside the work
-tree, removed on exit or Ctrl+C); prints the median of --runs runs and the old/new ratios.`;
+tree, removed on exit or Ctrl+C); prints the median of --runs runs and the old/new ratios.
+--memory-budget-mb N: the new path's memory budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's);
+--new-only: run the new path only (no baseline, no ratios).`;
 
-const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src'] as const;
+const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src', 'memory-budget-mb'] as const;
 
 const ProbeSchema = z.object({
   imports_ms: z.number(),
@@ -79,8 +93,12 @@ type Probe = z.infer<typeof ProbeSchema>;
 
 // ------------------------------------------------------------------ child side
 
+interface ProbeStore {
+  close(): void;
+  connectionForQueries?(): { pragma(source: string, options: { simple: true }): unknown };
+}
 interface ProbeModules {
-  store: { MemoryStore: { open(file: string): { close(): void } & Record<string, unknown> } };
+  store: { MemoryStore: { open(file: string, options?: { memoryBudget?: MemoryBudget }): ProbeStore } };
   embedding: { storeEmbedder(store: unknown, logger: unknown): { embedSync(t: string): Float32Array } };
   logger: { nullLogger: unknown };
   hybrid: { HybridSearch: { open(store: unknown, options: object): ProbeSearch } };
@@ -88,15 +106,15 @@ interface ProbeModules {
 interface ProbeSearch {
   search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
   answer?(q: { text: string; vector?: Float32Array }, k: number, options?: { rerank?: boolean }): { hits: { recordId: string }[]; sides: string[] };
-  dense: { ready?: Promise<void>; halfCopies?: { bytes: number }; size?: number; dimension?: number | null };
+  dense: { ready?: Promise<void>; halfCopies?: { bytes: number; records: number; capacity?: number }; size?: number; dimension?: number | null; codeBytes?: number };
   /** The keyword side; its worker (when it has one) is read for its heap statistics only. */
-  keywords?: { worker?: { getHeapStatistics?(): Promise<{ used_heap_size: number; total_heap_size: number }> } };
+  keywords?: { worker?: { getHeapStatistics?(): Promise<{ used_heap_size: number; total_heap_size: number; external_memory?: number }> } };
   ready?: Promise<void>;
   warmed?: Promise<void>;
   close(): void;
 }
 
-async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean): Promise<void> {
+async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined): Promise<void> {
   const t0 = performance.now();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
   // The memory's modules moved into folders (sqlite/, search/); a baseline tree may predate that.
@@ -108,6 +126,8 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
     hybrid: loadFirst('memory/search/hybrid-search', 'memory/hybrid-search'),
   } as ProbeModules;
   const options = rerank && kind === 'new' ? { rerank: true } : {};
+  // The new path opens with the budget in effect (passed explicitly: the same as the default without --memory-budget-mb).
+  const budget = kind === 'new' ? memoryBudget(budgetMB) : undefined;
   const tImports = performance.now();
   let maxGap = 0;
   let last = performance.now();
@@ -116,11 +136,11 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
     maxGap = Math.max(maxGap, now - last);
     last = now;
   }, 5);
-  const store = mods.store.MemoryStore.open(db);
+  const store = mods.store.MemoryStore.open(db, budget ? { memoryBudget: budget } : undefined);
   const embedder = mods.embedding.storeEmbedder(store, mods.logger.nullLogger);
   const tStore = performance.now();
   last = performance.now();
-  const search = mods.hybrid.HybridSearch.open(store, kind === 'new' ? { background: true } : {});
+  const search = mods.hybrid.HybridSearch.open(store, kind === 'new' ? { background: true, memoryBudget: budget } : {});
   await search.dense.ready;
   const tDense = performance.now();
   const query = { text: QUERY, vector: embedder.embedSync(QUERY) };
@@ -136,7 +156,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
   const blocked = Math.max(0, maxGap - 5);
   const after = search.answer ? search.answer(query, 4, options) : { hits: search.search(query, 4) };
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const steadyMemory = kind === 'new' ? await memoryBreakdown(search) : undefined;
+  const steadyMemory = budget ? await memoryBreakdown(search, store, budget) : undefined;
   const result: Probe = {
     imports_ms: tImports - t0,
     store_ms: tStore - tImports,
@@ -170,19 +190,31 @@ function rssSplit(): Record<string, number> {
   }
 }
 
-/** Where the steady RSS goes (see the file comment), in MB. */
-async function memoryBreakdown(search: ProbeSearch): Promise<Record<string, number>> {
+/** Where the steady RSS goes (see the file comment), in MB, with the budget in effect. */
+async function memoryBreakdown(search: ProbeSearch, store: ProbeStore, budget: MemoryBudget): Promise<Record<string, number>> {
   const m = process.memoryUsage();
   const out: Record<string, number> = { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), array_buffers_mb: mb(m.arrayBuffers), ...rssSplit() };
   const dim = search.dense.dimension ?? 0;
-  if (search.dense.size !== undefined) out.dense_codes_mb = mb((search.dense.size * dim) / 8);
-  if (search.dense.halfCopies) out.dense_half_copies_mb = mb(search.dense.halfCopies.bytes);
+  if (search.dense.size !== undefined) out.dense_codes_mb = mb(search.dense.codeBytes ?? (search.dense.size * dim) / 8);
+  if (search.dense.halfCopies) {
+    out.dense_half_copies_mb = mb(search.dense.halfCopies.bytes);
+    out.dense_half_copies_records = search.dense.halfCopies.records;
+    if (search.dense.halfCopies.capacity !== undefined) out.dense_half_copies_capacity_records = search.dense.halfCopies.capacity;
+  }
   const worker = search.keywords?.worker;
   if (worker?.getHeapStatistics) {
     const h = await worker.getHeapStatistics();
     out.keyword_worker_heap_used_mb = mb(h.used_heap_size);
     out.keyword_worker_heap_total_mb = mb(h.total_heap_size);
+    if (h.external_memory !== undefined) out.keyword_worker_external_mb = mb(h.external_memory);
   }
+  out.budget_mb = budget.megabytes;
+  out.budget_half_vectors_mb = mb(budget.halfVectorBytes);
+  out.budget_keyword_caches_mb = mb(budget.keywordCacheBytes);
+  const db = store.connectionForQueries?.();
+  // Read back from the store's connection: what SQLite applies (cache_size < 0: KiB).
+  out.sqlite_cache_size_mb = mb(-Number(db?.pragma('cache_size', { simple: true }) ?? -budget.sqlitePageCacheKiB) * 1024);
+  out.sqlite_mmap_size_mb = mb(Number(db?.pragma('mmap_size', { simple: true }) ?? budget.sqliteMmapBytes));
   // Anonymous RSS not holding live JS objects or external buffers: SQLite's page caches, free V8 heap pages, code, malloc arenas.
   if (out.rss_anon_mb !== undefined) out.anon_beyond_js_used_mb = Math.round((out.rss_anon_mb - out.heap_used_mb - out.external_mb - (out.keyword_worker_heap_used_mb ?? 0)) * 10) / 10;
   return out;
@@ -207,8 +239,9 @@ function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
   });
 }
 
-async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false): Promise<Probe & { spawn_to_first_ms: number }> {
-  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : [])]);
+async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number): Promise<Probe & { spawn_to_first_ms: number }> {
+  const budget = budgetMB === undefined ? [] : ['--memory-budget-mb', String(budgetMB)];
+  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget]);
   const p = ProbeSchema.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
   // The child prints after closing; spawn → first result = spawn → child start + the child's own first_ms.
   return { ...p, spawn_to_first_ms: p.first_ms };
@@ -217,13 +250,31 @@ async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = f
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
+/** Extracts the baseline tree to `oldRoot` and copies the memory to `oldDb` for it (schema version set back). */
+function prepareOldPath(baseline: string, db: string, oldRoot: string, oldDb: string): void {
+  fs.mkdirSync(oldRoot);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(oldRoot, 'node_modules'), 'dir');
+  execFileSync('bash', ['-c', `git -C ${JSON.stringify(ROOT)} archive ${baseline} src | tar -x -C ${JSON.stringify(oldRoot)}`]);
+  const Database = require('better-sqlite3') as new (f: string) => { exec(s: string): void; pragma(s: string): unknown; close(): void };
+  const raw = new Database(db);
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.close();
+  fs.copyFileSync(db, oldDb);
+  const oldRaw = new Database(oldDb);
+  oldRaw.pragma('user_version = 3');
+  oldRaw.close();
+}
+
 async function main(argv: string[]): Promise<number> {
-  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'rerank'], valued: VALUED }, ArgsSchema);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'rerank', 'new-only'], valued: VALUED }, ArgsSchema);
   if (args === HELP_SHOWN) return 0;
+  const budgetMB = args['memory-budget-mb'];
   if (args.probe) {
-    await probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank);
+    await probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank, budgetMB);
     return 0;
   }
+  memoryBudget(budgetMB); // a budget out of bounds fails here, before seeding
+  const kinds = args['new-only'] ? (['new'] as const) : (['new', 'old'] as const);
   // Everything this run writes (the seeded memory, the baseline checkout) lives in one temp dir outside
   // the work tree, removed when the run ends, fails or is interrupted.
   const { dir: work, remove } = tempDirRemovedOnExit('agent-memory-coldstart-');
@@ -236,31 +287,22 @@ async function main(argv: string[]): Promise<number> {
     // The old path: the baseline source tree, on its own copy of the memory (schema version set back,
     // the added change-log table is ignored by it). Its imports resolve through a link to this tree's node_modules.
     const oldRoot = path.join(work, 'baseline');
-    fs.mkdirSync(oldRoot);
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(oldRoot, 'node_modules'), 'dir');
-    execFileSync('bash', ['-c', `git -C ${JSON.stringify(ROOT)} archive ${args.baseline} src | tar -x -C ${JSON.stringify(oldRoot)}`]);
     const oldDb = path.join(work, 'old.sqlite');
-    const Database = require('better-sqlite3') as new (f: string) => { exec(s: string): void; pragma(s: string): unknown; close(): void };
-    const raw = new Database(db);
-    raw.pragma('wal_checkpoint(TRUNCATE)');
-    raw.close();
-    fs.copyFileSync(db, oldDb);
-    const oldRaw = new Database(oldDb);
-    oldRaw.pragma('user_version = 3');
-    oldRaw.close();
+    if (kinds.length > 1) prepareOldPath(args.baseline, db, oldRoot, oldDb);
+    const srcOf = (kind: 'new' | 'old') => path.join(kind === 'new' ? ROOT : oldRoot, 'src');
+    const probeOnce = (kind: 'new' | 'old') => runProbe(kind, srcOf(kind), kind === 'new' ? db : oldDb, kind === 'new' && args.rerank, kind === 'new' ? budgetMB : undefined);
     process.stderr.write('preparing: first opens write each path\'s keyword index file…\n');
-    await runProbe('new', path.join(ROOT, 'src'), db, args.rerank);
-    await runProbe('old', path.join(oldRoot, 'src'), oldDb);
+    for (const kind of kinds) await probeOnce(kind);
     const rows: { kind: string; p: Probe & { spawn_to_first_ms: number } }[] = [];
     for (let i = 0; i < args.runs; i++) {
-      for (const kind of ['new', 'old'] as const) {
-        const p = await runProbe(kind, path.join(kind === 'new' ? ROOT : oldRoot, 'src'), kind === 'new' ? db : oldDb, args.rerank);
+      for (const kind of kinds) {
+        const p = await probeOnce(kind);
         rows.push({ kind, p });
         process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, warm ${r1(p.warm_ms)} ms, max block ${r1(p.max_block_ms)} ms, steady rss ${r1(p.steady_rss_mb)} MB\n`);
       }
     }
     const agree = rows.filter((r) => r.kind === 'new').map((r) => r.p.top4.join()).every((t, _, all) => t === all[0]);
-    const summary = (['new', 'old'] as const).map((kind) => {
+    const summary = kinds.map((kind) => {
       const ps = rows.filter((r) => r.kind === kind).map((r) => r.p);
       const m = (f: (p: Probe) => number) => r1(median(ps.map(f)));
       return {
@@ -280,21 +322,24 @@ async function main(argv: string[]): Promise<number> {
       };
     });
     const [fresh, old] = summary;
-    const ratios = {
-      spawn_to_first: r1(old.spawn_to_first_ms / fresh.spawn_to_first_ms),
-      first_rss: r1(old.first_rss_mb / fresh.first_rss_mb),
-      max_block: r1(old.max_block_ms / Math.max(1, fresh.max_block_ms)),
-    };
+    const ratios = old
+      ? {
+          spawn_to_first: r1(old.spawn_to_first_ms / fresh.spawn_to_first_ms),
+          first_rss: r1(old.first_rss_mb / fresh.first_rss_mb),
+          max_block: r1(old.max_block_ms / Math.max(1, fresh.max_block_ms)),
+        }
+      : null;
     const steadyMemory = rows.filter((r) => r.kind === 'new').pop()?.p.steady_memory ?? null;
-    const sameTop4 = rows.filter((r) => r.kind === 'new')[0].p.top4.join() === rows.filter((r) => r.kind === 'old')[0].p.top4.join();
-    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, steady_memory_new: steadyMemory, load_avg_1m: os.loadavg()[0] }) + '\n');
+    const sameTop4 = old ? rows.filter((r) => r.kind === 'new')[0].p.top4.join() === rows.filter((r) => r.kind === 'old')[0].p.top4.join() : null;
+    const budget = memoryBudget(budgetMB);
+    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, steady_memory_new: steadyMemory, memory_budget_mb: budget.megabytes, load_avg_1m: os.loadavg()[0] }) + '\n');
     else {
-      process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), load avg ${os.loadavg()[0].toFixed(1)}\n`);
+      process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), memory budget ${budget.megabytes} MB, load avg ${os.loadavg()[0].toFixed(1)}\n`);
       const cols = Object.keys(fresh) as (keyof typeof fresh)[];
-      for (const c of cols) process.stdout.write(`${c.padEnd(18)} ${String(fresh[c]).padStart(12)} ${String(old[c]).padStart(12)}\n`);
-      process.stdout.write(`old/new ratios: first answer ×${ratios.spawn_to_first}, RSS at first answer ×${ratios.first_rss}, longest block ×${ratios.max_block}\n`);
+      for (const c of cols) process.stdout.write(`${c.padEnd(18)} ${String(fresh[c]).padStart(12)} ${old ? String(old[c]).padStart(12) : ''}\n`);
+      if (ratios) process.stdout.write(`old/new ratios: first answer ×${ratios.spawn_to_first}, RSS at first answer ×${ratios.first_rss}, longest block ×${ratios.max_block}\n`);
       if (steadyMemory) process.stdout.write(`steady memory of the new path (MB): ${Object.entries(steadyMemory).map(([k, v]) => `${k.replace(/_mb$/, '')} ${v}`).join(', ')}\n`);
-      process.stdout.write(`top-4 of the query after warm-up identical to the old path: ${sameTop4}; stable across runs: ${agree}\n`);
+      process.stdout.write(`top-4 of the query after warm-up${sameTop4 === null ? '' : ` identical to the old path: ${sameTop4};`} stable across runs: ${agree}\n`);
     }
   } finally {
     remove();

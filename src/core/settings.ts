@@ -8,6 +8,7 @@ import { plainMessage } from './plain-message';
 import { RUNNER_ISOLATIONS } from './agent/runners/python-sandbox';
 import { DEFAULT_PROMPT_BUDGET } from './agent/loop/prompt-builder';
 import { DEFAULT_MISALIGNED } from './memory/misaligned';
+import { DEFAULT_MEMORY_BUDGET_MB, MemoryBudgetMBSchema } from './memory/memory-budget';
 import { AgentLanguageSchema } from './memory/types';
 import { DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS } from './policy/deletion/types';
 import { ADDITION_POLICIES, ATTRIBUTIONS, AUTO_DELETION_POLICIES, CAPACITY_RULES, DELETION_REVIEW_SETTINGS, DELETION_THRESHOLDS, HISTORY_PER_TASK, PERIODIC_BOUNDS, PERIODIC_GUARDS, PERIODIC_WINDOWS } from './policy/names';
@@ -76,6 +77,8 @@ export const SettingsSchema = z.object({
   }),
   /** Memory database file; empty = one database per workspace (the extension's workspace storage). */
   databasePath: z.string().trim().default(''),
+  /** The caches' byte budget in MB (memory-budget.ts: the one split); applied when the memory is opened. */
+  memoryBudgetMB: MemoryBudgetMBSchema.default(DEFAULT_MEMORY_BUDGET_MB),
   misaligned: z.object({
     minInputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.minInputSimilarity),
     maxOutputSimilarity: z.number().min(0).max(1).default(DEFAULT_MISALIGNED.maxOutputSimilarity),

@@ -15,6 +15,7 @@ import { storeEmbedder, SyncEmbedder } from '../core/app/embedding';
 import { ServingEmbedder } from '../core/app/endpoint-embedding';
 import { MemoryRetriever } from '../core/agent/retriever';
 import type { Logger } from '../core/logger';
+import type { MemoryBudget } from '../core/memory/memory-budget';
 import { MemoryStore } from '../core/memory/sqlite/store';
 import type { AdditionPolicyName } from '../core/policy/addition';
 import { MemoryManager } from '../core/policy/memory-manager';
@@ -31,6 +32,8 @@ export interface ToolMemoryOptions {
   citationRoot?: string;
   /** Re-rank memory_search (hybrid-search's opt-in stage; the memory's own values: a tool server has no agent database). */
   rerank?: boolean;
+  /** Caps of the memory's caches (default: the default budget; memory-budget.ts). */
+  memoryBudget?: MemoryBudget;
 }
 
 export interface ToolMemory {
@@ -49,11 +52,11 @@ export const TOOL_MEMORY_CLOSE_WAIT_MS = 500;
 
 export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   const { logger } = options;
-  const store = MemoryStore.open(options.databasePath === ':memory:' ? ':memory:' : path.resolve(options.databasePath), { logger, channel: 'mcp' });
+  const store = MemoryStore.open(options.databasePath === ':memory:' ? ':memory:' : path.resolve(options.databasePath), { logger, channel: 'mcp', memoryBudget: options.memoryBudget });
   let retriever: MemoryRetriever | undefined;
   let manager: MemoryManager | undefined;
   try {
-    retriever = MemoryRetriever.open(store, { logger, rerank: options.rerank });
+    retriever = MemoryRetriever.open(store, { logger, rerank: options.rerank, memoryBudget: options.memoryBudget });
     manager = new MemoryManager(store, { addition: options.addition, mode: 'editor', codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), logger });
   } catch (error) {
     retriever?.close();

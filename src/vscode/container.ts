@@ -170,6 +170,7 @@ export class Container implements vscode.Disposable {
         databasePath: () => this.databasePath(),
         additionPolicy: () => this.settings.value.addition.policy,
         rerank: () => this.settings.value.retrieval.rerank,
+        memoryBudgetMB: () => this.settings.value.memoryBudgetMB,
         onDidChange: this.settings.onDidChange,
         team: {
           target: () => (this.team.config.kind === 'on' ? { url: this.team.config.url, space: this.team.config.space } : undefined),

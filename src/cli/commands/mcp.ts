@@ -15,12 +15,13 @@ import { openTeamToolMemory } from '../../mcp/team-tool-memory';
 import { describeConnection, isPostgresUrl, PASSWORD_ENV } from '../../core/memory/postgres/connection';
 import type { MemoryToolApi } from '../../core/tools/memory-tools';
 import { EMBEDDING_API_KEY_ENV } from '../../core/similarity/endpoint-embedder';
+import { budgetFromCommandLine, DEFAULT_MEMORY_BUDGET_MB, MEMORY_BUDGET_ENV } from '../../core/memory/memory-budget';
 import { HELP_SHOWN, parseCommandArgs, parseValues, usageError } from '../args';
 import { packageVersion } from './version';
 
 export const summary = 'serve the memory to MCP clients on stdio (memory_search, memory_record, memory_feedback)';
 
-export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--rerank] [--verbose]
+export const USAGE = `Usage: agent-memory mcp --db FILE [--addition fixed|all|coarse|strict] [--rerank] [--memory-budget-mb N] [--verbose]
        agent-memory mcp --db postgres://user@host/db?sslmode=verify-full [--space NAME] [--rerank] [--verbose]
 
 Serves the memory database FILE, or a space of a team memory on PostgreSQL, over the Model
@@ -35,6 +36,9 @@ Context Protocol on stdio.
                   (the editor passes it while agentMemory.retrieval.rerank is on, its default;
                   on a team memory the space's records are read once connected, and searches
                   keep the fused order until that read is complete)
+  --memory-budget-mb N  memory (MB) the caches of a memory file may hold (default ${DEFAULT_MEMORY_BUDGET_MB},
+                  or ${MEMORY_BUDGET_ENV}; the editor passes agentMemory.memoryBudgetMB): vector
+                  copies, keyword caches, SQLite's page cache and memory map
   --verbose       log more to stderr
 On a team memory, memory_search searches the shared records by keywords; when the server is
 unreachable every tool answers UNREACHABLE (nothing returned, nothing stored) and the next call
@@ -48,14 +52,16 @@ const ArgsSchema = z.object({
   addition: AdditionPolicyNameSchema.optional(),
   space: z.string().optional(),
   rerank: z.boolean().default(false),
+  'memory-budget-mb': z.coerce.number().optional(),
   verbose: z.boolean().default(false),
 });
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, space: { type: 'string' }, rerank: { type: 'boolean' }, verbose: { type: 'boolean' } } });
+  const parsed = parseCommandArgs(argv, { usage: USAGE, options: { db: { type: 'string' }, addition: { type: 'string' }, space: { type: 'string' }, rerank: { type: 'boolean' }, 'memory-budget-mb': { type: 'string' }, verbose: { type: 'boolean' } } });
   if (parsed === HELP_SHOWN) return 0;
   const args = parseValues(ArgsSchema, parsed.values, USAGE);
   const logger = stderrLogger(args.verbose ? 'info' : 'warn');
+  const budget = budgetFromCommandLine(args['memory-budget-mb']);
   const team = isPostgresUrl(args.db);
   if (team && args.addition) throw usageError("--addition does not apply to a team memory: the space's addition policy is set on the server (default strict).", USAGE);
   if (!team && args.space) throw usageError('--space applies to a team memory (--db postgres://…) only.', USAGE);
@@ -69,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     });
     memory = shared;
   } else {
-    memory = openToolMemory({ databasePath: args.db, addition: args.addition ?? 'strict', logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined, rerank: args.rerank });
+    memory = openToolMemory({ databasePath: args.db, addition: args.addition ?? 'strict', logger, embeddingApiKey: process.env[EMBEDDING_API_KEY_ENV] || undefined, rerank: args.rerank, memoryBudget: budget });
   }
   const server = createMemoryMcpServer(memory.tools, { version: packageVersion(), logger });
   const transport = new StdioServerTransport();

@@ -9,6 +9,7 @@ import { Disposable } from '../lifecycle';
 import type { Logger } from '../logger';
 import { HybridSearch, MAX_K, type SearchHit } from '../memory/search/hybrid-search';
 import { reviewQueries } from '../memory/sqlite/queries/review';
+import type { MemoryBudget } from '../memory/memory-budget';
 import type { DomainValues } from '../memory/search/domain-values';
 import { hasContentWords, relevanceScorer } from '../memory/search/relevance';
 import type { MemoryStore } from '../memory/sqlite/store';
@@ -36,6 +37,8 @@ export interface MemoryRetrieverOptions {
   rerank?: boolean;
   /** The values of the database the agent queries, by column (the re-ranking's value columns). */
   domainValues?: DomainValues;
+  /** Caps of the search's caches (default: the default budget; memory-budget.ts). */
+  memoryBudget?: MemoryBudget;
 }
 
 /**

@@ -16,6 +16,7 @@ import { Disposable } from '../lifecycle';
 import { Logger } from '../logger';
 import type { ListQuery } from '../memory/sqlite/record-query';
 import { MemoryStore } from '../memory/sqlite/store';
+import { memoryBudget } from '../memory/memory-budget';
 import { reviewQueries } from '../memory/sqlite/queries/review';
 import type { AuditChannel, MemoryChangeEvent, RecordStatus } from '../memory/types';
 import type { Settings } from '../settings';
@@ -83,9 +84,11 @@ class AgentMemoryCore extends Disposable implements AgentMemoryApp {
     super();
     this.workspaceRoot = options.workspaceRoot;
     // Registered first, disposed last (disposal runs newest first).
-    this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger, channel: options.channel }));
+    // The memory budget applies from the open on (a change of the setting at the next open).
+    const budget = memoryBudget(options.settings.memoryBudgetMB);
+    this.store = this._register(MemoryStore.open(options.databasePath, { logger: options.logger, channel: options.channel, memoryBudget: budget }));
     this.session = this._register(new SettingsSession(options.settings, options.apiKey));
-    const retriever = (this.retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger })));
+    const retriever = (this.retriever = this._register(MemoryRetriever.open(this.store, { logger: options.logger, memoryBudget: budget })));
     this.policies = this._register(new MemoryPolicies(this.store, this.session, options.logger));
     this.maintenance = this._register(new Maintenance(this.store, this.session, options.demoDataDir, options.logger, { embeddingApiKey: options.embeddingApiKey, onEmbeddingFailure: options.onEmbeddingFailure }));
     this.agent = this._register(new AgentService(this.session, this.policies, retriever, this.maintenance, { demoDataDir: options.demoDataDir, storageDir: path.resolve(options.storageDir), logger: options.logger }));

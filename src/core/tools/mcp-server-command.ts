@@ -14,9 +14,10 @@ export interface McpServerCommand {
   env: Record<string, string>;
 }
 
-/** The child on a memory file; `execPath` is the editor's own Node (Electron's, run as Node). */
-export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string, execPath = process.execPath, rerank = false): McpServerCommand {
-  const args = [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition, ...(rerank ? ['--rerank'] : [])];
+/** The child on a memory file; `execPath` is the editor's own Node (Electron's, run as Node); `memoryBudgetMB`: agentMemory.memoryBudgetMB (none: the server's default). */
+export function mcpServerCommand(extensionPath: string, databasePath: string, addition: string, execPath = process.execPath, rerank = false, memoryBudgetMB?: number): McpServerCommand {
+  const budget = memoryBudgetMB === undefined ? [] : ['--memory-budget-mb', String(memoryBudgetMB)];
+  const args = [path.join(extensionPath, 'dist', 'cli.js'), 'mcp', '--db', databasePath, '--addition', addition, ...(rerank ? ['--rerank'] : []), ...budget];
   return { command: execPath, args, env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 

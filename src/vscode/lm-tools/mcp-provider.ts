@@ -40,6 +40,8 @@ export interface McpProviderOptions {
   additionPolicy: () => string;
   /** agentMemory.retrieval.rerank: the server re-ranks memory_search (`--rerank`). */
   rerank: () => boolean;
+  /** agentMemory.memoryBudgetMB: the server's caches on a memory file (`--memory-budget-mb`). */
+  memoryBudgetMB: () => number;
   /** Fires when the database path, the policy or the re-ranking setting changed. */
   onDidChange: vscode.Event<unknown>;
   /**
@@ -97,7 +99,7 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
           const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team, undefined, options.rerank());
           return [new Definition(TEAM_MCP_LABEL, command, args, env, options.version)];
         }
-        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank());
+        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank(), options.memoryBudgetMB());
         return [new Definition('Agent Memory', command, args, env, options.version)];
       },
       resolveMcpServerDefinition: async (server) => {

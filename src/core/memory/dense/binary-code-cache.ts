@@ -44,6 +44,14 @@ export class BinaryCodeCache {
     return this.slots.size;
   }
 
+  /**
+   * Bytes the codes hold in the kernel's memory (with the room reserved for more). Not capped:
+   * the candidate scan reads every active record's code (dim/8 bytes: 4.8 MB at 100k × 384).
+   */
+  get bytes(): number {
+    return this.codes.byteLength;
+  }
+
   get kernelKind(): string {
     return this.kernel.kind;
   }

@@ -46,7 +46,8 @@ interface ChunkRow {
  * `rid IN json_each(?)` query) only for the candidates without a copy and for
  * those whose bounds leave their order among the top `k` undecided, so the
  * ranking is the exact one (that stage: dense-rescore.ts). Until the copies
- * are full, every candidate is read.
+ * are full, every candidate is read. The copies are capped (`halfVectorBytes`,
+ * MemoryBudget): the records beyond the cap keep none and are always read.
  *
  * Freshness: before a query the index re-reads the records changed since the
  * last one (the `record_changes` log, written by every process through
@@ -81,7 +82,13 @@ export class DenseIndex {
   /** Settles when the codes are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
 
-  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean) {
+  private constructor(
+    private readonly db: Database,
+    logger: Logger,
+    private readonly background: boolean,
+    /** Cap of the float16 copies (MemoryBudget.halfVectorBytes; none: every active record). */
+    private readonly halfVectorBytes: number | undefined,
+  ) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
     // `+status`: look the candidates up by rowid, not through the status index (one b-tree search per row instead of two).
@@ -99,8 +106,8 @@ export class DenseIndex {
     return this.ready.then(() => this.filling ?? undefined);
   }
 
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): DenseIndex {
-    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; halfVectorBytes?: number } = {}): DenseIndex {
+    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.halfVectorBytes);
   }
 
   /** Number of active codes held. */
@@ -113,9 +120,14 @@ export class DenseIndex {
     return this.cache?.dimension ?? null;
   }
 
-  /** Records with a float16 copy, and the bytes the copies hold. */
-  get halfCopies(): { records: number; bytes: number } {
-    return { records: this.halves?.size ?? 0, bytes: this.halves?.bytes ?? 0 };
+  /** Records with a float16 copy, the bytes the copies hold, and the most records the cap allows. */
+  get halfCopies(): { records: number; bytes: number; capacity: number } {
+    return { records: this.halves?.size ?? 0, bytes: this.halves?.bytes ?? 0, capacity: this.halves?.capacity ?? 0 };
+  }
+
+  /** Bytes the binary codes hold (with the room reserved for more). */
+  get codeBytes(): number {
+    return this.cache?.bytes ?? 0;
   }
 
   /** Float vectors rescoring has read from the database since open (diagnostics, tests). */
@@ -284,7 +296,7 @@ export class DenseIndex {
     this.cache = loader.cache;
     this.seq = loader.seq;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
-    this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension) : null;
+    this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension, { maxBytes: this.halfVectorBytes }) : null;
     this.halves?.reserve(loader.cache?.size ?? 0);
     this.fillFrom = this.halves ? 0 : null;
     this.catchUp();
@@ -292,11 +304,15 @@ export class DenseIndex {
     this.logger.debug(`loaded ${this.cache?.size ?? 0} binary codes in ${Date.now() - loader.started} ms (${this.cache?.kernelKind ?? 'no'} kernel)`);
   }
 
-  /** Reads the next HALF_FILL_ROWS active vectors into the float16 copies; false when full. */
+  /** Reads the next HALF_FILL_ROWS active vectors into the float16 copies; false when every record has one or the cap is reached. */
   private fillStep(): boolean {
     const halves = this.halves;
     const from = this.fillFrom;
     if (!halves || from === null) return false;
+    if (halves.full) {
+      this.fillFrom = null;
+      return false;
+    }
     const rows = this.fillStmt.all(from, HALF_FILL_ROWS) as { rid: number; embedding: Buffer | null }[];
     for (const row of rows) {
       if (row.embedding && row.embedding.byteLength === halves.dimension * 4) halves.set(row.rid, blobToVector(row.embedding));

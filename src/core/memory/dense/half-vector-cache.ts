@@ -99,8 +99,13 @@ function fingerprint(bits: Uint32Array, into: Uint32Array, at: number): void {
  * ~2^-64 per pair, could misorder two records less than 2^-10 apart). A cache:
  * the records' `embedding` column stays the data.
  *
+ * `maxBytes` caps what the copies hold (values and fingerprints: dim × 2 + 8
+ * bytes per record; MemoryBudget.halfVectorBytes): once `capacity` records
+ * have copies, `set` of another record keeps none (it returns false) and the
+ * rescoring reads that record's float vector from SQLite instead.
+ *
  * @example
- * const halves = new HalfVectorCache(384);
+ * const halves = new HalfVectorCache(384, { maxBytes: 80e6 });
  * halves.set(rid, vector);
  * const { approx, bound } = halves.scores(query, [rid]);
  */
@@ -108,37 +113,59 @@ export class HalfVectorCache {
   private values = new Uint16Array(0);
   private prints = new Uint32Array(0);
   private readonly slots = new RidSlots();
+  /** Most records with a copy (from `maxBytes`). */
+  readonly capacity: number;
 
-  constructor(readonly dimension: number) {}
+  constructor(readonly dimension: number, options: { maxBytes?: number } = {}) {
+    const maxBytes = options.maxBytes ?? Infinity;
+    if (!(maxBytes >= 0)) throw new Error(`a float16 cache cannot be capped at ${maxBytes} bytes`);
+    this.capacity = Math.floor(maxBytes / this.bytesPerRecord);
+  }
 
   get size(): number {
     return this.slots.size;
   }
 
-  /** Bytes held by the copies. */
+  /** Bytes a record's copy takes: its float16 values and its 8-byte fingerprint. */
+  get bytesPerRecord(): number {
+    return this.dimension * 2 + 8;
+  }
+
+  /** Bytes held by the copies (values and fingerprints, with the room reserved for more): at most `maxBytes`. */
   get bytes(): number {
-    return this.values.byteLength;
+    return this.values.byteLength + this.prints.byteLength;
+  }
+
+  /** As many records have copies as the cap allows: `set` of a record without one keeps none. */
+  get full(): boolean {
+    return this.slots.size >= this.capacity;
   }
 
   has(rid: number): boolean {
     return this.slots.has(rid);
   }
 
-  /** Adds or replaces the copy of `rid`; a vector float16 cannot hold (a component beyond ±65504 or not finite) is dropped instead. */
-  set(rid: number, vector: Float32Array): void {
+  /**
+   * Adds or replaces the copy of `rid` and says whether it is held: not when the cache is
+   * `full` (a copy held already is replaced), nor for a vector float16 cannot hold (a component
+   * beyond ±65504 or not finite; any copy of `rid` is dropped).
+   */
+  set(rid: number, vector: Float32Array): boolean {
     const dim = this.dimension;
     if (vector.length !== dim) throw new Error(`vector of ${vector.length} dimensions in a ${dim}-dimension cache`);
     for (let i = 0; i < dim; i++) {
       if (!(Math.abs(vector[i]) <= HALF_MAX)) {
         this.delete(rid);
-        return;
+        return false;
       }
     }
+    if (!this.slots.has(rid) && this.full) return false;
     const slot = this.slots.acquire(rid);
     this.grow(this.slots.size);
     const at = slot * dim;
     for (let i = 0; i < dim; i++) this.values[at + i] = toHalf(vector[i]);
     fingerprint(new Uint32Array(vector.buffer, vector.byteOffset, dim), this.prints, slot * 2);
+    return true;
   }
 
   delete(rid: number): void {
@@ -149,9 +176,9 @@ export class HalfVectorCache {
     this.prints.copyWithin(move.to * 2, move.from * 2, move.from * 2 + 2);
   }
 
-  /** Room for `n` copies in total (one growth instead of many during a bulk fill). */
+  /** Room for `n` copies in total, within the cap (one growth instead of many during a bulk fill). */
   reserve(n: number): void {
-    this.grow(n);
+    this.grow(Math.min(n, this.capacity));
   }
 
   clear(): void {
@@ -210,7 +237,7 @@ export class HalfVectorCache {
   private grow(n: number): void {
     const need = n * this.dimension;
     if (need <= this.values.length) return;
-    const slots = Math.max(n, Math.ceil((this.values.length / this.dimension) * 1.5), 1024);
+    const slots = Math.min(Math.max(n, Math.ceil((this.values.length / this.dimension) * 1.5), 1024), this.capacity);
     const next = new Uint16Array(slots * this.dimension);
     next.set(this.values);
     this.values = next;

@@ -10,6 +10,7 @@ import { collapseByProgram, ProgramCandidate, programKey, ProgramGroup } from '.
 import { QuestionShapes, RERANK_DEPTH } from './rerank';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
+import { keywordCachePostings, memoryBudget } from '../memory-budget';
 import { DENSE_AHEAD, DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, FUSION_DEPTH, LARGE_MEMORY, MAX_COLLAPSE_DEPTH, MAX_K, MIN_FUSION_DEPTH, OptionsSchema, rerankParts, type HybridSearchOptions, type SearchAnswer, type SearchHit, type SearchMode, type SearchOptions, type SearchQuery, type SearchSide } from './search-contract';
 
 export * from './search-contract';
@@ -106,12 +107,14 @@ export class HybridSearch {
       .prepare("SELECT rid, utility_sum, utility_count, created_task FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
   }
 
-  /** Opens the keyword index (loading or rebuilding it) and the dense code cache; see HybridSearchOptions.background. */
+  /** Opens the keyword index (loading or rebuilding it) and the dense code cache, their caches capped by HybridSearchOptions.memoryBudget; see HybridSearchOptions.background. */
   static open(store: MemoryStore, options: HybridSearchOptions = {}): HybridSearch {
     const logger = options.logger ?? store.log;
     const background = options.background ?? (!store.connectionForQueries().memory && options.file !== null);
-    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, options, logger) : new InlineKeywords(KeywordIndex.open(store, options), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background }), { store, logger, background, domainValues: options.domainValues });
+    const budget = options.memoryBudget ?? memoryBudget();
+    const keywordOptions = { ...options, termCachePostings: options.termCachePostings ?? keywordCachePostings(budget) };
+    const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, keywordOptions, logger) : new InlineKeywords(KeywordIndex.open(store, keywordOptions), logger);
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background, halfVectorBytes: budget.halfVectorBytes }), { store, logger, background, domainValues: options.domainValues });
   }
 
   /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */

@@ -9,6 +9,7 @@ import type { KeywordIndexOptions } from '../keyword/keyword-index';
 import type { Logger } from '../../logger';
 import { ALL_RERANK_PARTS, DEFAULT_RERANK, RERANK_PART_NAMES, type RerankParts } from './rerank';
 import type { DomainValues } from './domain-values';
+import type { MemoryBudget } from '../memory-budget';
 
 /**
  * Coarse (Hamming) candidates rescored exactly, per requested neighbour. Sign
@@ -104,6 +105,11 @@ export interface HybridSearchOptions extends KeywordIndexOptions {
   background?: boolean;
   /** The values of the data the agent works on, by column, for the re-ranking's value columns (see rerank.ts). */
   domainValues?: DomainValues;
+  /**
+   * Caps of the float16 vector copies and the keyword caches (default: memoryBudget(), the
+   * default budget); the store's connection takes its share when opened (MemoryStore.open).
+   */
+  memoryBudget?: MemoryBudget;
 }
 
 export const OptionsSchema = z.object({

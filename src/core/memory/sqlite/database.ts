@@ -7,6 +7,7 @@ import { describeConnection, looksLikeUrl } from '../postgres/connection';
 import { databaseError, restoreAdvice } from './database-errors';
 import { loadVectorExtension, openConnection } from './native-sqlite';
 import { Migration, MIGRATIONS, registerAuditHash, SCHEMA_VERSION } from './schema';
+import { MemoryBudget, memoryBudget } from '../memory-budget';
 
 export type Database = BetterSqlite3.Database;
 
@@ -17,15 +18,28 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** Run `PRAGMA quick_check` before anything is written (default true). */
   integrityCheck?: boolean;
+  /** Sizes this connection's page cache and memory map (default: the default budget's; see memory-budget.ts). */
+  memoryBudget?: MemoryBudget;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /**
+ * The connection's share of the memory budget: its page cache (`cache_size`, anonymous memory)
+ * and, for a file, its memory-mapped I/O (`mmap_size`: the first bytes of the file are read
+ * through a map whose pages the OS may drop under pressure).
+ */
+export function applyPageBudget(db: Database, budget: MemoryBudget, inMemory = db.memory): void {
+  db.pragma(`cache_size = -${budget.sqlitePageCacheKiB}`);
+  if (!inMemory) db.pragma(`mmap_size = ${budget.sqliteMmapBytes}`);
+}
+
+/**
  * Opens (or creates) a memory database: loads sqlite-vec (when this platform
  * has it; see native-sqlite.ts), checks the file's
  * integrity (`PRAGMA quick_check`: a damaged file is refused before anything
- * is written to it), enables WAL and a busy timeout, and migrates the schema
+ * is written to it), enables WAL and a busy timeout, sizes its page cache and
+ * memory map from the memory budget (applyPageBudget), and migrates the schema
  * in place. Before upgrading an existing database it is copied to
  * `<file>.v<old>.bak` so nothing stored can be lost. Every failure is a typed
  * AgentMemoryError naming the file (see database-errors.ts).
@@ -63,6 +77,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
+    applyPageBudget(db, options.memoryBudget ?? memoryBudget(), inMemory);
     if (!inMemory) refuseForeignDatabase(db, file);
     if (!inMemory && options.integrityCheck !== false) checkIntegrityUnlessKnownClean(db, file, !options.readonly);
     if (!inMemory && !options.readonly) {

@@ -32,7 +32,10 @@ import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecor
 import { StoreQueries } from './store-queries';
 export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
 
-/** SQLite page cache per connection (KiB): keeps the record indexes hot during bulk inserts. */
+/**
+ * A bulk reader's SQLite page cache (KiB): bench:retrieval's float-scan baseline sets it on its own
+ * connection. A memory's connections take theirs from the memory budget (openDatabase, memory-budget.ts).
+ */
 export const DEFAULT_CACHE_SIZE_KIB = 65_536;
 
 /** Column order of the positional parameters `add` binds. */
@@ -90,7 +93,6 @@ export class MemoryStore extends Disposable {
     this._register(this.changes);
     this.logger = options.logger ?? nullLogger;
     this.commits = new CommitQueue(db);
-    db.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
     this.vectors = new VectorIndex(db);
     this.queries = new StoreQueries(db);
     this.embeddingCache = new EmbeddingCache(db);

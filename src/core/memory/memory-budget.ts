@@ -1,0 +1,107 @@
+/**
+ * The memory budget of an open memory (`agentMemory.memoryBudgetMB`, the MCP server's
+ * `--memory-budget-mb`, MEMORY_BUDGET_ENV): the one definition of how its bytes are split
+ * between the caches a search fills. Everything in a share is a cache of the database file:
+ * beyond its share a search reads what it needs from SQLite (same results, a little slower).
+ *
+ * - float16 vector copies (HalfVectorCache): the dense side's rescoring; candidates beyond
+ *   the cap are read exactly from `records.embedding` (dense-rescore.ts);
+ * - keyword caches: the keyword side's cached per-term results (KeywordScorer, filled ahead of
+ *   queries by KeywordWarmer), handed to it in postings (KEYWORD_CACHE_BYTES_PER_POSTING);
+ * - SQLite's page cache (`cache_size`), per connection: the store's and the keyword worker's
+ *   (the worker opens its connection with the default budget's share until the keyword side
+ *   is handed the budget);
+ * - SQLite's memory-mapped I/O (`mmap_size`), per connection: file pages the OS may drop
+ *   under pressure instead of anonymous memory.
+ *
+ * Not in the budget (held whatever its size): the binary codes of the dense candidate scan
+ * (dim/8 bytes per active record: 4.8 MB at 100k × 384; every record must be scanned), the
+ * keyword index itself, the re-ranking's question shapes, and the runtime.
+ *
+ * @example
+ * const budget = memoryBudget(160);
+ * budget.halfVectorBytes;   // 80 MB: float16 copies of 103k records at 384 dimensions
+ * budget.sqlitePageCacheKiB; // per connection, for `PRAGMA cache_size = -N`
+ */
+import { z } from 'zod';
+import { AgentMemoryError } from '../errors';
+
+/** Default budget (MB): float16 copies of every record of a 100k-record memory at 384 dimensions, with the rest in proportion. */
+export const DEFAULT_MEMORY_BUDGET_MB = 160;
+export const MIN_MEMORY_BUDGET_MB = 16;
+export const MAX_MEMORY_BUDGET_MB = 65_536;
+export const MemoryBudgetMBSchema = z.number().int().min(MIN_MEMORY_BUDGET_MB).max(MAX_MEMORY_BUDGET_MB);
+
+/** The environment variable a CLI or MCP process reads when no `--memory-budget-mb` is given. */
+export const MEMORY_BUDGET_ENV = 'AGENT_MEMORY_BUDGET_MB';
+
+/** SQLite connections of an open memory that searches: the store's and the keyword worker's. */
+export const SQLITE_CONNECTIONS = 2;
+
+/** Bytes of one cached keyword posting (KeywordScorer: an Int32 ordinal, a Float64 score, a Uint8 field). */
+export const KEYWORD_CACHE_BYTES_PER_POSTING = 13;
+
+/** The fraction of the budget each share takes (sums to 1). */
+export const BUDGET_SHARES = {
+  halfVectors: 0.5,
+  keywordCaches: 0.2,
+  /** Split evenly between the SQLITE_CONNECTIONS connections. */
+  sqlitePageCache: 0.15,
+  /** Split evenly between the SQLITE_CONNECTIONS connections. */
+  sqliteMmap: 0.15,
+} as const;
+
+export interface MemoryBudget {
+  /** The whole budget, in MB (10^6 bytes) as configured. */
+  readonly megabytes: number;
+  /** Cap of the float16 vector copies, in bytes. */
+  readonly halfVectorBytes: number;
+  /** Cap of the keyword side's caches, in bytes. */
+  readonly keywordCacheBytes: number;
+  /** SQLite page cache of each connection, in KiB (`PRAGMA cache_size = -N`). */
+  readonly sqlitePageCacheKiB: number;
+  /** SQLite memory-mapped I/O of each connection, in bytes (`PRAGMA mmap_size = N`). */
+  readonly sqliteMmapBytes: number;
+}
+
+/**
+ * The split of a budget of `megabytes` MB (default DEFAULT_MEMORY_BUDGET_MB). Throws INVALID_INPUT
+ * naming the bounds for a budget outside MIN_MEMORY_BUDGET_MB … MAX_MEMORY_BUDGET_MB.
+ */
+export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB): MemoryBudget {
+  const mb = checkedMegabytes(megabytes, `${megabytes} MB`);
+  const bytes = mb * 1e6;
+  return {
+    megabytes: mb,
+    halfVectorBytes: Math.floor(bytes * BUDGET_SHARES.halfVectors),
+    keywordCacheBytes: Math.floor(bytes * BUDGET_SHARES.keywordCaches),
+    sqlitePageCacheKiB: Math.floor((bytes * BUDGET_SHARES.sqlitePageCache) / SQLITE_CONNECTIONS / 1024),
+    sqliteMmapBytes: Math.floor((bytes * BUDGET_SHARES.sqliteMmap) / SQLITE_CONNECTIONS),
+  };
+}
+
+/** The keyword caches' share as the keyword side's budget in postings (KeywordIndexOptions.termCachePostings). */
+export function keywordCachePostings(budget: MemoryBudget): number {
+  return Math.floor(budget.keywordCacheBytes / KEYWORD_CACHE_BYTES_PER_POSTING);
+}
+
+/**
+ * The budget a CLI or MCP process uses: `flag` MB when given, else MEMORY_BUDGET_ENV when set,
+ * else the default. A value that is not a whole number of MB within the bounds throws INVALID_INPUT
+ * naming where it came from.
+ */
+export function budgetFromCommandLine(flag: number | undefined, env: NodeJS.ProcessEnv = process.env): MemoryBudget {
+  if (flag !== undefined) return memoryBudget(checkedMegabytes(flag, `--memory-budget-mb ${flag}`));
+  const raw = env[MEMORY_BUDGET_ENV];
+  if (raw === undefined || raw.trim() === '') return memoryBudget();
+  return memoryBudget(checkedMegabytes(Number(raw), `${MEMORY_BUDGET_ENV}=${raw}`));
+}
+
+function checkedMegabytes(value: number, what: string): number {
+  const parsed = MemoryBudgetMBSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new AgentMemoryError(
+    'INVALID_INPUT',
+    `${what} is not a memory budget: give a whole number of MB from ${MIN_MEMORY_BUDGET_MB} to ${MAX_MEMORY_BUDGET_MB} (default ${DEFAULT_MEMORY_BUDGET_MB}).`,
+  );
+}

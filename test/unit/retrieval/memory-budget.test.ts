@@ -1,0 +1,191 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isAgentMemoryError } from '../../../src/core/errors';
+import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
+import { HalfVectorCache } from '../../../src/core/memory/dense/half-vector-cache';
+import {
+  budgetFromCommandLine,
+  BUDGET_SHARES,
+  DEFAULT_MEMORY_BUDGET_MB,
+  KEYWORD_CACHE_BYTES_PER_POSTING,
+  keywordCachePostings,
+  MAX_MEMORY_BUDGET_MB,
+  MEMORY_BUDGET_ENV,
+  memoryBudget,
+  MIN_MEMORY_BUDGET_MB,
+  SQLITE_CONNECTIONS,
+} from '../../../src/core/memory/memory-budget';
+import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { parseSettings } from '../../../src/core/settings';
+import { mcpServerCommand } from '../../../src/core/tools/mcp-server-command';
+import { sampleRecord, unitVector } from '../../support/records';
+
+const DIM = 64;
+
+function normalised(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  return v.map((x) => x / Math.sqrt(norm));
+}
+
+/** Near-duplicate clusters (ordered only by 1e-6 nudges) and spread vectors, as in dense-rescoring.test.ts. */
+function testVectors(): Float32Array[] {
+  const bases = Array.from({ length: 12 }, (_, i) => unitVector(500 + i, DIM));
+  const clustered = Array.from({ length: 600 }, (_, i) => {
+    const v = Float32Array.from(bases[i % bases.length]);
+    v[i % DIM] += (i % 5) * 1e-6;
+    return normalised(v);
+  });
+  return [...clustered, ...Array.from({ length: 600 }, (_, i) => unitVector(9000 + i, DIM))];
+}
+
+const expectError = (fn: () => unknown, pattern: RegExp) =>
+  assert.throws(fn, (e: unknown) => isAgentMemoryError(e, 'INVALID_INPUT') && pattern.test(e.message));
+
+describe('memory budget (agentMemory.memoryBudgetMB)', () => {
+  describe('the split', () => {
+    it('gives every share its fraction and never more than the budget in all', () => {
+      for (const mb of [MIN_MEMORY_BUDGET_MB, 100, DEFAULT_MEMORY_BUDGET_MB, 1000, MAX_MEMORY_BUDGET_MB]) {
+        const b = memoryBudget(mb);
+        const total = b.halfVectorBytes + b.keywordCacheBytes + SQLITE_CONNECTIONS * (b.sqlitePageCacheKiB * 1024 + b.sqliteMmapBytes);
+        assert.ok(total <= mb * 1e6, `${mb} MB: ${total} bytes`);
+        assert.ok(total > mb * 1e6 - 4096, `${mb} MB: the shares use the budget (${total} bytes)`);
+        assert.equal(b.megabytes, mb);
+        assert.equal(b.halfVectorBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.halfVectors));
+        assert.equal(b.keywordCacheBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.keywordCaches));
+      }
+      const shares = Object.values(BUDGET_SHARES).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(shares - 1) < 1e-12, `the shares sum to ${shares}`);
+    });
+
+    it('by default holds float16 copies of every record of 100k at 384 dimensions', () => {
+      const b = memoryBudget();
+      assert.equal(b.megabytes, DEFAULT_MEMORY_BUDGET_MB);
+      assert.ok(new HalfVectorCache(384, { maxBytes: b.halfVectorBytes }).capacity >= 100_000);
+      assert.equal(keywordCachePostings(b), Math.floor(b.keywordCacheBytes / KEYWORD_CACHE_BYTES_PER_POSTING));
+    });
+
+    it('refuses a budget outside its bounds, saying what to give', () => {
+      expectError(() => memoryBudget(MIN_MEMORY_BUDGET_MB - 1), /whole number of MB from 16 to 65536/);
+      expectError(() => memoryBudget(100.5), /100\.5 MB is not a memory budget/);
+    });
+
+    it('comes from --memory-budget-mb, else the environment, else the default', () => {
+      assert.equal(budgetFromCommandLine(64, { [MEMORY_BUDGET_ENV]: '500' }).megabytes, 64);
+      assert.equal(budgetFromCommandLine(undefined, { [MEMORY_BUDGET_ENV]: '500' }).megabytes, 500);
+      assert.equal(budgetFromCommandLine(undefined, {}).megabytes, DEFAULT_MEMORY_BUDGET_MB);
+      expectError(() => budgetFromCommandLine(undefined, { [MEMORY_BUDGET_ENV]: 'lots' }), new RegExp(`^${MEMORY_BUDGET_ENV}=lots is not a memory budget`));
+      expectError(() => budgetFromCommandLine(4, {}), /^--memory-budget-mb 4 is not a memory budget/);
+    });
+
+    it('is a setting with the same default, and reaches the MCP server the editor starts', () => {
+      assert.equal(parseSettings(() => undefined).settings.memoryBudgetMB, DEFAULT_MEMORY_BUDGET_MB);
+      const { settings, problems } = parseSettings((key) => (key === 'memoryBudgetMB' ? 8 : undefined));
+      assert.equal(settings.memoryBudgetMB, DEFAULT_MEMORY_BUDGET_MB);
+      assert.deepEqual(problems, ['agentMemory.memoryBudgetMB: must be at least 16 (using the default)']);
+      const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default: unknown; minimum: number; maximum: number }> } } };
+      const property = pkg.contributes.configuration.properties['agentMemory.memoryBudgetMB'];
+      assert.deepEqual([property.default, property.minimum, property.maximum], [DEFAULT_MEMORY_BUDGET_MB, MIN_MEMORY_BUDGET_MB, MAX_MEMORY_BUDGET_MB]);
+      assert.deepEqual(mcpServerCommand('/ext', '/m.sqlite', 'strict', '/bin/node', false, 300).args.slice(-2), ['--memory-budget-mb', '300']);
+    });
+  });
+
+  describe('the float16 copies within their cap', () => {
+    it('hold at most maxBytes (measured) and refuse new records when full, replacing held ones', () => {
+      const perRecord = DIM * 2 + 8;
+      const cap = 100 * perRecord + perRecord - 1;
+      const cache = new HalfVectorCache(DIM, { maxBytes: cap });
+      assert.equal(cache.capacity, 100);
+      cache.reserve(10_000);
+      assert.ok(cache.bytes <= cap, `reserve stays within the cap: ${cache.bytes} bytes`);
+      for (let rid = 1; rid <= 150; rid++) assert.equal(cache.set(rid, unitVector(rid, DIM)), rid <= 100, `rid ${rid}`);
+      assert.equal(cache.size, 100);
+      assert.ok(cache.full);
+      assert.ok(cache.bytes <= cap, `${cache.bytes} bytes held under a cap of ${cap}`);
+      assert.equal(cache.bytes, 100 * perRecord);
+      assert.equal(cache.set(50, unitVector(7, DIM)), true, 'a held copy is replaced');
+      cache.delete(3);
+      assert.equal(cache.set(120, unitVector(120, DIM)), true, 'a freed slot takes a new record');
+      assert.equal(cache.has(120), true);
+      assert.equal(cache.has(121), false);
+      assert.equal(new HalfVectorCache(DIM, { maxBytes: 0 }).set(1, unitVector(1, DIM)), false);
+      // Uncapped, as before: grows past the count above.
+      const open = new HalfVectorCache(DIM);
+      for (let rid = 1; rid <= 150; rid++) open.set(rid, unitVector(rid, DIM));
+      assert.equal(open.size, 150);
+    });
+
+    it('a dense search capped below the record count ranks as the uncapped one (real store), reading the rest from SQLite', () => {
+      const store = MemoryStore.open(':memory:');
+      try {
+        const vectors = testVectors();
+        store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+        const full = DenseIndex.open(store);
+        const cap = 300 * (DIM * 2 + 8);
+        const capped = DenseIndex.open(store, { halfVectorBytes: cap });
+        assert.equal(full.halfCopies.records, vectors.length);
+        assert.equal(capped.halfCopies.records, 300);
+        assert.ok(capped.halfCopies.bytes <= cap, `${capped.halfCopies.bytes} bytes under a cap of ${cap}`);
+        for (let qi = 0; qi < 40; qi++) {
+          const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
+          const want = full.search(q, 16, 128)!;
+          const got = capped.search(q, 16, 128)!;
+          assert.deepEqual(got.map((h) => h.rid), want.map((h) => h.rid), `query ${qi}`);
+          got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i].similarity) <= 2 ** -10, `query ${qi} place ${i}`));
+        }
+        assert.ok(capped.rescoreReads > full.rescoreReads + 40 * 64, `capped read ${capped.rescoreReads} vectors, uncapped ${full.rescoreReads}`);
+      } finally {
+        store.close();
+      }
+    });
+  });
+
+  describe('an open memory', () => {
+    let dir: string;
+    beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-budget-'))));
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it("sizes each SQLite connection's page cache and memory map from the budget (the default without one)", () => {
+      const file = path.join(dir, 'm.sqlite');
+      const budget = memoryBudget(40);
+      const store = MemoryStore.open(file, { memoryBudget: budget });
+      try {
+        const db = store.connectionForQueries();
+        assert.equal(db.pragma('cache_size', { simple: true }), -budget.sqlitePageCacheKiB);
+        assert.equal(db.pragma('mmap_size', { simple: true }), budget.sqliteMmapBytes);
+      } finally {
+        store.close();
+      }
+      const plain = MemoryStore.open(file);
+      try {
+        assert.equal(plain.connectionForQueries().pragma('cache_size', { simple: true }), -memoryBudget().sqlitePageCacheKiB);
+      } finally {
+        plain.close();
+      }
+    });
+
+    it('caps the search caches by the budget it is given', () => {
+      const store = MemoryStore.open(':memory:');
+      try {
+        const vectors = Array.from({ length: 50 }, (_, i) => unitVector(i + 1, DIM));
+        store.add(vectors.map((_, i) => sampleRecord({ id: `r${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+        const budget = memoryBudget(MIN_MEMORY_BUDGET_MB);
+        const search = HybridSearch.open(store, { memoryBudget: budget, file: null });
+        try {
+          assert.equal(search.dense.size, 50);
+          assert.equal(search.dense.halfCopies.capacity, Math.floor(budget.halfVectorBytes / (DIM * 2 + 8)));
+          const defaults = HybridSearch.open(store, { file: null });
+          assert.equal(defaults.dense.halfCopies.capacity, Math.floor(memoryBudget().halfVectorBytes / (DIM * 2 + 8)));
+          defaults.close();
+        } finally {
+          search.close();
+        }
+      } finally {
+        store.close();
+      }
+    });
+  });
+});
