@@ -15,14 +15,14 @@ const NEWLINE = 0x0a;
 
 /**
  * The lines of `file` from byte `offset` on (a line start; `line` lines come before it), read in
- * blocks so a file of any size takes a few MB of memory. A last line without a newline is
+ * blocks of `blockBytes` so a file of any size takes a few MB of memory. A last line without a newline is
  * included; an empty file, or one ending with a newline, ends with an empty line (as
  * `text.split('\n')` does), which a JSONL check ignores as blank.
  *
  * @example
  * for (const { bytes, lineNo, next } of jsonlFileLines('big.jsonl', 0, 0)) console.log(lineNo, bytes.length, next);
  */
-export function* jsonlFileLines(file: string, offset: number, line: number): Generator<FileLine> {
+export function* jsonlFileLines(file: string, offset: number, line: number, blockBytes = READ_BYTES): Generator<FileLine> {
   const fd = fs.openSync(file, 'r');
   try {
     let pending = Buffer.alloc(0);
@@ -30,8 +30,8 @@ export function* jsonlFileLines(file: string, offset: number, line: number): Gen
     let position = offset;
     let lineNo = line;
     for (;;) {
-      const block = Buffer.allocUnsafe(READ_BYTES);
-      const read = fs.readSync(fd, block, 0, READ_BYTES, position);
+      const block = Buffer.allocUnsafe(blockBytes);
+      const read = fs.readSync(fd, block, 0, blockBytes, position);
       position += read;
       const data = pending.length > 0 ? Buffer.concat([pending, block.subarray(0, read)]) : block.subarray(0, read);
       let start = 0;
