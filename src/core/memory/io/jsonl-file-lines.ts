@@ -15,9 +15,9 @@ const NEWLINE = 0x0a;
 
 /**
  * The lines of `file` from byte `offset` on (a line start; `line` lines come before it), read in
- * blocks of `blockBytes` so a file of any size takes a few MB of memory. A last line without a newline is
- * included; an empty file, or one ending with a newline, ends with an empty line (as
- * `text.split('\n')` does), which a JSONL check ignores as blank.
+ * blocks of `blockBytes` so a file of any size takes a few MB of memory. A last line without a
+ * newline is included; the end of a file ending with a newline is not a line (so a file of N
+ * newline-ended lines has N lines, and an empty file none).
  *
  * @example
  * for (const { bytes, lineNo, next } of jsonlFileLines('big.jsonl', 0, 0)) console.log(lineNo, bytes.length, next);
@@ -42,7 +42,7 @@ export function* jsonlFileLines(file: string, offset: number, line: number, bloc
       pendingStart += start;
       pending = Buffer.from(data.subarray(start));
       if (read === 0) {
-        yield { bytes: pending, lineNo: ++lineNo, next: pendingStart + pending.length };
+        if (pending.length > 0) yield { bytes: pending, lineNo: ++lineNo, next: pendingStart + pending.length };
         return;
       }
     }
