@@ -20,7 +20,7 @@ const NEWLINE = 0x0a;
  * newline-ended lines has N lines, and an empty file none).
  *
  * @example
- * for (const { bytes, lineNo, next } of jsonlFileLines('big.jsonl', 0, 0)) console.log(lineNo, bytes.length, next);
+ * for (const { bytes, lineNo, next } of jsonlFileLines('big.jsonl', 0, 0)) offsets.set(lineNo, { length: bytes.length, next });
  */
 export function* jsonlFileLines(file: string, offset: number, line: number, blockBytes = READ_BYTES): Generator<FileLine> {
   const fd = fs.openSync(file, 'r');
