@@ -158,8 +158,8 @@ async function importIntoFile(args: Args, reason: string): Promise<number> {
     const committed = store ? readImportCheckpoint(store) : undefined;
     store?.close();
     store = undefined;
-    if (committed) process.stderr.write(`lines up to ${count(committed.line)} of ${args.file} are imported; once the problem is fixed, run the same command again to resume at line ${count(committed.line + 1)}\n`);
-    else if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) fs.rmSync(f, { force: true });
+    if (committed && committed.identity === fileIdentity(args.file)) process.stderr.write(`lines up to ${count(committed.line)} of ${args.file} are imported; once the problem is fixed, run the same command again to resume at line ${count(committed.line + 1)}\n`);
+    else if (!committed && !existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) fs.rmSync(f, { force: true });
     throw error;
   } finally {
     process.removeListener('SIGINT', onSigint);

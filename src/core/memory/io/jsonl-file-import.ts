@@ -158,7 +158,9 @@ export async function writeJsonlFile(store: MemoryStore, check: JsonlFileCheck, 
     batchStart = line;
     options.onProgress?.({ phase: 'write', line, written: result.imported, bytes: offset, totalBytes, startLine: check.from.line, startBytes: check.from.offset, totalLines: check.lines });
   };
+  let end = { line: check.from.line, offset: check.from.offset };
   for (const { bytes, lineNo, next } of jsonlFileLines(check.file, check.from.offset, check.from.line)) {
+    end = { line: lineNo, offset: next };
     const record = checkJsonlLine(decodeJsonlLine(bytes), lineNo);
     if (typeof record === 'string' && !options.skipInvalid) throw changedFileError(check.file, record);
     if (record && typeof record !== 'string') batch.push(record);
@@ -168,7 +170,7 @@ export async function writeJsonlFile(store: MemoryStore, check: JsonlFileCheck, 
       if (options.shouldStop?.()) return { ...result, stopped: true };
     }
   }
-  if (batch.length > 0) commit(check.lines, totalBytes);
+  if (batch.length > 0) commit(end.line, end.offset);
   store.atomically(() => {
     options.finish?.();
     clearImportCheckpoint(store);
