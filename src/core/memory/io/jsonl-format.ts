@@ -114,38 +114,38 @@ export function checkJsonl(input: string | Uint8Array): JsonlCheck {
   const out: JsonlRecord[] = [];
   const problems: string[] = [];
   forEachLine(input, (raw, lineNo) => {
-    if (typeof raw !== 'string') {
-      problems.push(lineProblem(lineNo, raw.field, raw.message));
-      return;
-    }
-    const line = raw.trim();
-    if (!line) return;
-    if (Buffer.byteLength(line, 'utf8') > JSONL_LIMITS.lineBytes) {
-      problems.push(lineProblem(lineNo, '(line)', `the line is over ${JSONL_LIMITS.lineBytes} bytes`));
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      // The parser quotes the line: its control characters are shown escaped (the message reaches a toast, a log, a terminal).
-      problems.push(`Line ${lineNo}: not valid JSON (${printable(error instanceof Error ? error.message : String(error), { oneLine: true })})`);
-      return;
-    }
-    const unsafe = unstorable(value);
-    if (unsafe) {
-      problems.push(lineProblem(lineNo, unsafe.field, unsafe.message));
-      return;
-    }
-    const result = JsonlRecordSchema.safeParse(value);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      problems.push(lineProblem(lineNo, issue.path.join('.') || '(record)', readableIssue(issue)));
-      return;
-    }
-    out.push(result.data);
+    const checked = checkJsonlLine(raw, lineNo);
+    if (typeof checked === 'string') problems.push(checked);
+    else if (checked) out.push(checked);
   });
   return { records: out, problems };
+}
+
+/**
+ * One line of a JSONL file checked (what checkJsonl does to each): its record, the sentence
+ * naming its problem (`Line 3: field 'question': is missing`), or undefined for a blank line.
+ * `raw` is the line's text, or what decodeJsonlLine found wrong with its bytes.
+ */
+export function checkJsonlLine(raw: string | { field: string; message: string }, lineNo: number): JsonlRecord | string | undefined {
+  if (typeof raw !== 'string') return lineProblem(lineNo, raw.field, raw.message);
+  const line = raw.trim();
+  if (!line) return undefined;
+  if (Buffer.byteLength(line, 'utf8') > JSONL_LIMITS.lineBytes) return lineProblem(lineNo, '(line)', `the line is over ${JSONL_LIMITS.lineBytes} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    // The parser quotes the line: its control characters are shown escaped (the message reaches a toast, a log, a terminal).
+    return `Line ${lineNo}: not valid JSON (${printable(error instanceof Error ? error.message : String(error), { oneLine: true })})`;
+  }
+  const unsafe = unstorable(value);
+  if (unsafe) return lineProblem(lineNo, unsafe.field, unsafe.message);
+  const result = JsonlRecordSchema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return lineProblem(lineNo, issue.path.join('.') || '(record)', readableIssue(issue));
+  }
+  return result.data;
 }
 
 /**
@@ -211,21 +211,26 @@ function forEachLine(input: string | Uint8Array, visit: (line: string | { field:
     return;
   }
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let start = 0;
   for (let lineNo = 1; start <= bytes.length; lineNo++) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end < 0) end = bytes.length;
-    const chunk = bytes.subarray(start, end);
-    let text: string | undefined;
-    try {
-      text = strict.decode(chunk);
-    } catch {
-      text = undefined;
-    }
-    visit(text === undefined ? { field: invalidUtf8Field(chunk), message: 'invalid UTF-8 (save the file as UTF-8)' } : text.replace(/\r$/, ''), lineNo);
+    visit(decodeJsonlLine(bytes.subarray(start, end)), lineNo);
     start = end + 1;
   }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** One line's bytes (without its newline) as text without a trailing CR, or what is wrong with them (invalid UTF-8, naming the field). */
+export function decodeJsonlLine(chunk: Uint8Array): string | { field: string; message: string } {
+  let text: string;
+  try {
+    text = strictUtf8.decode(chunk);
+  } catch {
+    return { field: invalidUtf8Field(chunk), message: 'invalid UTF-8 (save the file as UTF-8)' };
+  }
+  return text.replace(/\r$/, '');
 }
 
 /** The JSON path of the first string holding an undecodable byte sequence, or '(line)'. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AgentMemoryError } from '../../errors';
 import { RedactionTally } from '../../security/redact';
@@ -90,6 +91,8 @@ export interface ImportOptions {
   reason?: string;
   /** Drop vectors from the file (the caller re-embeds). */
   ignoreEmbeddings?: boolean;
+  /** Runs inside the import's transaction once the records are written, given the secrets redacted (a file import's checkpoint). */
+  inSameTransaction?: (redacted: number) => void;
 }
 
 export interface JsonlImportOptions extends ImportOptions {
@@ -123,7 +126,8 @@ export function importJsonl(store: MemoryStore, input: string | Uint8Array, opti
 
 /** importJsonl for lines already parsed by parseJsonl (callers that validate before opening a store). */
 export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options: ImportOptions = {}): { imported: number; redacted: number } {
-  const records = parsed.map((r) => (options.ignoreEmbeddings ? { ...r, embedding: undefined, embedderId: undefined } : r));
+  // Ids are given here when the line has none (as the store would), so the write needs no read-back.
+  const records = parsed.map((r) => ({ ...r, id: r.id ?? randomUUID(), ...(options.ignoreEmbeddings ? { embedding: undefined, embedderId: undefined } : {}) }));
   assertUniqueIds(records);
   const existing = store.getMany(records.flatMap((r) => (r.id === undefined ? [] : [r.id])));
   if (existing.length > 0) throw existingIdsError(existing.map((r) => r.id));
@@ -147,12 +151,11 @@ export function importRecords(store: MemoryStore, parsed: JsonlRecord[], options
       let end = start;
       while (end < records.length && (records[end].embedding !== undefined) === vectored) end++;
       const run = records.slice(start, end);
-      const ids = store
-        .add(run.map(toInput), vectored ? { ...context, returnRecords: true, embeddings: run.map((r) => Float32Array.from(r.embedding!)), embedderId } : { ...context, returnRecords: true })
-        .map((rec) => rec.id);
-      run.forEach((r, i) => lifecycle.run(r.status === 'deleted' ? r.statusBeforeDelete ?? 'pending' : null, r.updatedAt ?? null, ids[i]));
+      store.add(run.map(toInput), vectored ? { ...context, embeddings: run.map((r) => Float32Array.from(r.embedding!)), embedderId } : context);
+      for (const r of run) lifecycle.run(r.status === 'deleted' ? r.statusBeforeDelete ?? 'pending' : null, r.updatedAt ?? null, r.id);
       start = end;
     }
+    options.inSameTransaction?.(redactions.count);
   });
   write.immediate();
   return { imported: records.length, redacted: redactions.count };
