@@ -111,6 +111,8 @@ export class MemoryManager implements Disposable {
       const withdrawn = reviewQueries(this.store).withdrawStale();
       if (withdrawn.length > 0) this.logger.info(`task ${taskIndex}: ${withdrawn.length} proposed deletion(s) withdrawn: their records were retrieved since they were proposed`);
     }
+    // Read once per task: the rules and the plans of their firings (same transaction, no Φ written in between) use it.
+    const runningAccuracy = this.relative && this.needsUtility && utility !== null ? this.queries.runningAccuracy(taskIndex) : undefined;
     const firings = evaluateRules(this.rules, {
       taskIndex,
       activeCount: this.needsCount ? this.countActive() : 0,
@@ -118,10 +120,12 @@ export class MemoryManager implements Disposable {
       lastRunByRule: this.lastRunByRule,
       commands: input.commands,
       utilityUpdates: this.needsUtility && utility !== null ? this.utilityOf(attribution.credited) : [],
-      ...(this.relative && this.needsUtility && utility !== null ? { runningAccuracy: this.queries.runningAccuracy(taskIndex) } : {}),
+      ...(runningAccuracy !== undefined ? { runningAccuracy } : {}),
     });
     const historyDeleted = { count: 0 };
-    const deletions = firings.map((f) => this.runFiring(f, taskIndex, historyDeleted));
+    // The planners' own fallback for no evaluated task is 0, as the rules'.
+    const planned = runningAccuracy !== undefined && this.options.deletionParams?.runningAccuracy === undefined ? { runningAccuracy: runningAccuracy ?? 0 } : {};
+    const deletions = firings.map((f) => this.runFiring(f, taskIndex, historyDeleted, planned));
     if (firings.length > 0) this.store.setMeta(LAST_RUN_META, JSON.stringify(this.lastRunByRule));
     return { taskIndex, utility, evaluator: evaluation?.evaluator ?? null, similarity, attribution, addition, firings, deletions };
   }
@@ -276,9 +280,9 @@ export class MemoryManager implements Disposable {
    * `historyDeleted` counts them, a later history firing is skipped and a later combined
    * batch runs with its history part off.
    */
-  private runFiring(firing: RuleFiring, taskIndex: number, historyDeleted: { count: number }): DeletionRun {
+  private runFiring(firing: RuleFiring, taskIndex: number, historyDeleted: { count: number }, planned: DeletionParams = {}): DeletionRun {
     const policy: DeletionPolicyName = policyOf(firing.operation);
-    const params: DeletionParams = { ...this.options.deletionParams, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
+    const params: DeletionParams = { ...this.options.deletionParams, ...planned, ...(firing.recordIds && policy === 'history' ? { recordIds: firing.recordIds } : {}) };
     const onePerTask = params.historyPerTask === 'worst';
     const historyOffNow = () => (onePerTask && historyDeleted.count > 0 && policy === 'combined' ? { minRetrievals: Number.MAX_SAFE_INTEGER } : {});
     if (onePerTask && historyDeleted.count > 0 && policy === 'history') return this.noDeletion(firing, policy, taskIndex);

@@ -110,6 +110,41 @@ describe('deletion queries: the periodic window counted per record, checked row 
     });
   }
 
+  for (const seed of [4, 5]) {
+    it(`history candidates of an id list (the records one task credited): the rows, order and total a row-by-row check gives (seed ${seed})`, () => {
+      const h = randomHistory(seed);
+      const q = deletionQueries(h.store);
+      const records = h.records();
+      const random = seededRandom(seed * 7);
+      const worstFirst = (a: RecordState, b: RecordState) => a.utility_sum / a.utility_count - b.utility_sum / b.utility_count || b.utility_count - a.utility_count || oldestFirst(a, b);
+      let seen = 0;
+      for (let round = 0; round < 60; round++) {
+        // Any ids: active, deleted, unknown, named twice.
+        const ids = Array.from({ length: 1 + Math.floor(random() * 8) }, () => (random() < 0.1 ? 'unknown' : records[Math.floor(random() * records.length)].id));
+        ids.push(ids[0]);
+        const protectSeeds = random() < 0.5;
+        const p = { minRetrievals: 2, beta: 0.5, eps: 1e-9, protectSeeds };
+        const selected = records.filter((r) => ids.includes(r.id) && r.status === 'active' && !(protectSeeds && r.provenance === 'seed') && r.utility_count >= 2 && r.utility_sum / r.utility_count <= 0.5 + 1e-9);
+        for (const order of ['oldest', 'worst'] as const) {
+          const expected = [...selected].sort(order === 'worst' ? worstFirst : oldestFirst).map((r) => r.id);
+          for (const limit of [1, 2, 1000]) {
+            const got = q.historyCandidates(p, limit, ids, { order });
+            assert.deepEqual(got.rows.map((r) => r.id), expected.slice(0, limit), `${order}, limit ${limit}, ids ${ids.join(' ')}`);
+            assert.equal(got.total, expected.length);
+            for (const r of got.rows) assert.equal(r.question, h.store.get(r.id)?.question, 'each row carries its question');
+          }
+        }
+        // The relative threshold (Wilson upper bound below the running accuracy) on the same ids.
+        const relative = q.historyCandidates({ ...p, threshold: 'relative', accuracy: 0.6, z: 1.96 }, 1000, ids);
+        const wilson = (r: RecordState) => { const d = r.utility_sum - 0.6 * r.utility_count; return r.utility_count >= 2 && d < 0 && d * d > 1.96 * 1.96 * 0.6 * 0.4 * r.utility_count; };
+        assert.deepEqual(relative.rows.map((r) => r.id), records.filter((r) => ids.includes(r.id) && r.status === 'active' && !(protectSeeds && r.provenance === 'seed') && wilson(r)).sort(oldestFirst).map((r) => r.id));
+        seen += selected.length;
+      }
+      assert.ok(seen > 20, `the rule selected records in some rounds (${seen})`);
+      h.store.close();
+    });
+  }
+
   it('a record last retrieved at the window\'s first task is in a closed window and out of a half-open one; one retrieved before it is in neither', () => {
     const store = MemoryStore.open(':memory:');
     store.add(['edge', 'before', 'inside', 'never'].map((id) => sampleRecord({ id, createdTask: 0, status: 'active' })), { trigger: 'import' });

@@ -18,6 +18,11 @@ export interface OperationContext {
   evidence?: Record<string, Record<string, unknown>>;
 }
 
+/** A status change's context; `returnRecords: false` skips reading the changed records back (the deletion rules). */
+export interface TransitionContext extends OperationContext {
+  returnRecords?: boolean;
+}
+
 export interface AddOptions extends OperationContext {
   /** One vector per input (same order), all from `embedderId`. */
   embeddings?: Float32Array[];

@@ -28,9 +28,9 @@ import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../../security/record-redaction';
 import { redactJson, redactText } from '../../security/redact';
 
-import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords } from './store-types';
+import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords, TransitionContext } from './store-types';
 import { StoreQueries } from './store-queries';
-export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry } from './store-types';
+export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry, TransitionContext } from './store-types';
 
 /**
  * A bulk reader's SQLite page cache (KiB): bench:retrieval's float-scan baseline sets it on its own
@@ -140,7 +140,8 @@ export class MemoryStore extends Disposable {
   }
 
   setMeta(key: string, value: string): void {
-    this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run(key, value);
+    // An upsert changes the row in place (REPLACE would delete it and insert it again, index entry included).
+    this.stmt('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   /** Monotonic counter bumped by every committed change (used to detect stale derived indexes). */
@@ -325,11 +326,13 @@ export class MemoryStore extends Disposable {
    * restore: deleted→its previous status; purge: removes deleted records for good
    * (the audit trail keeps their entries). Invalid states fail the whole batch.
    */
-  transition(ids: string[], operation: keyof typeof TransitionRules, context: OperationContext): MemoryRecord[] {
+  transition(ids: string[], operation: keyof typeof TransitionRules, context: TransitionContext): MemoryRecord[] {
     const trigger = TriggerSchema.parse(context.trigger);
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = this.stmt(`SELECT rid, id, question, code, status, status_before_delete, embedding FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique)) as (IndexedText & { status: RecordStatus; status_before_delete: RecordStatus | null; embedding: Buffer | null })[];
+    // The vector is read only where a record may become active again (approve, restore).
+    const embedding = operation === 'approve' || operation === 'restore' ? 'embedding' : 'NULL AS embedding';
+    const rows = this.stmt(`SELECT rid, id, question, code, status, status_before_delete, ${embedding} FROM records WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique)) as (IndexedText & { status: RecordStatus; status_before_delete: RecordStatus | null; embedding: Buffer | null })[];
     const found = new Map(rows.map((r) => [r.id, r]));
     for (const id of unique) {
       const row = found.get(id);
@@ -363,7 +366,7 @@ export class MemoryStore extends Disposable {
     });
     this.guard(() => apply.immediate());
     this.afterCommit(() => this.changes.fire({ kind: operation === 'purge' ? 'purged' : 'status', ids: unique }));
-    return operation === 'purge' ? [] : this.getMany(unique);
+    return operation === 'purge' || context.returnRecords === false ? [] : this.getMany(unique);
   }
 
   /** Replaces the vectors of all records (re-embed), in one transaction. */

@@ -22,7 +22,11 @@ const SQL = {
   utilityOnRecords: `UPDATE records SET utility_sum = utility_sum - COALESCE(r.utility, 0) + ?, utility_count = utility_count + (r.utility IS NULL)
       FROM retrievals r WHERE r.task_index = ? AND r.rid = records.rid AND r.shown = 1 AND COALESCE(r.followed, 1) = 1`,
   utilityOnRetrievals: 'UPDATE retrievals SET utility = ? WHERE task_index = ? AND shown = 1 AND COALESCE(followed, 1) = 1',
-  attribution: 'UPDATE retrievals SET shown = ?, followed = ? WHERE task_index = ? AND rid = ? AND utility IS NULL',
+  // Attribution marks of a task in two statements: the rids of the records named (in order, NULL when unknown), then
+  // one UPDATE over the [rid, shown, followed] triples.
+  ridsOf: 'SELECT j.key, r.rid FROM json_each(?) j LEFT JOIN records r ON r.id = j.value',
+  attribution: `UPDATE retrievals SET shown = m.value ->> 1, followed = m.value ->> 2 FROM json_each(?) m
+      WHERE retrievals.task_index = ? AND retrievals.rid = m.value ->> 0 AND retrievals.utility IS NULL`,
   utilityOnTask: 'UPDATE tasks SET utility = ?, evaluator = COALESCE(?, evaluator) WHERE task_index = ?',
   // The inverse of the three above: take a task's Φ back off the records and rows it was credited to.
   withdrawOnRecords: `UPDATE records SET utility_sum = utility_sum - r.utility, utility_count = utility_count - 1
@@ -173,15 +177,14 @@ export class TaskLog {
    */
   markAttribution(taskIndex: number, entries: readonly { recordId: string; shown: boolean; followed: boolean | null }[]): void {
     if (entries.length === 0) return;
-    const update = this.stmt('attribution');
-    const run = this.db.transaction(() => {
-      for (const e of entries) {
-        const rid = this.store.ridOf(e.recordId);
-        if (rid === undefined) throw new AgentMemoryError('NOT_FOUND', `Cannot mark the attribution of unknown record '${e.recordId}'.`);
-        update.run(e.shown ? 1 : 0, e.followed === null ? null : e.followed ? 1 : 0, taskIndex, rid);
-      }
-    });
-    run.immediate();
+    const rids = new Array<number | null>(entries.length).fill(null);
+    for (const [i, rid] of this.stmt('ridsOf').raw(true).all(JSON.stringify(entries.map((e) => e.recordId))) as [number, number | null][]) rids[i] = rid;
+    const unknown = rids.indexOf(null);
+    if (unknown >= 0) throw new AgentMemoryError('NOT_FOUND', `Cannot mark the attribution of unknown record '${entries[unknown].recordId}'.`);
+    // A record named twice takes its last mark (as one update per entry, in order, would leave it).
+    const marks = new Map<number, [number, number, number | null]>();
+    entries.forEach((e, i) => marks.set(rids[i]!, [rids[i]!, e.shown ? 1 : 0, e.followed === null ? null : e.followed ? 1 : 0]));
+    this.stmt('attribution').run(JSON.stringify([...marks.values()]), taskIndex);
   }
 
   /** Writes Φ onto the task's credited retrieval rows (shown, not "not followed"); re-evaluation replaces the old value. */

@@ -106,7 +106,7 @@ export function deleteWithinFloor(store: MemoryStore, ids: readonly string[], co
     }
     if (deleted.length > 0) {
       const evidence = context.evidence ? Object.fromEntries(deleted.filter((id) => context.evidence![id]).map((id) => [id, context.evidence![id]])) : undefined;
-      store.transition(deleted, 'delete', { trigger: context.trigger, reason: context.reason, ...(evidence ? { evidence } : {}) });
+      store.transition(deleted, 'delete', { trigger: context.trigger, reason: context.reason, ...(evidence ? { evidence } : {}), returnRecords: false });
     }
     return { deleted, skipped, floorKept, activeBefore };
   });

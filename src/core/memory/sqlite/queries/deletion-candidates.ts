@@ -49,6 +49,16 @@ export const RUNNING_ACCURACY_SQL = 'SELECT AVG(utility) AS a FROM tasks WHERE u
 /** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
 const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
 
+/** OLDEST_FIRST, in TypeScript. */
+function oldestFirst(a: CandidateRow, b: CandidateRow): number {
+  return a.created_task - b.created_task || a.rid - b.rid;
+}
+
+/** WORST_FIRST, in TypeScript (the history condition holds only for utility_count > 0). */
+function worstFirst(a: CandidateRow, b: CandidateRow): number {
+  return a.utility_sum / a.utility_count - b.utility_sum / b.utility_count || b.utility_count - a.utility_count || oldestFirst(a, b);
+}
+
 function historyCondition(p: HistoryParams): string {
   return p.threshold === 'relative' ? RELATIVE_CONDITION : HISTORY_CONDITION;
 }
@@ -201,6 +211,7 @@ export class DeletionQueries {
    * only records the periodic rule of that window keeps.
    */
   historyCandidates(p: HistoryParams, limit: number, recordIds?: readonly string[], options: { order?: 'oldest' | 'worst'; notPeriodic?: WindowParams } = {}): CandidateRows<CandidateRow & { in_window?: number }> {
+    if (recordIds && !options.notPeriodic) return this.historyAmong(p, limit, recordIds, options.order ?? 'oldest');
     const params = { ...historyParams(p), ...(recordIds ? { ids: JSON.stringify(recordIds) } : {}), ...(options.notPeriodic ? windowParams(options.notPeriodic) : {}) };
     const window = options.notPeriodic ? windowSpec(options.notPeriodic) : undefined;
     // CROSS JOIN fixes the join order: the id list drives the query.
@@ -213,6 +224,21 @@ export class DeletionQueries {
       params,
       limit,
     });
+  }
+
+  /**
+   * historyCandidates driven by a short id list (the records one task credited, after every task):
+   * one index lookup per id, every match read with its question, ordered and cut in TypeScript
+   * (the same order and total as the generic query, without its temporary sort tree, its
+   * co-routine and, when the limit is reached, its second counting pass).
+   */
+  private historyAmong(p: HistoryParams, limit: number, recordIds: readonly string[], order: 'oldest' | 'worst'): CandidateRows<CandidateRow> {
+    const all = prepared(
+      this.db,
+      `SELECT ${CANDIDATE_COLUMNS}, r.question FROM json_each(@ids) j CROSS JOIN records r WHERE r.id = j.value AND r.status = 'active' AND ${historyCondition(p)} ${seedFilter(p.protectSeeds)}`,
+    ).all({ ...historyParams(p), ids: JSON.stringify([...new Set(recordIds)]) }) as CandidateRow[];
+    all.sort(order === 'worst' ? worstFirst : oldestFirst);
+    return { rows: all.length > limit ? all.slice(0, limit) : all, total: all.length };
   }
 
   /**
