@@ -228,7 +228,7 @@ async function main(argv: string[]): Promise<number> {
       writes_acknowledged: tally.acked.size, writes_found: tally.acked.size - lost, writes_lost: lost, writes_failed_reported: tally.failed, failure_messages: Object.fromEntries(tally.failures),
       increments_sent: tally.incRetrieval + tally.incPhi, increments_found: Number(sums.rows[0].r) + Number(sums.rows[0].u),
       visibility_p50_ms: pct(visibility, 50), visibility_p99_ms: pct(visibility, 99), visibility_samples: visibility.length,
-      rerank: args.rerank, search_p50_ms: pct(tally.searchMs, 50), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,
+      rerank: args.rerank, search_p50_ms: pct(tally.searchMs, 50), search_p95_ms: pct(tally.searchMs, 95), search_p99_ms: pct(tally.searchMs, 99), searches: tally.searchMs.length,
       shapes_load_p50_ms: pct(tally.shapesMs, 50),
       client_rss_max_mb: Math.round(tally.rssMb), sweeps, sweep_period_ms: args['sweep-period-ms'], sweep_periods_elapsed: Math.ceil(durationMs / args['sweep-period-ms']),
       client_crashes: tally.crashes.length, measured_under_load: true,

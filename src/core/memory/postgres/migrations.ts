@@ -7,6 +7,7 @@
  */
 import type { ClientBase } from 'pg';
 import { AgentMemoryError } from '../../errors';
+import { MEMBERSHIP_MIGRATION_SQL } from './migration-membership';
 import { applicationGrants, ROLES_MIGRATION_SQL } from './migration-roles';
 
 export interface PgMigration {
@@ -268,6 +269,11 @@ CREATE TRIGGER records_terms_updated AFTER UPDATE ON records REFERENCING OLD TAB
     version: 5,
     description: 'roles per space (space_members, row-level security, SECURITY DEFINER functions for status, counters, tasks and policy), server-assigned ids, audit actor from the session and hash chain, audit archive',
     sql: ROLES_MIGRATION_SQL,
+  },
+  {
+    version: 6,
+    description: 'the membership checks of the row-level security policies and owner functions planned once per session (PL/pgSQL), not at every statement',
+    sql: MEMBERSHIP_MIGRATION_SQL,
   },
 ];
 

@@ -217,6 +217,33 @@ describe('team memory roles per space: refused by the server, checked by reading
     assert.ok(!seen.some((c) => c.id === 'forged'));
   });
 
+  it('a revoke applies to the next statement of an open session, and so does a grant (the membership is read at every statement, only its plan is kept)', async () => {
+    const owner = await store('owner', 'live');
+    await owner.add([sampleRecord({ id: 'live-1', question: 'how many tracheostomy stays', code: 'answer = 11' })], { trigger: 'import' });
+    await grantSpaceRole(pg().ownerUrl, { role: 'agent_b', space: 'live', level: 'agent' });
+    const session = new Client({ connectionString: urlOf('agent_b') });
+    await session.connect();
+    try {
+      const reads = async (): Promise<{ rows: number; level: unknown; keyword: number | string }> => {
+        const rows = Number((await session.query("SELECT count(*) AS n FROM records WHERE space = 'live'")).rows[0].n);
+        const level = (await session.query("SELECT agent_memory_level('live') AS l")).rows[0].l;
+        const keyword = await session.query("SELECT count(*) AS n FROM agent_memory_keyword_candidates('live', 'tracheostomy'::tsquery, 10, true)").then((r) => Number(r.rows[0].n), (e: Error & { code?: string }) => e.code ?? e.message);
+        return { rows, level, keyword };
+      };
+      // Several statements first: the session's plans of the membership checks are made and kept.
+      for (let i = 0; i < 3; i++) assert.deepEqual(await reads(), { rows: 1, level: 'agent', keyword: 1 });
+      await grantSpaceRole(pg().ownerUrl, { role: 'agent_b', space: 'live', level: 'agent', revoke: true });
+      assert.deepEqual(await reads(), { rows: 0, level: null, keyword: '42501' });
+      await grantSpaceRole(pg().ownerUrl, { role: 'agent_b', space: 'live', level: 'reviewer' });
+      assert.deepEqual(await reads(), { rows: 1, level: 'reviewer', keyword: 1 });
+      assert.equal((await session.query("SELECT 'live' = ANY (agent_memory_spaces('reviewer')) AS yes")).rows[0].yes, true);
+    } finally {
+      await session.end();
+      await grantSpaceRole(pg().ownerUrl, { role: 'agent_b', space: 'live', level: 'reviewer', revoke: true });
+    }
+    assert.equal((await sql('agent_b', "SELECT count(*) AS n FROM records WHERE space = 'live'")).rows[0].n, '0');
+  });
+
   it('writers of another space are unaffected: agent_b records in b while a is probed', async () => {
     const b = await store('agent_b', 'b');
     const [rec] = await b.add([sampleRecord({ id: 'b-2', code: 'answer = 3' })], { trigger: 'agent' });
