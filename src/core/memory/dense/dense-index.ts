@@ -8,6 +8,11 @@ import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 import { rescore, Scored } from './dense-rescore';
+import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
+import { IVF_RETRAIN_GROWTH, openIvf } from './ivf-persist';
+
+/** From this many active codes on, candidates come from an inverted file over the codes (a few lists) instead of a full scan. */
+export const IVF_MIN_CODES = 250_000;
 
 /** One dense neighbour. */
 export interface DenseHit {
@@ -63,7 +68,7 @@ interface ChunkRow {
  * dense.search(queryVector, 4, 128); // [{ rid, similarity }], best first; null when it cannot answer
  */
 export class DenseIndex {
-  private cache: BinaryCodeCache | null = null;
+  private cache: CodeSearch | null = null;
   private halves: HalfVectorCache | null = null;
   /** Next rid the float16 fill reads from (null: full, or not started). */
   private fillFrom: number | null = null;
@@ -81,7 +86,7 @@ export class DenseIndex {
   /** Settles when the codes are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
 
-  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean) {
+  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean, private readonly ivfMinCodes: number) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
     // `+status`: look the candidates up by rowid, not through the status index (one b-tree search per row instead of two).
@@ -99,8 +104,15 @@ export class DenseIndex {
     return this.ready.then(() => this.filling ?? undefined);
   }
 
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean } = {}): DenseIndex {
-    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false);
+  /** `ivfMinCodes`: active codes from which candidates come from the inverted file (default IVF_MIN_CODES; Infinity: always a full scan). */
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; ivfMinCodes?: number } = {}): DenseIndex {
+    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.ivfMinCodes ?? IVF_MIN_CODES);
+  }
+
+  /** The inverted file in use (null: a full scan of the codes). */
+  get invertedFile(): IvfCodeIndex | null {
+    this.finishLoad();
+    return this.cache instanceof IvfCodeIndex ? this.cache : null;
   }
 
   /** Number of active codes held. */
@@ -171,7 +183,7 @@ export class DenseIndex {
     this.fillFrom = null;
   }
 
-  private fresh(vector: Float32Array): BinaryCodeCache | null {
+  private fresh(vector: Float32Array): CodeSearch | null {
     this.finishLoad();
     this.catchUp();
     const cache = this.cache;
@@ -209,6 +221,8 @@ export class DenseIndex {
       cache.delete(rid);
       this.halves?.delete(rid);
     }
+    if (cache instanceof BinaryCodeCache && cache.size >= this.ivfMinCodes) this.cache = openIvf(this.db, cache, this.seq, this.log, this.logger);
+    else if (cache instanceof IvfCodeIndex && cache.size > cache.trainedSize * IVF_RETRAIN_GROWTH) this.reload();
   }
 
   private storedDimension(): number | null {
@@ -281,8 +295,9 @@ export class DenseIndex {
 
   private complete(loader: Loader): void {
     this.loader = null;
-    this.cache = loader.cache;
     this.seq = loader.seq;
+    const flat = loader.cache;
+    this.cache = flat && flat.size >= this.ivfMinCodes ? openIvf(this.db, flat, loader.seq, this.log, this.logger) : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
     this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension) : null;
     this.halves?.reserve(loader.cache?.size ?? 0);
