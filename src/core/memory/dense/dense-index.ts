@@ -86,7 +86,7 @@ export class DenseIndex {
   /** Settles when the codes are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
 
-  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean, private readonly ivfMinCodes: number) {
+  private constructor(private readonly db: Database, logger: Logger, private readonly background: boolean, private readonly ivfMinCodes: number, private readonly copies: boolean) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
     // `+status`: look the candidates up by rowid, not through the status index (one b-tree search per row instead of two).
@@ -104,9 +104,13 @@ export class DenseIndex {
     return this.ready.then(() => this.filling ?? undefined);
   }
 
-  /** `ivfMinCodes`: active codes from which candidates come from the inverted file (default IVF_MIN_CODES; Infinity: always a full scan). */
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; ivfMinCodes?: number } = {}): DenseIndex {
-    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.ivfMinCodes ?? IVF_MIN_CODES);
+  /**
+   * `ivfMinCodes`: active codes from which candidates come from the inverted file (default
+   * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no float16 copies (rescoring
+   * reads every candidate's vector; benchmarks of the candidate stage).
+   */
+  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean } = {}): DenseIndex {
+    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.ivfMinCodes ?? IVF_MIN_CODES, options.halfCopies ?? true);
   }
 
   /** The inverted file in use (null: a full scan of the codes). */
@@ -299,7 +303,7 @@ export class DenseIndex {
     const flat = loader.cache;
     this.cache = flat && flat.size >= this.ivfMinCodes ? openIvf(this.db, flat, loader.seq, this.log, this.logger) : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
-    this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension) : null;
+    this.halves = loader.cache && this.copies ? new HalfVectorCache(loader.cache.dimension) : null;
     this.halves?.reserve(loader.cache?.size ?? 0);
     this.fillFrom = this.halves ? 0 : null;
     this.catchUp();
