@@ -27,7 +27,14 @@
  * - the keyword stage side by side: KeywordIndex.search top-32 (MiniSearch's per-term results
  *   combined, keyword32_p50_ms) against one MiniSearch `search` of the whole query
  *   (keyword32_direct_p50_ms, the 0.2.0 path), alternating per query in this process, and on how
- *   many queries both return the same top-32 (records, scores and order: keyword32_identical).
+ *   many queries both return the same top-32 (records, scores and order: keyword32_identical),
+ * - first_open_ms: the store and a new HybridSearch opened on the memory just measured, until an
+ *   answer fuses both sides (the search the next size uses), and the dense side alone
+ *   (bench-retrieval-dense.ts: its open, the inverted file's candidates against a full scan).
+ *
+ * `--dir DIR` builds the memory in DIR and keeps it; a later run with the same DIR reuses the records
+ * already there (a million is built once). `--dense-only` times the dense side alone (no keyword index,
+ * no question shapes: the hybrid fields are null).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -35,16 +42,19 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { SyntheticRecords } from '../core/bench/synthetic-records';
 import { HybridSearch } from '../core/memory/search/hybrid-search';
+import { DenseIndex } from '../core/memory/dense/dense-index';
+import { DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, LARGE_MEMORY } from '../core/memory/search/search-contract';
 import { InlineKeywords } from '../core/memory/keyword/keyword-service';
 import { ShapeIndex } from '../core/memory/search/shape-index';
 import { openDatabase } from '../core/memory/sqlite/database';
 import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/sqlite/store';
 import { vectorToBlob } from '../core/memory/dense/vector-index';
+import { ExactFloat, measureDense, DenseFigures, percentile, round, timeMs } from './bench-retrieval-dense';
 import { HashingEmbedder } from '../core/similarity/hashing-embedder';
 import { runMain } from './run-main';
 import { HELP_SHOWN, parseBenchArgs } from './args';
 
-const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker]
+const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only]
 
 Grows one file-backed memory through --sizes records and measures at each size: insert rate,
 hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).`;
@@ -59,9 +69,15 @@ const ArgsSchema = z.object({
   queries: z.coerce.number().int().positive().default(200),
   tasks: z.string().min(1).default(path.join(process.cwd(), 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl')),
   keywords: z.enum(['inline', 'worker']).default('inline'),
+  dir: z.string().min(1).optional(),
+  'dense-only': z.boolean().default(false),
 });
 
-export interface BenchRow {
+export interface BenchRow extends DenseFigures {
+  /** Opening the store and a new HybridSearch on it until an answer fused both sides. */
+  first_open_ms: number;
+  /** `--dense-only`: DenseIndex.search top-4 (the product's dense side alone, float16 copies full). */
+  dense_search_p50_ms?: number;
   n: number;
   dim: number;
   insert_per_s: number;
@@ -96,38 +112,30 @@ export interface BenchRow {
 /** Candidates the dense stage compares (the over-fetch of a top-4 query at 100k). */
 const DENSE_STAGE_CANDIDATES = 128;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-}
-
-function timeMs(fn: () => void): number {
-  const t = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
-const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function run(argv: string[]): Promise<BenchRow[]> {
-  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['sizes', 'queries', 'tasks', 'keywords'] }, ArgsSchema);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'dense-only'], valued: ['sizes', 'queries', 'tasks', 'keywords', 'dir'] }, ArgsSchema);
   if (args === HELP_SHOWN) return [];
   const embedder = new HashingEmbedder();
   const dim = embedder.dimension;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-'));
-  const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
-  const search = HybridSearch.open(store, { file: null, background: args.keywords === 'worker' });
+  const dir = args.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-'));
+  fs.mkdirSync(dir, { recursive: true });
+  const storeFile = path.join(dir, 'memory.sqlite');
+  let store = MemoryStore.open(storeFile);
+  const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker' });
+  let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
   floatDb.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
-  floatDb.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${dim}])`);
+  floatDb.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS vec_float USING vec0(embedding float[${dim}] distance_metric=cosine)`);
   const insertFloat = floatDb.prepare('INSERT INTO vec_float(rowid, embedding) VALUES (?, ?)');
-  const floatKnn = floatDb.prepare('SELECT rowid FROM vec_float WHERE embedding MATCH ? AND k = 4');
+  const floatKnn = floatDb.prepare('SELECT rowid, distance FROM vec_float WHERE embedding MATCH ? AND k = 4');
   const gen = SyntheticRecords.fromFile(args.tasks, 7);
   const queryGen = SyntheticRecords.fromFile(args.tasks, 1234);
-  const all = new Float32Array(Math.max(...args.sizes) * dim);
-  const rids: number[] = [];
   const rows: BenchRow[] = [];
   let insertMs = 0;
-  let inserted = 0;
+  // A kept memory (--dir) is reused: its records count as inserted (the generator skips past them).
+  let inserted = store.connectionForQueries().prepare('SELECT COUNT(*) FROM records').pluck().get() as number;
+  for (let skipped = 0; skipped < inserted; skipped += 1000) gen.records(Math.min(1000, inserted - skipped));
   try {
     for (const n of [...args.sizes].sort((a, b) => a - b)) {
       insertMs = 0;
@@ -136,44 +144,48 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         const batch = gen.records(Math.min(1000, n - inserted));
         const vectors = batch.map((r) => embedder.embedSync(r.question));
         insertMs += timeMs(() => store.add(batch, { trigger: 'import', embeddings: vectors, embedderId: embedder.id, returnRecords: false }));
-        for (const rec of batch) rids.push(store.ridOf(rec.id!)!);
         const fill = floatDb.transaction(() => {
-          vectors.forEach((v, i) => {
-            all.set(v, (inserted + i) * dim);
-            insertFloat.run(BigInt(rids[inserted + i]), vectorToBlob(v));
-          });
+          vectors.forEach((v, i) => insertFloat.run(BigInt(store.ridOf(batch[i].id!)!), vectorToBlob(v)));
         });
         fill();
         inserted += batch.length;
       }
       const queries = Array.from({ length: args.queries }, () => queryGen.question());
-      const keywordsWarm = search.keywords.nextWarm();
+      const exact = new ExactFloat(floatKnn, store);
+      if (!search) {
+        const qvecs = queries.map((q) => embedder.embedSync(q));
+        rows.push(denseOnlyRow(n, dim, store, qvecs, exact, startCount, insertMs));
+        if (!args.json) process.stdout.write(`${JSON.stringify(rows[rows.length - 1])}\n`);
+        continue;
+      }
+      const live = search;
+      const keywordsWarm = live.keywords.nextWarm();
       // The worker rebuilds its index when it starts and after a large catch-up: wait until it answers.
-      if (args.keywords === 'worker') waitForKeywords(search, queries[0]);
+      if (args.keywords === 'worker') waitForKeywords(live, queries[0]);
       const qvecs = queries.map((q) => embedder.embedSync(q));
       // The catch-up query applies the whole batch: the keyword index then re-warms its term cache (after a
       // quiet second) and the dense side fills its float16 copies. Timing starts once both are warm.
-      const catchup = timeMs(() => search.search({ text: queries[0], vector: qvecs[0] }, 4));
-      void search.shapes; // the re-ranking's state: read now (in the background with the worker), awaited with search.ready
+      const catchup = timeMs(() => live.search({ text: queries[0], vector: qvecs[0] }, 4));
+      void live.shapes; // the re-ranking's state: read now (in the background with the worker), awaited with search.ready
       const warmStarted = process.hrtime.bigint();
       const keepAlive = setInterval(() => undefined, 1000);
       // The re-ranking's question shapes load across event-loop turns too (search.ready): timing starts once they are complete.
-      await Promise.all([keywordsWarm, search.dense.warmed, search.ready]);
+      await Promise.all([keywordsWarm, live.dense.warmed, live.ready]);
       clearInterval(keepAlive);
-      if (!search.shapes.loaded) throw new Error('the question shapes are not loaded after search.ready');
+      if (!live.shapes.loaded) throw new Error('the question shapes are not loaded after search.ready');
       const warmMs = Number(process.hrtime.bigint() - warmStarted) / 1e6;
-      const shapesHeld = search.shapes.shapes()?.size ?? 0;
+      const shapesHeld = live.shapes.shapes()?.size ?? 0;
       for (let i = 0; i < Math.min(20, queries.length); i++) {
-        search.search({ text: queries[i], vector: qvecs[i] }, 4);
-        search.search({ text: queries[i], vector: qvecs[i] }, 4, { rerank: true });
+        live.search({ text: queries[i], vector: qvecs[i] }, 4);
+        live.search({ text: queries[i], vector: qvecs[i] }, 4, { rerank: true });
       }
 
       let fused = 0;
       const hybrid: number[] = [];
       const reranked: number[] = [];
       queries.forEach((q, i) => {
-        const product = (): number => timeMs(() => (fused += search.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0));
-        const withRerank = (): number => timeMs(() => search.answer({ text: q, vector: qvecs[i] }, 4, { rerank: true }));
+        const product = (): number => timeMs(() => (fused += live.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0));
+        const withRerank = (): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { rerank: true }));
         if (i % 2 === 0) {
           hybrid.push(product());
           reranked.push(withRerank());
@@ -191,11 +203,11 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       const vectorTimes: number[] = [];
       queries.forEach((_, i) => {
         let hits: { rid: number }[] = [];
-        vectorTimes.push(timeMs(() => (hits = search.search({ text: '', vector: qvecs[i] }, 4, { mode: 'vector' }))));
-        recallHits += tieAwareHits(hits.map((h) => h.rid), qvecs[i], all, rids, n, dim);
+        vectorTimes.push(timeMs(() => (hits = live.search({ text: '', vector: qvecs[i] }, 4, { mode: 'vector' }))));
+        recallHits += exact.hits(hits.map((h) => h.rid), qvecs[i]);
       });
       vectorTimes.sort((a, b) => a - b);
-      const keywordTimes = queries.map((q) => timeMs(() => search.search({ text: q }, 4, { mode: 'keyword' }))).sort((a, b) => a - b);
+      const keywordTimes = queries.map((q) => timeMs(() => live.search({ text: q }, 4, { mode: 'keyword' }))).sort((a, b) => a - b);
       const stageQueries = qvecs.slice(0, Math.min(qvecs.length, 50));
       let sameSets = 0;
       const bitTimes: number[] = [];
@@ -204,17 +216,30 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         let viaSqlite: number[] = [];
         let viaKernel: number[] = [];
         bitTimes.push(timeMs(() => (viaSqlite = store.vectors.candidates(v, DENSE_STAGE_CANDIDATES))));
-        hammingTimes.push(timeMs(() => (viaKernel = search.dense.candidates(v, DENSE_STAGE_CANDIDATES) ?? [])));
+        hammingTimes.push(timeMs(() => (viaKernel = live.dense.candidates(v, DENSE_STAGE_CANDIDATES) ?? [])));
         sameSets += overlap(viaSqlite, viaKernel);
       }
       bitTimes.sort((a, b) => a - b);
       hammingTimes.sort((a, b) => a - b);
       // Queries not asked before (no cached term results from the timings above).
-      const keywordStage = compareKeywordStage(search, Array.from({ length: args.queries }, () => queryGen.question()));
-      const floatQueries = Math.min(queries.length, n >= 50_000 ? 15 : 50);
-      const floatTimes = qvecs.slice(0, floatQueries).map((v) => timeMs(() => floatKnn.all(vectorToBlob(v)))).sort((a, b) => a - b);
+      const keywordStage = compareKeywordStage(live, Array.from({ length: args.queries }, () => queryGen.question()));
+      const floatTimes = [...exact.times].sort((a, b) => a - b);
+      const dense = measureDense(store, qvecs, exact, DENSE_STAGE_CANDIDATES);
+      // First open: the store and a new search on it, until an answer fuses both sides (that search serves the next size).
+      search.close();
+      store.close();
+      let firstOpen = 0;
+      const opened = process.hrtime.bigint();
+      store = MemoryStore.open(storeFile);
+      search = openSearch();
+      const keepOpen = setInterval(() => undefined, 1000);
+      while (search.answer({ text: queries[0], vector: qvecs[0] }, 4).sides.length < 2) await new Promise<void>((resolve) => setImmediate(resolve));
+      clearInterval(keepOpen);
+      firstOpen = Number(process.hrtime.bigint() - opened) / 1e6;
       rows.push({
-        n,
+        n: inserted,
+        first_open_ms: Math.round(firstOpen),
+        ...dense,
         dim,
         insert_per_s: Math.round(((n - startCount) / insertMs) * 1000),
         hybrid_p50_ms: round(percentile(hybrid, 0.5)),
@@ -240,12 +265,12 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
     }
   } finally {
-    search.close();
+    search?.close();
     store.close();
     floatDb.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (!args.dir) fs.rmSync(dir, { recursive: true, force: true });
   }
-  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, load_avg_1m: _l, hybrid_fused: _f, warm_ms: _w, rss_mb: _r, ...r }) => r)) + '\n');
+  if (args.json) process.stdout.write(JSON.stringify(rows.map(({ keyword_catchup_ms: _c, keyword_p50_ms: _k, hybrid_fused: _f, warm_ms: _w, ...r }) => r)) + '\n');
   else {
     const last = rows[rows.length - 1];
     process.stdout.write(`hybrid re-ranked (the editor's default), alternating per query with the fused one (the CLI's default): ${rows.map((r) => `n=${r.n} p50 ${r.hybrid_rerank_p50_ms} ms (fused ${r.hybrid_p50_ms}), p95 ${r.hybrid_rerank_p95_ms} ms (fused ${r.hybrid_p95_ms})`).join('; ')}; question shapes read from scratch (synchronously, beside the search's own, held by the timed search: ${rows.map((r) => r.shapes_held).join(', ')} records): ${rows.map((r) => `n=${r.n} ${r.shapes_load_ms} ms`).join(', ')}\n`);
@@ -296,31 +321,6 @@ function overlap(a: number[], b: number[]): number {
   return a.filter((rid) => set.has(rid)).length / a.length;
 }
 
-/** How many of `got` reach the exact 4th-best cosine (ties count as hits). */
-function tieAwareHits(got: number[], q: Float32Array, all: Float32Array, rids: number[], n: number, dim: number): number {
-  const sims = new Float64Array(n);
-  const byRid = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let d = 0, o = i * dim; d < dim; d++) s += q[d] * all[o + d];
-    sims[i] = s;
-    byRid.set(rids[i], s);
-  }
-  const top = [-Infinity, -Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < n; i++) {
-    const s = sims[i];
-    if (s <= top[3]) continue;
-    let j = 3;
-    while (j > 0 && top[j - 1] < s) {
-      top[j] = top[j - 1];
-      j--;
-    }
-    top[j] = s;
-  }
-  const fourth = top[Math.min(3, n - 1)];
-  return got.filter((rid) => (byRid.get(rid) ?? -Infinity) >= fourth - 1e-6).length;
-}
-
 function printRow(r: BenchRow, header: boolean, kernel: string): void {
   if (header) {
     process.stdout.write(`Retrieval benchmark (dim ${r.dim}, top-4, Hamming kernel: ${kernel}; float scan = sqlite-vec vec0 float[${r.dim}] brute force)\n`);
@@ -329,6 +329,37 @@ function printRow(r: BenchRow, header: boolean, kernel: string): void {
   process.stdout.write(
     `${String(r.n).padStart(8)} ${String(r.insert_per_s).padStart(10)} ${r.hybrid_p50_ms.toFixed(3).padStart(8)} ms ${r.hybrid_p95_ms.toFixed(3).padStart(8)} ms ${r.vector_p50_ms.toFixed(3).padStart(8)} ms ${r.float_scan_p50_ms.toFixed(3).padStart(11)} ms ${r.recall_at_4.toFixed(4).padStart(9)} ${r.keyword_p50_ms.toFixed(3).padStart(9)} ms ${String(r.keyword_catchup_ms).padStart(8)} ms ${r.load_avg_1m.toFixed(2).padStart(9)}\n`,
   );
+}
+
+/** A row of `--dense-only`: the dense figures, the hybrid ones null (NaN). */
+function denseOnlyRow(n: number, dim: number, store: MemoryStore, qvecs: Float32Array[], exact: ExactFloat, startCount: number, insertMs: number): BenchRow {
+  const dense = measureDense(store, qvecs, exact, DENSE_STAGE_CANDIDATES);
+  const searchDense = DenseIndex.open(store);
+  // As many candidates as the product's dense side asks for a top-4 at this size.
+  const candidates = 4 * (searchDense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL);
+  let hits = 0;
+  const times = qvecs.map((v) => {
+    let got: number[] = [];
+    const ms = timeMs(() => (got = (searchDense.search(v, 4, candidates) ?? []).map((h) => h.rid)));
+    hits += exact.hits(got, v);
+    return ms;
+  }).sort((a, b) => a - b);
+  const rss = Math.round(process.memoryUsage().rss / 1e6);
+  searchDense.dispose();
+  const none = NaN;
+  return {
+    ...dense, n, dim, first_open_ms: none, insert_per_s: insertMs > 0 ? Math.round(((n - startCount) / insertMs) * 1000) : none,
+    hybrid_p50_ms: none, hybrid_p95_ms: none, hybrid_rerank_p50_ms: none, hybrid_rerank_p95_ms: none, shapes_load_ms: none, shapes_held: 0,
+    vector_p50_ms: none, float_scan_p50_ms: round(percentile([...exact.times].sort((a, b) => a - b), 0.5)), recall_at_4: round(hits / (qvecs.length * 4), 4),
+    keyword_catchup_ms: none, warm_ms: none, rss_mb: rss, keyword_p50_ms: none, bit_knn_p50_ms: round(percentile(bitKnnTimes(store, qvecs), 0.5)), hamming_p50_ms: dense.candidates_p50_ms,
+    candidate_overlap: none, keyword32_p50_ms: none, keyword32_direct_p50_ms: none, keyword32_identical: 0, hybrid_fused: 0, load_avg_1m: round(os.loadavg()[0], 2),
+    dense_search_p50_ms: round(percentile(times, 0.5)),
+  };
+}
+
+/** sqlite-vec's own bit KNN (128 nearest codes on `vec_bits`), sorted times of the first 50 queries. */
+function bitKnnTimes(store: MemoryStore, qvecs: Float32Array[]): number[] {
+  return qvecs.slice(0, 50).map((v) => timeMs(() => store.vectors.candidates(v, DENSE_STAGE_CANDIDATES))).sort((a, b) => a - b);
 }
 
 if (require.main === module) runMain('bench:retrieval', () => run(process.argv.slice(2)).then(() => 0));

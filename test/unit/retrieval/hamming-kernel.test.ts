@@ -37,6 +37,20 @@ describe('Hamming scan', () => {
     });
   }
 
+  for (const preferJs of [false, true]) {
+    it(`${preferJs ? 'JS' : 'WASM'} kernel scans a range of slots (an inverted-file list) in place`, () => {
+      const kernel = createHammingKernel({ preferJs });
+      const blocks = 3;
+      const codes = Array.from({ length: 500 }, (_, i) => quantizeBinary(unitVector(i + 1000, 384)));
+      const area = kernel.reserve(codes.length, blocks);
+      codes.forEach((c, i) => area.set(c, i * blocks * 16));
+      kernel.query.set(quantizeBinary(unitVector(5, 384)));
+      kernel.scanRange(10, 40, blocks);
+      const dist = kernel.scanRange(300, 120, blocks);
+      for (const [from, to] of [[10, 50], [300, 420]]) for (let i = from; i < to; i++) assert.equal(dist[i], naiveDistance(codes[i], kernel.query), `slot ${i}`);
+    });
+  }
+
   it('the code cache returns the nearest codes and survives deletes and growth', () => {
     const dim = 200; // not a multiple of 128: padded
     const cache = new BinaryCodeCache(dim);

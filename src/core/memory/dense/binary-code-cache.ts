@@ -60,6 +60,11 @@ export class BinaryCodeCache {
     return this.slots.has(rid);
   }
 
+  /** The codes (rows of `blocks * 16` bytes) and their rids, in slot order: views valid until the next change. */
+  entries(): { codes: Uint8Array; rids: readonly number[] } {
+    return { codes: this.codes, rids: this.slots.rids };
+  }
+
   /** Room for `n` codes in total (one growth instead of many during a bulk load). */
   reserve(n: number): void {
     this.codes = this.kernel.reserve(n, this.blocks);

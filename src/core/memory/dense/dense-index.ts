@@ -8,6 +8,11 @@ import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 import { rescore, Scored } from './dense-rescore';
+import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
+import { IVF_RETRAIN_GROWTH, openIvf } from './ivf-persist';
+
+/** From this many active codes on, candidates come from an inverted file over the codes (a few lists) instead of a full scan. */
+export const IVF_MIN_CODES = 250_000;
 
 /** One dense neighbour. */
 export interface DenseHit {
@@ -64,7 +69,7 @@ interface ChunkRow {
  * dense.search(queryVector, 4, 128); // [{ rid, similarity }], best first; null when it cannot answer
  */
 export class DenseIndex {
-  private cache: BinaryCodeCache | null = null;
+  private cache: CodeSearch | null = null;
   private halves: HalfVectorCache | null = null;
   /** Next rid the float16 fill reads from (null: full, or not started). */
   private fillFrom: number | null = null;
@@ -86,6 +91,8 @@ export class DenseIndex {
     private readonly db: Database,
     logger: Logger,
     private readonly background: boolean,
+    private readonly ivfMinCodes: number,
+    private readonly copies: boolean,
     /** Cap of the float16 copies (MemoryBudget.halfVectorBytes; none: every active record). */
     private readonly halfVectorBytes: number | undefined,
   ) {
@@ -106,8 +113,30 @@ export class DenseIndex {
     return this.ready.then(() => this.filling ?? undefined);
   }
 
-  static open(store: MemoryStore, options: { logger?: Logger; background?: boolean; halfVectorBytes?: number } = {}): DenseIndex {
-    return new DenseIndex(store.connectionForQueries(), options.logger ?? store.log ?? nullLogger, options.background ?? false, options.halfVectorBytes);
+  /**
+   * `ivfMinCodes`: active codes from which candidates come from the inverted file (default
+   * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no float16 copies (rescoring
+   * reads every candidate's vector; benchmarks of the candidate stage). `halfVectorBytes`: cap of the
+   * float16 copies (MemoryBudget.halfVectorBytes; none: every active record).
+   */
+  static open(
+    store: MemoryStore,
+    options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean; halfVectorBytes?: number } = {},
+  ): DenseIndex {
+    return new DenseIndex(
+      store.connectionForQueries(),
+      options.logger ?? store.log ?? nullLogger,
+      options.background ?? false,
+      options.ivfMinCodes ?? IVF_MIN_CODES,
+      options.halfCopies ?? true,
+      options.halfVectorBytes,
+    );
+  }
+
+  /** The inverted file in use (null: a full scan of the codes). */
+  get invertedFile(): IvfCodeIndex | null {
+    this.finishLoad();
+    return this.cache instanceof IvfCodeIndex ? this.cache : null;
   }
 
   /** Number of active codes held. */
@@ -183,7 +212,7 @@ export class DenseIndex {
     this.fillFrom = null;
   }
 
-  private fresh(vector: Float32Array): BinaryCodeCache | null {
+  private fresh(vector: Float32Array): CodeSearch | null {
     this.finishLoad();
     this.catchUp();
     const cache = this.cache;
@@ -221,6 +250,8 @@ export class DenseIndex {
       cache.delete(rid);
       this.halves?.delete(rid);
     }
+    if (cache instanceof BinaryCodeCache && cache.size >= this.ivfMinCodes) this.cache = openIvf(this.db, cache, this.seq, this.log, this.logger);
+    else if (cache instanceof IvfCodeIndex && cache.size > cache.trainedSize * IVF_RETRAIN_GROWTH) this.reload();
   }
 
   private storedDimension(): number | null {
@@ -293,10 +324,11 @@ export class DenseIndex {
 
   private complete(loader: Loader): void {
     this.loader = null;
-    this.cache = loader.cache;
     this.seq = loader.seq;
+    const flat = loader.cache;
+    this.cache = flat && flat.size >= this.ivfMinCodes ? openIvf(this.db, flat, loader.seq, this.log, this.logger) : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
-    this.halves = loader.cache ? new HalfVectorCache(loader.cache.dimension, { maxBytes: this.halfVectorBytes }) : null;
+    this.halves = loader.cache && this.copies ? new HalfVectorCache(loader.cache.dimension, { maxBytes: this.halfVectorBytes }) : null;
     this.halves?.reserve(loader.cache?.size ?? 0);
     this.fillFrom = this.halves ? 0 : null;
     this.catchUp();

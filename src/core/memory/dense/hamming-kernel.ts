@@ -23,6 +23,13 @@ export interface HammingKernel {
   readonly query: Uint8Array;
   /** Distances from the query to the first `n` codes. */
   scan(n: number, blocks: number): Uint16Array;
+  /**
+   * Distances from the query to the `n` codes from slot `from`, written at
+   * `[from, from + n)` of the returned array (the other entries keep earlier
+   * values); the array is valid until the next call. An inverted-file probe
+   * scans a few such ranges.
+   */
+  scanRange(from: number, n: number, blocks: number): Uint16Array;
 }
 
 /** Most blocks a code may have (8-bit lane accumulators: 31 × 8 bits < 256). */
@@ -138,6 +145,11 @@ class WasmKernel implements HammingKernel {
     this.run(this.codeOffset, n, 0, this.outOffset, blocks);
     return new Uint16Array(this.memory.buffer, this.outOffset, n);
   }
+
+  scanRange(from: number, n: number, blocks: number): Uint16Array {
+    if (n > 0) this.run(this.codeOffset + from * blocks * 16, n, 0, this.outOffset + from * 2, blocks);
+    return new Uint16Array(this.memory.buffer, this.outOffset, this.capacity);
+  }
 }
 
 function popcount32(x: number): number {
@@ -173,6 +185,24 @@ class JsKernel implements HammingKernel {
       this.out[i] = d;
     }
     return this.out.subarray(0, n);
+  }
+
+  scanRange(from: number, n: number, blocks: number): Uint16Array {
+    const capacity = this.codes.length / (blocks * 16);
+    if (this.out.length < capacity) {
+      const grown = new Uint16Array(capacity);
+      grown.set(this.out);
+      this.out = grown;
+    }
+    const words = blocks * 4;
+    const codes = new Uint32Array(this.codes.buffer, 0, this.codes.length >>> 2);
+    const q = new Uint32Array(this.query.buffer, this.query.byteOffset, words);
+    for (let i = from, o = from * words; i < from + n; i++, o += words) {
+      let d = 0;
+      for (let w = 0; w < words; w++) d += popcount32(codes[o + w] ^ q[w]);
+      this.out[i] = d;
+    }
+    return this.out;
   }
 }
 

@@ -1,0 +1,154 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { quantizeBinary } from '../../../src/core/memory/dense/binary-code-cache';
+import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
+import { IvfCodeIndex } from '../../../src/core/memory/dense/ivf-code-index';
+import { IVF_TABLE, loadIvf } from '../../../src/core/memory/dense/ivf-persist';
+import { trainCentroids } from '../../../src/core/memory/dense/ivf-train';
+import { nullLogger } from '../../../src/core/logger';
+import { seededRandom } from '../../../src/core/random';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { dot } from '../../../src/core/memory/dense/vector-index';
+import { sampleRecord } from '../../support/records';
+
+const DIM = 128;
+
+/** Vectors around `clusters` random centres (a templated memory is clustered like this), L2-normalised. */
+function clustered(count: number, clusters: number, seed: number, spread = 0.35): Float32Array[] {
+  const rand = seededRandom(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: DIM }, gauss));
+  return Array.from({ length: count }, () => {
+    const c = centres[Math.floor(rand() * clusters) % clusters];
+    const v = Float32Array.from(c, (x) => x + spread * gauss());
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  });
+}
+
+function fill(store: MemoryStore, vectors: Float32Array[], prefix: string): void {
+  for (let from = 0; from < vectors.length; from += 1000) {
+    const batch = vectors.slice(from, from + 1000);
+    store.add(batch.map((_, i) => sampleRecord({ id: `${prefix}${from + i}` })), { trigger: 'import', embeddings: batch, embedderId: `random-${DIM}`, returnRecords: false });
+  }
+}
+
+/** Exact top `k` rids by float cosine over `vectors` (rid of vector i from `ridOf`). */
+function exactTop(q: Float32Array, vectors: Map<number, Float32Array>, k: number): number[] {
+  return [...vectors].map(([rid, v]) => ({ rid, s: dot(q, v) })).sort((a, b) => b.s - a.s || a.rid - b.rid).slice(0, k).map((x) => x.rid);
+}
+
+function capture(): { logger: typeof nullLogger; lines: string[] } {
+  const lines: string[] = [];
+  return { lines, logger: { ...nullLogger, debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) } };
+}
+
+describe('inverted file over the binary codes', function () {
+  this.timeout(120_000);
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-ivf-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('finds the exact top 4 about as often as the full scan (real store, 12k records)', () => {
+    const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
+    const vectors = clustered(12_000, 300, 5);
+    fill(store, vectors, 'v');
+    const byRid = new Map(vectors.map((v, i) => [store.ridOf(`v${i}`)!, v]));
+    const ivf = DenseIndex.open(store, { ivfMinCodes: 5_000 });
+    const full = DenseIndex.open(store, { ivfMinCodes: Infinity });
+    assert.ok(ivf.invertedFile, 'above the threshold the candidates come from the inverted file');
+    assert.equal(full.invertedFile, null);
+    assert.equal(ivf.size, 12_000);
+    const queries = clustered(100, 300, 5).map((_, i) => vectors[(i * 97) % vectors.length].map((x, d) => x + (d === i % DIM ? 0.05 : 0)));
+    let ivfHits = 0;
+    let fullHits = 0;
+    for (const q of queries) {
+      const want = new Set(exactTop(q, byRid, 4));
+      ivfHits += ivf.search(q, 4, 128)!.filter((h) => want.has(h.rid)).length;
+      fullHits += full.search(q, 4, 128)!.filter((h) => want.has(h.rid)).length;
+    }
+    const scanned = ivf.invertedFile;
+    assert.ok(scanned && scanned.lists >= 16, `lists: ${scanned.lists}`);
+    assert.ok(ivfHits >= fullHits - 0.02 * queries.length * 4, `inverted file ${ivfHits} vs full scan ${fullHits} of ${queries.length * 4}`);
+    assert.ok(ivfHits / (queries.length * 4) >= 0.9, `recall@4 ${ivfHits / (queries.length * 4)}`);
+    store.close();
+  });
+
+  it('keeps its lists right through inserts (past the room of a list) and deletes', () => {
+    const store = MemoryStore.open(':memory:');
+    const vectors = clustered(6_000, 100, 9);
+    fill(store, vectors, 'v');
+    const dense = DenseIndex.open(store, { ivfMinCodes: 1_000 });
+    const before = dense.invertedFile!;
+    // 2,500 near-copies of one vector: its list overflows, then the overflow area does (the lists are laid out again).
+    const crowd = Array.from({ length: 2_500 }, (_, i) => vectors[0].map((x, d) => x + (d === i % DIM ? 1e-3 * ((i % 7) + 1) : 0)));
+    fill(store, crowd, 'c');
+    const late = clustered(300, 100, 9).map((v) => v.map((x) => -x));
+    fill(store, late, 'n');
+    store.transition(Array.from({ length: 500 }, (_, i) => `v${i * 3}`), 'delete', { trigger: 'user' });
+    store.transition(Array.from({ length: 300 }, (_, i) => `c${i}`), 'delete', { trigger: 'user' });
+    dense.search(late[0], 4, 64); // a query catches up with the changes
+    assert.equal(dense.size, 6_000 + 2_500 + 300 - 800);
+    assert.equal(dense.invertedFile, before, 'the same inverted file, updated in place');
+    const deleted = new Set([...Array.from({ length: 500 }, (_, i) => store.ridOf(`v${i * 3}`)!), ...Array.from({ length: 300 }, (_, i) => store.ridOf(`c${i}`)!)]);
+    // Every record still held is found by its own vector (its code is in the list its centroid points at, or the overflow).
+    for (const [prefix, list] of [['n', late], ['c', crowd], ['v', vectors]] as const) {
+      for (let i = 0; i < list.length; i += prefix === 'v' ? 37 : 11) {
+        const rid = store.ridOf(`${prefix}${i}`)!;
+        // The crowd's codes are equal: a record is one of 2,200 at distance 0, so it is looked for among all of them.
+        const found = prefix === 'c' ? dense.candidates(list[i], 2_400)!.includes(rid) : dense.search(list[i], 4, 64)!.some((h) => h.rid === rid && h.similarity > 0.9999);
+        assert.equal(found, !deleted.has(rid), `${prefix}${i} ${deleted.has(rid) ? 'is deleted' : 'finds itself'}`);
+      }
+    }
+    for (let i = 0; i < 40; i++) for (const h of dense.search(crowd[i], 16, 256)!) assert.ok(!deleted.has(h.rid));
+    store.close();
+  });
+
+  it('saves its lists and the next open reads them instead of training', () => {
+    const file = path.join(dir, 'memory.sqlite');
+    let store = MemoryStore.open(file);
+    const vectors = clustered(5_000, 80, 3);
+    fill(store, vectors, 'v');
+    const first = capture();
+    const a = DenseIndex.open(store, { ivfMinCodes: 1_000, logger: first.logger });
+    assert.ok(first.lines.some((l) => /inverted file over 5000 codes .*trained/.test(l)), first.lines.join('\n'));
+    const saved = loadIvf(store.connectionForQueries(), DIM);
+    assert.ok(saved, `${IVF_TABLE} holds the inverted file`);
+    assert.equal(saved.rids.length, 5_000);
+    const queries = vectors.slice(0, 30).map((v) => v.map((x, d) => x + (d === 3 ? 0.1 : 0)));
+    const answers = queries.map((q) => a.search(q, 4, 128));
+    a.dispose();
+    store.close();
+    store = MemoryStore.open(file);
+    const second = capture();
+    const b = DenseIndex.open(store, { ivfMinCodes: 1_000, logger: second.logger });
+    assert.ok(second.lines.some((l) => /inverted file over 5000 codes .*, 0 placed/.test(l)), second.lines.join('\n'));
+    queries.forEach((q, i) => assert.deepEqual(b.search(q, 4, 128), answers[i], `query ${i}`));
+    b.dispose();
+    fill(store, clustered(40, 80, 4), 'w');
+    const third = capture();
+    const c = DenseIndex.open(store, { ivfMinCodes: 1_000, logger: third.logger });
+    assert.ok(third.lines.some((l) => /inverted file over 5040 codes .*, 40 placed/.test(l)), third.lines.join('\n'));
+    assert.equal(c.size, 5_040);
+    store.close();
+  });
+
+  it('a code index built from the same codes answers like a scan of all of them when every list is probed', () => {
+    const vectors = clustered(3_000, 40, 11);
+    const codes = new Uint8Array(vectors.length * 16);
+    vectors.forEach((v, i) => codes.set(quantizeBinary(v), i * 16));
+    const rids = vectors.map((_, i) => i + 1);
+    const index = IvfCodeIndex.build(DIM, trainCentroids(codes, vectors.length, 1, 40, 1), codes, rids, null);
+    index.probeFraction = 1;
+    const q = quantizeBinary(vectors[5]);
+    const distance = (i: number) => {
+      let d = 0;
+      for (let b = 0; b < 16; b++) for (let x = codes[i * 16 + b] ^ q[b]; x; x >>= 1) d += x & 1;
+      return d;
+    };
+    const want = rids.map((rid, i) => ({ rid, d: distance(i) })).sort((x, y) => x.d - y.d || x.rid - y.rid).slice(0, 50).map((x) => x.rid);
+    assert.deepEqual(index.nearest(q, 50), want);
+  });
+});
