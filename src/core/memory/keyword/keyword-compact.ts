@@ -211,7 +211,9 @@ export class CompactPostings {
     const ords = new Int32Array(capacity);
     const scores = new Float64Array(capacity);
     const field = new Uint8Array(capacity);
+    // A document matched in several fields sums its fields' scores in field order, as MiniSearch's result map does.
     const slotOf = fieldsWithTerm > 1 ? new Map<number, number>() : null;
+    const { alive, rid: ridOf } = this;
     let n = 0;
     for (let f = 0; f < F; f++) {
       const matching = this.df[f][id];
@@ -220,30 +222,32 @@ export class CompactPostings {
       const boost = BOOSTS[f];
       const avg = this.avg[f];
       const lengths = this.lengths[f];
-      const visit = (o: number, tf: number): void => {
-        if (!this.alive[o]) return;
-        const rid = this.rid[o];
-        if (only && !only(rid)) return;
+      const slot = id * F + f;
+      // The slot's postings: its base range, then its delta entries oldest first (one list of positions, sign-tagged).
+      const from = id < this.baseTerms ? this.start[slot] : 0;
+      const to = id < this.baseTerms ? this.start[slot + 1] : 0;
+      const delta = this.deltaEntries(slot);
+      for (let i = from - to; i < delta.length; i++) {
+        const o = i < 0 ? this.docs[to + i] : this.dOrd[delta[i]];
+        if (!alive[o]) continue;
+        const rid = ridOf[o];
+        if (only && !only(rid)) continue;
         const ordinal = ordinalOf.get(rid);
-        if (ordinal === undefined) return;
+        if (ordinal === undefined) continue;
+        const tf = i < 0 ? this.tfs[to + i] : this.dTf[delta[i]];
         const weighted = boost * bm25Score(idf, tf, lengths[o], avg, BM25);
-        const slot = slotOf?.get(rid);
-        if (slot !== undefined) {
-          scores[slot] += weighted;
-          return;
+        const at = slotOf?.get(o);
+        if (at !== undefined) {
+          scores[at] += weighted;
+          continue;
         }
         if (n >= capacity) throw new Error('keyword index: postings disagree with the document frequencies; delete the keyword index file to rebuild it');
-        slotOf?.set(rid, n);
+        slotOf?.set(o, n);
         ords[n] = ordinal;
         scores[n] = weighted;
         field[n] = f;
         n++;
-      };
-      const slot = id * F + f;
-      if (id < this.baseTerms) for (let j = this.start[slot]; j < this.start[slot + 1]; j++) visit(this.docs[j], this.tfs[j]);
-      const delta: number[] = [];
-      for (let e = slot < this.head.length ? this.head[slot] : -1; e >= 0; e = this.dPrev[e]) delta.push(e);
-      for (let i = delta.length - 1; i >= 0; i--) visit(this.dOrd[delta[i]], this.dTf[delta[i]]);
+      }
     }
     return n === capacity ? { ords, scores, field } : { ords: ords.slice(0, n), scores: scores.slice(0, n), field: field.slice(0, n) };
   };
@@ -347,6 +351,13 @@ export class CompactPostings {
     const slotOfEntry = new Int32Array(this.deltaCount);
     for (let s = 0; s < this.head.length; s++) for (let e = this.head[s]; e >= 0; e = this.dPrev[e]) slotOfEntry[e] = s;
     for (let e = 0; e < this.deltaCount; e++) visit(slotOfEntry[e], this.dOrd[e], this.dTf[e]);
+  }
+
+  /** The delta entries of a slot, oldest first. */
+  private deltaEntries(slot: number): number[] {
+    const out: number[] = [];
+    for (let e = slot < this.head.length ? this.head[slot] : -1; e >= 0; e = this.dPrev[e]) out.push(e);
+    return out.reverse();
   }
 
   private newDocument(rid: number, hash: number): number {
