@@ -79,9 +79,12 @@ describe('KeywordIndex', () => {
     index.close();
     store.close();
     assert.ok(fs.existsSync(db + KEYWORD_FILE_SUFFIX));
+    // A MiniSearch file an earlier version wrote beside it is removed (the compact index does not read it).
+    fs.writeFileSync(db + '.minisearch.json', '{}');
     store = MemoryStore.open(db);
     index = KeywordIndex.open(store);
     assert.equal(index.origin, 'loaded');
+    assert.ok(!fs.existsSync(db + '.minisearch.json'));
     assert.equal(ids(store, index.search('danazol intake', 1))[0], 'r1');
     index.close();
     store.close();

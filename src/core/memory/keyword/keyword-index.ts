@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
 import type { Database } from '../sqlite/database';
@@ -78,6 +79,17 @@ export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebu
  * keywords.search('how many patients were admitted', 10); // [{ rid, score }]
  * keywords.close(); // writes the index file
  */
+/** The MiniSearch file an earlier version wrote beside the database (tens of MB at 100k records): the compact engine does not read it. */
+function removeFormerFile(file: string, logger: Logger): void {
+  try {
+    if (!fs.existsSync(file)) return;
+    fs.rmSync(file, { force: true });
+    logger.info(`removed the former keyword index file ${file} (the compact index replaces it)`);
+  } catch (error) {
+    logger.warn(`cannot remove the former keyword index file ${file}: ${errorMessage(error)}`);
+  }
+}
+
 export class KeywordIndex {
   private engine: KeywordEngine;
   /** Answers queries from the engine's per-term results (see KeywordScorer); told of every change below. */
@@ -125,6 +137,7 @@ export class KeywordIndex {
   /** As `open`, on a bare connection (the keyword worker has no store). */
   static openDatabase(db: Database, options: KeywordIndexOptions, logger: Logger = nullLogger): KeywordIndex {
     const index = new KeywordIndex(db, options, logger);
+    if (index.kind === 'compact' && !db.memory && options.file === undefined) removeFormerFile(db.name + ENGINE_FILE_SUFFIX.minisearch, index.logger);
     index.origin = index.file ? index.load(index.file) : 'memory';
     if (index.origin !== 'loaded') index.rebuild();
     if (index.file && index.origin !== 'loaded') index.persist();
