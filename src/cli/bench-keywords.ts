@@ -32,7 +32,10 @@ Measures the keyword index of a memory of --n synthetic records, per engine (min
 heap, external and array-buffer memory after a GC, before and after it opens (built, then loaded
 from its file) and answers --queries searches; the build and load times; the file size.
 --postings-only: the compact postings alone, no database (build from generated records, write,
-load), for sizes a database would take long to fill (1M).`;
+load), for sizes a database would take long to fill (1M).
+--tile FILE --times K: write a compact index file holding K copies of FILE's documents (ordinals and
+rowids shifted; the same terms) and time loading it: the load of K times the postings, without
+building them (its term dictionary is FILE's, smaller than K times the records would have).`;
 
 const ArgsSchema = z.object({
   n: z.coerce.number().int().min(1).default(100_000),
@@ -41,6 +44,8 @@ const ArgsSchema = z.object({
   json: z.boolean().default(false),
   measure: z.enum(['compact', 'minisearch']).optional(),
   'postings-only': z.boolean().default(false),
+  tile: z.string().min(1).optional(),
+  times: z.coerce.number().int().min(1).default(10),
 });
 
 const MB = 1024 * 1024;
@@ -125,6 +130,49 @@ function postingsOnly(n: number, queries: number): Record<string, unknown> {
   }
 }
 
+/** K copies of a compact file's documents in one file, then loaded: the load time of K times its postings. */
+function tiled(source: string, k: number): Record<string, unknown> {
+  const read = readCompactFile(source, nullLogger);
+  if (read.origin !== 'loaded') throw new Error(`${source} is not a compact keyword index file (${read.origin})`);
+  const s = read.state;
+  const docs = s.rid.length;
+  const slots = s.start.length - 1;
+  const start = new Int32Array(slots + 1);
+  for (let i = 0; i < slots; i++) start[i + 1] = start[i] + k * (s.start[i + 1] - s.start[i]);
+  const out = new Int32Array(s.docs.length * k);
+  const tfs = new Uint16Array(s.docs.length * k);
+  for (let i = 0; i < slots; i++) {
+    const len = s.start[i + 1] - s.start[i];
+    for (let c = 0; c < k; c++) {
+      for (let j = 0; j < len; j++) {
+        out[start[i] + c * len + j] = s.docs[s.start[i] + j] + c * docs;
+        tfs[start[i] + c * len + j] = s.tfs[s.start[i] + j];
+      }
+    }
+  }
+  const maxRid = s.rid.reduce((m, r) => Math.max(m, r), 0);
+  const tile = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T, shift: number): T => {
+    const b = make(a.length * k);
+    for (let c = 0; c < k; c++) for (let i = 0; i < a.length; i++) b[c * a.length + i] = a[i] + c * shift;
+    return b;
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-keywords-'));
+  const file = path.join(dir, 'tiled' + ENGINE_FILE_SUFFIX.compact);
+  try {
+    writeCompactFile(file, read.seq, { terms: s.terms, start, docs: out, tfs, rid: tile(s.rid, (n) => new Float64Array(n), maxRid), hash: tile(s.hash, (n) => new Float64Array(n), 0), lengths: s.lengths.map((l) => tile(l, (n) => new Uint32Array(n), 0)), avg: s.avg });
+    const before = usage();
+    const started = performance.now();
+    const again = readCompactFile(file, nullLogger);
+    if (again.origin !== 'loaded') throw new Error('the tiled file did not load');
+    const postings = CompactPostings.fromState(again.state);
+    const loadMs = performance.now() - started;
+    const loaded = usage();
+    return { source, times: k, ...postings.sizes, file_mb: Math.round((fs.statSync(file).size / MB) * 10) / 10, load_ms: Math.round(loadMs), before, loaded };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function fill(db: string, n: number): void {
   const store = MemoryStore.open(db);
   try {
@@ -138,8 +186,12 @@ function fill(db: string, n: number): void {
 }
 
 function main(argv: string[]): Promise<number> {
-  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure'] }, ArgsSchema);
+  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure', 'tile', 'times'] }, ArgsSchema);
   if (o === HELP_SHOWN) return Promise.resolve(0);
+  if (o.tile) {
+    process.stdout.write(JSON.stringify(tiled(o.tile, o.times)) + '\n');
+    return Promise.resolve(0);
+  }
   if (o['postings-only']) {
     process.stdout.write(JSON.stringify(postingsOnly(o.n, o.queries)) + '\n');
     return Promise.resolve(0);
