@@ -196,4 +196,18 @@ describe('compact keyword index (typed-array postings) against MiniSearch', func
     }
     store.close();
   });
+
+  it('takes its term cache budget in bytes (13 per cached posting)', () => {
+    const store = MemoryStore.open(':memory:');
+    store.add(SyntheticRecords.fromFile(TASKS, 45).records(600), { trigger: 'import' });
+    const small = KeywordIndex.open(store, { termCacheBytes: 13 * 400 });
+    const large = KeywordIndex.open(store);
+    while (small.warmStep(50));
+    while (large.warmStep(50));
+    assert.ok(small.cacheStats.warmedPostings > 0 && small.cacheStats.warmedPostings <= 400, `${small.cacheStats.warmedPostings} postings warmed within 400`);
+    assert.ok(large.cacheStats.warmedPostings > 400, `${large.cacheStats.warmedPostings} postings warmed by default`);
+    small.close();
+    large.close();
+    store.close();
+  });
 });

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
 import type { Database } from '../sqlite/database';
-import { KeywordScorer, TermCacheStats } from './keyword-scorer';
+import { KeywordScorer, TERM_CACHE_BYTES_PER_POSTING, TermCacheStats } from './keyword-scorer';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { IndexedText, MemoryStore } from '../sqlite/store';
 import { Doc, SCORER_OPTIONS } from './keyword-documents';
@@ -48,6 +48,8 @@ export interface KeywordIndexOptions {
   maxPostings?: number;
   /** Budget of the cached per-term results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   termCachePostings?: number;
+  /** The same budget in bytes (TERM_CACHE_BYTES_PER_POSTING each; a memory budget's share); wins over termCachePostings. */
+  termCacheBytes?: number;
   /**
    * MiniSearch engine: remove a leaving record at once when its indexed text is known (default true); false: discard
    * it and vacuum, as before (the reference the tests compare the fast path with; same results).
@@ -79,6 +81,11 @@ export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebu
  * keywords.search('how many patients were admitted', 10); // [{ rid, score }]
  * keywords.close(); // writes the index file
  */
+/** The term cache budget in postings: from bytes when given, else as given (undefined: the scorer's default). */
+function termCacheBudget(options: KeywordIndexOptions): number | undefined {
+  return options.termCacheBytes === undefined ? options.termCachePostings : Math.floor(options.termCacheBytes / TERM_CACHE_BYTES_PER_POSTING);
+}
+
 /** The MiniSearch file an earlier version wrote beside the database (tens of MB at 100k records): the compact engine does not read it. */
 function removeFormerFile(file: string, logger: Logger): void {
   try {
@@ -123,7 +130,7 @@ export class KeywordIndex {
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
     this.removeLeaving = options.removeLeaving ?? true;
     this.engine = newEngine(this.kind, this.removeLeaving);
-    this.scorer = new KeywordScorer(this.engine.scorerIndex, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
+    this.scorer = new KeywordScorer(this.engine.scorerIndex, { ...SCORER_OPTIONS, maxCachedPostings: termCacheBudget(options) });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
     this.textStmt = db.prepare('SELECT question, code FROM records WHERE rid = ?');

@@ -15,6 +15,7 @@ export const KeywordWorkerDataSchema = z.object({
   engine: z.enum(['compact', 'minisearch']).optional(),
   maxPostings: z.number().int().positive().optional(),
   termCachePostings: z.number().int().min(0).optional(),
+  termCacheBytes: z.number().int().min(0).optional(),
   persistDebounceMs: z.number().int().min(0).optional(),
   shared: z.instanceof(SharedArrayBuffer),
 });

@@ -10,11 +10,11 @@ import { concatResults, quickSelectDescending, selectTop, single, TermResults } 
  * left for terms cached on demand.
  */
 export const DEFAULT_TERM_CACHE_POSTINGS = 2_000_000;
+/** Bytes one cached posting takes (Int32 ordinal + Float64 score + Uint8 field): a byte budget's unit. */
+export const TERM_CACHE_BYTES_PER_POSTING = 13;
 /**
- * Most postings `warm` has MiniSearch score in one call: a more frequent term
- * is searched in pieces (its documents split by rowid modulo the number of
- * pieces), so that one warming step stays short (about 2 ms per piece at 100k
- * records).
+ * Most postings `warm` has scored in one call: a more frequent term is searched in pieces (its documents
+ * split by rowid modulo the number of pieces), so one warming step stays short (~2 ms a piece at 100k).
  */
 export const WARM_PIECE_POSTINGS = 1_000;
 

@@ -161,7 +161,7 @@ export class WorkerKeywords implements KeywordSource {
     this.file = file;
     this.worker = new Worker(workerBootstrap(__dirname, 'keyword-worker', { slot: WORKER_STATE_SLOT, value: WORKER_FAILED }), {
       eval: true,
-      workerData: { dbFile: store.connectionForQueries().name, file, engine: options.engine, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
+      workerData: { dbFile: store.connectionForQueries().name, file, engine: options.engine, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, termCacheBytes: options.termCacheBytes, shared: this.answer.shared },
     });
     this.worker.unref();
     this.ready = new Promise<void>((resolve) => {
