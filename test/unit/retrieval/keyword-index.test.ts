@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import MiniSearch from 'minisearch';
 import { codeTerms } from '../../../src/core/memory/keyword/keyword-documents';
-import { KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
+import { KEYWORD_FILE_SUFFIX, KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { tokenizeForKeywords } from '../../../src/core/memory/text-processing';
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
@@ -78,10 +78,13 @@ describe('KeywordIndex', () => {
     seed(store);
     index.close();
     store.close();
-    assert.ok(fs.existsSync(db + '.minisearch.json'));
+    assert.ok(fs.existsSync(db + KEYWORD_FILE_SUFFIX));
+    // A MiniSearch file an earlier version wrote beside it is removed (the compact index does not read it).
+    fs.writeFileSync(db + '.minisearch.json', '{}');
     store = MemoryStore.open(db);
     index = KeywordIndex.open(store);
     assert.equal(index.origin, 'loaded');
+    assert.ok(!fs.existsSync(db + '.minisearch.json'));
     assert.equal(ids(store, index.search('danazol intake', 1))[0], 'r1');
     index.close();
     store.close();
@@ -134,9 +137,9 @@ describe('KeywordIndex', () => {
     seed(store);
     KeywordIndex.open(store).close();
     store.close();
-    const file = db + '.minisearch.json';
-    const text = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
+    const file = db + KEYWORD_FILE_SUFFIX;
+    const text = fs.readFileSync(file);
+    fs.writeFileSync(file, text.subarray(0, Math.floor(text.length / 2)));
     store = MemoryStore.open(db);
     const index = KeywordIndex.open(store);
     assert.equal(index.origin, 'rebuilt:corrupt');

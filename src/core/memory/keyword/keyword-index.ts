@@ -1,18 +1,13 @@
+import * as fs from 'node:fs';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
 import type { Database } from '../sqlite/database';
-import { readIndexFile, writeIndexFile } from './keyword-index-file';
-import { KeywordScorer, TermCacheStats } from './keyword-scorer';
+import { KeywordScorer, TERM_CACHE_BYTES_PER_POSTING, TermCacheStats } from './keyword-scorer';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { IndexedText, MemoryStore } from '../sqlite/store';
-import { Doc, MINISEARCH_OPTIONS, newMiniSearch, SCORER_OPTIONS, splitTerms } from './keyword-documents';
-import { TermFrequencies, WarmProgress } from './keyword-terms';
-import { hash53 } from '../../text-hash';
-
-/** The identity of a document's indexed text (see KeywordIndex.indexedText). */
-function textHash(doc: Doc): number {
-  return hash53(`${doc.question}\u0000${doc.code}`);
-}
+import { Doc, SCORER_OPTIONS } from './keyword-documents';
+import { ENGINE_FILE_SUFFIX, KeywordEngine, KeywordEngineKind, loadEngine, newEngine } from './keyword-engine';
+import { WarmProgress } from './keyword-terms';
 
 /** Default delay before a changed index is written to disk. */
 /** Records read per query when the index is rebuilt. */
@@ -31,7 +26,8 @@ export const DEFAULT_MAX_POSTINGS = 5_000;
  * term costs a few tens of microseconds to search when a query needs it.
  */
 export const WARM_MIN_DF = 20;
-export const KEYWORD_FILE_SUFFIX = '.minisearch.json';
+/** The default engine's index file beside the database. */
+export const KEYWORD_FILE_SUFFIX = ENGINE_FILE_SUFFIX.compact;
 
 export interface KeywordHit {
   rid: number;
@@ -40,16 +36,23 @@ export interface KeywordHit {
 }
 
 export interface KeywordIndexOptions {
-  /** Where to persist; default `<database>.minisearch.json`, in memory only for ':memory:'. `null` disables persistence. */
+  /**
+   * What holds the postings (keyword-engine.ts): 'compact' (default: typed arrays, `<database>.keywords.bin`) or
+   * 'minisearch' (MiniSearch itself, `<database>.minisearch.json`: the reference the compact engine is tested against).
+   */
+  engine?: KeywordEngineKind;
+  /** Where to persist; default `<database>` + the engine's suffix (ENGINE_FILE_SUFFIX), in memory only for ':memory:'. `null` disables persistence. */
   file?: string | null;
   logger?: Logger;
   persistDebounceMs?: number;
   maxPostings?: number;
   /** Budget of the cached per-term results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   termCachePostings?: number;
+  /** The same budget in bytes (TERM_CACHE_BYTES_PER_POSTING each; a memory budget's share); wins over termCachePostings. */
+  termCacheBytes?: number;
   /**
-   * Remove a leaving record at once when its indexed text is known (default true); false: discard it and
-   * vacuum, as before (the reference the tests compare the fast path with; same results).
+   * MiniSearch engine: remove a leaving record at once when its indexed text is known (default true); false: discard
+   * it and vacuum, as before (the reference the tests compare the fast path with; same results).
    */
   removeLeaving?: boolean;
 }
@@ -58,7 +61,8 @@ export interface KeywordIndexOptions {
 export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebuilt:stale' | 'rebuilt:corrupt';
 
 /**
- * BM25 keyword index (MiniSearch, through its public API only) over the ACTIVE
+ * BM25 keyword index (MiniSearch 7.1's BM25+; the postings held by an engine,
+ * keyword-engine.ts: compact typed arrays by default, or MiniSearch) over the ACTIVE
  * records (question + code identifiers; document id = record rowid). Before a
  * query it catches up on the records changed since the last one, by this or
  * any other process (the `record_changes` log). It is persisted atomically
@@ -66,9 +70,9 @@ export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebu
  * loads the file and catches up on what other processes wrote meanwhile; it
  * is rebuilt when the file is missing, corrupt or older than the log reaches.
  *
- * The index keeps its own document frequency per term (one count per field a
- * term occurs in) to pick the rarest query terms within a postings budget
- * (TermFrequencies, keyword-terms.ts: the first stage of a query).
+ * The engine keeps the live document frequency per term and field, to pick the
+ * rarest query terms within a postings budget (TermSelection, keyword-terms.ts:
+ * the first stage of a query).
  * Its owner may fill the per-term result cache ahead of queries with
  * `warmStep` (KeywordWarmer runs it in the background).
  *
@@ -77,18 +81,27 @@ export type KeywordIndexOrigin = 'memory' | 'loaded' | 'rebuilt:missing' | 'rebu
  * keywords.search('how many patients were admitted', 10); // [{ rid, score }]
  * keywords.close(); // writes the index file
  */
+/** The term cache budget in postings: from bytes when given, else as given (undefined: the scorer's default). */
+function termCacheBudget(options: KeywordIndexOptions): number | undefined {
+  return options.termCacheBytes === undefined ? options.termCachePostings : Math.floor(options.termCacheBytes / TERM_CACHE_BYTES_PER_POSTING);
+}
+
+/** The MiniSearch file an earlier version wrote beside the database (tens of MB at 100k records): the compact engine does not read it. */
+function removeFormerFile(file: string, logger: Logger): void {
+  try {
+    if (!fs.existsSync(file)) return;
+    fs.rmSync(file, { force: true });
+    logger.info(`removed the former keyword index file ${file} (the compact index replaces it)`);
+  } catch (error) {
+    logger.warn(`cannot remove the former keyword index file ${file}: ${errorMessage(error)}`);
+  }
+}
+
 export class KeywordIndex {
-  private ms = newMiniSearch();
-  /** Answers queries from MiniSearch's per-term results (see KeywordScorer); told of every change below. */
+  private engine: KeywordEngine;
+  /** Answers queries from the engine's per-term results (see KeywordScorer); told of every change below. */
   private readonly scorer: KeywordScorer;
-  /** Live documents per field and term (query term selection, score bounds, warming). */
-  private readonly terms = new TermFrequencies();
-  /**
-   * A hash of the text each document was indexed with, for the documents this process indexed (not those
-   * of a loaded file): a record that leaves with that text still in the database is removed at once
-   * (MiniSearch `remove`); any other is discarded and the index vacuumed (a walk of every term).
-   */
-  private readonly indexedText = new Map<number, number>();
+  private readonly kind: KeywordEngineKind;
   private seq = 0;
   /** Changes applied so far (see `version`). */
   private changes = 0;
@@ -104,18 +117,20 @@ export class KeywordIndex {
   private readonly debounceMs: number;
   private readonly maxPostings: number;
   private readonly removeLeaving: boolean;
-  /** Leaving records removed at once, and discarded for a vacuum, since open (diagnostics, tests). */
+  /** Leaving records removed at once (their indexed text known), and discarded, since open (diagnostics, tests). */
   readonly left = { removed: 0, discarded: 0 };
   origin: KeywordIndexOrigin = 'memory';
 
   private constructor(private readonly db: Database, options: KeywordIndexOptions, logger: Logger) {
     this.logger = tagged(logger, 'keywords');
+    this.kind = options.engine ?? 'compact';
     const dbFile = db.memory ? null : db.name;
-    this.file = options.file === undefined ? (dbFile ? dbFile + KEYWORD_FILE_SUFFIX : null) : options.file;
+    this.file = options.file === undefined ? (dbFile ? dbFile + ENGINE_FILE_SUFFIX[this.kind] : null) : options.file;
     this.debounceMs = options.persistDebounceMs ?? DEFAULT_PERSIST_DEBOUNCE_MS;
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
     this.removeLeaving = options.removeLeaving ?? true;
-    this.scorer = new KeywordScorer(this.ms, { ...SCORER_OPTIONS, maxCachedPostings: options.termCachePostings });
+    this.engine = newEngine(this.kind, this.removeLeaving);
+    this.scorer = new KeywordScorer(this.engine.scorerIndex, { ...SCORER_OPTIONS, maxCachedPostings: termCacheBudget(options) });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
     this.textStmt = db.prepare('SELECT question, code FROM records WHERE rid = ?');
@@ -129,6 +144,7 @@ export class KeywordIndex {
   /** As `open`, on a bare connection (the keyword worker has no store). */
   static openDatabase(db: Database, options: KeywordIndexOptions, logger: Logger = nullLogger): KeywordIndex {
     const index = new KeywordIndex(db, options, logger);
+    if (index.kind === 'compact' && !db.memory && options.file === undefined) removeFormerFile(db.name + ENGINE_FILE_SUFFIX.minisearch, index.logger);
     index.origin = index.file ? index.load(index.file) : 'memory';
     if (index.origin !== 'loaded') index.rebuild();
     if (index.file && index.origin !== 'loaded') index.persist();
@@ -138,11 +154,16 @@ export class KeywordIndex {
   /** Number of indexed (active) records. */
   get size(): number {
     this.catchUp();
-    return this.ms.documentCount;
+    return this.engine.documentCount;
   }
 
   get persistFile(): string | null {
     return this.file;
+  }
+
+  /** The engine holding the postings. */
+  get engineKind(): KeywordEngineKind {
+    return this.kind;
   }
 
   /**
@@ -154,27 +175,23 @@ export class KeywordIndex {
     const terms = this.queryTerms(text, limit);
     if (terms.length === 0) return [];
     // Discarded postings not yet vacuumed make MiniSearch's own scores drift from call to call: answer as it does then.
-    if (this.ms.dirtCount > 0) return this.miniSearchOf(terms, limit);
-    return this.scorer.search(terms, limit, this.terms.perField);
+    if (this.engine.settling) return this.engine.direct(terms, limit);
+    return this.scorer.search(terms, limit, this.engine.terms.perField);
   }
 
-  /** `search` through one MiniSearch `search` call of the whole query (the reference the scorer reproduces; tests and benchmarks). */
+  /**
+   * `search` with the query scored whole, without the scorer: through one MiniSearch `search` call (MiniSearch
+   * engine) or every posting of the query's terms (compact engine). The reference the scorer reproduces (tests, benchmarks).
+   */
   searchDirect(text: string, limit: number): KeywordHit[] {
     const terms = this.queryTerms(text, limit);
-    return terms.length === 0 ? [] : this.miniSearchOf(terms, limit);
+    return terms.length === 0 ? [] : this.engine.direct(terms, limit);
   }
 
   /** Caught up with the database, the query's index terms (none when `limit` asks for nothing). */
   private queryTerms(text: string, limit: number): string[] {
     this.catchUp();
-    return limit <= 0 ? [] : this.terms.select(text, this.maxPostings);
-  }
-
-  /** One MiniSearch OR search of the selected terms. */
-  private miniSearchOf(terms: string[], limit: number): KeywordHit[] {
-    // The terms are already index terms: split only (the field tokenizers would stem them again).
-    const results = this.ms.search(terms.join(' '), { tokenize: splitTerms });
-    return results.slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
+    return limit <= 0 ? [] : this.engine.terms.select(text, this.maxPostings);
   }
 
   /**
@@ -205,12 +222,13 @@ export class KeywordIndex {
   warmStep(sliceMs: number): boolean {
     const deadline = performance.now() + sliceMs;
     this.catchUp();
-    // Discarded postings still settling (see vacuum) make MiniSearch's scores drift: warm once they are gone.
-    if (this.ms.dirtCount > 0) return true;
-    const w = (this.warming ??= this.terms.startWarming());
-    if (w.keys && !this.terms.listWarmTerms(w, { minDf: WARM_MIN_DF, maxDf: this.maxPostings, budget: this.scorer.cacheBudget }, deadline)) return true;
+    // Discarded postings still settling (see MiniSearchEngine.settle) make MiniSearch's scores drift: warm once they are gone.
+    if (this.engine.settling) return true;
+    const terms = this.engine.terms;
+    const w = (this.warming ??= terms.startWarming());
+    if (w.keys && !terms.listWarmTerms(w, { minDf: WARM_MIN_DF, maxDf: this.maxPostings, budget: this.scorer.cacheBudget }, deadline)) return true;
     while (w.next < w.list.length) {
-      if (!this.scorer.warm(w.list[w.next], this.terms.perField, deadline)) return true;
+      if (!this.scorer.warm(w.list[w.next], terms.perField, deadline)) return true;
       w.next++;
       if (performance.now() >= deadline) break;
     }
@@ -220,7 +238,7 @@ export class KeywordIndex {
   /** Number of postings (documents per field) of an index term. */
   documentFrequency(term: string): number {
     this.catchUp();
-    return this.terms.total(term);
+    return this.engine.terms.total(term);
   }
 
   /** Writes the file now when it changed. */
@@ -239,25 +257,29 @@ export class KeywordIndex {
   /** Rebuilds the whole index from the active records in the database. */
   rebuild(): void {
     const started = Date.now();
-    this.ms = newMiniSearch();
-    this.terms.clear();
-    this.indexedText.clear();
+    this.replaceEngine(newEngine(this.kind, this.removeLeaving));
     this.seq = this.log.head();
-    this.scorer.reset(this.ms);
-    this.changed();
     // In pieces: each read is a short native call, so a worker building the index can be stopped between them at once.
     const page = this.db.prepare("SELECT rid, id, question, code FROM records WHERE status = 'active' AND rid > ? ORDER BY rid LIMIT ?");
     for (let after = 0; ; ) {
       const rows = page.all(after, REBUILD_PAGE_ROWS) as IndexedText[];
       if (rows.length === 0) break;
       this.addDocs(rows);
+      this.engine.settle(() => undefined);
       after = rows[rows.length - 1].rid;
     }
     this.dirty = true;
-    this.logger.info(`rebuilt keyword index: ${this.ms.documentCount} active records in ${Date.now() - started} ms`);
+    this.logger.info(`rebuilt keyword index: ${this.engine.documentCount} active records in ${Date.now() - started} ms`);
   }
 
   // ---------------------------------------------------------------- internals
+
+  /** A new or loaded engine: the scorer reads it from now on. */
+  private replaceEngine(engine: KeywordEngine): void {
+    this.engine = engine;
+    this.scorer.reset(engine.scorerIndex);
+    this.changed();
+  }
 
   /** The index changed: cached results are stale (the scorer drops them), warming starts over. */
   private changed(): void {
@@ -281,39 +303,19 @@ export class KeywordIndex {
   }
 
   private apply(rids: number[]): void {
-    const gone = rids.filter((rid) => this.ms.has(rid));
+    const gone = rids.filter((rid) => this.engine.has(rid));
     // In order, each one removed (its indexed text known) or discarded: the same field-length updates either way.
-    for (const rid of gone) {
-      const doc = this.textOf(rid);
-      this.terms.count(doc, -1);
-      const indexed = this.indexedText.get(rid);
-      this.indexedText.delete(rid);
-      if (this.removeLeaving && doc && indexed !== undefined && indexed === textHash(doc)) {
-        this.ms.remove(doc);
-        this.left.removed++;
-      } else {
-        this.ms.discard(rid);
-        this.left.discarded++;
-      }
-    }
+    for (const rid of gone) this.left[this.engine.leave(rid, this.textOf(rid))]++;
     this.scorer.discarded(gone);
     this.addDocs(this.changedStmt.all(JSON.stringify(rids)) as IndexedText[]);
-    // Only discarded documents leave postings behind (a no-op when none did).
-    this.vacuum();
+    this.settle();
     this.changed();
     this.dirty = true;
   }
 
-  /**
-   * Drops the postings of discarded documents: with a batch larger than the
-   * term count MiniSearch's `vacuum` walks the whole index before it first
-   * yields, so nothing can interleave with it and `dirtCount` is 0 on return
-   * (unless a previous vacuum is still settling: it then runs at the next
-   * microtask, and searches answer through MiniSearch directly meanwhile).
-   */
-  private vacuum(): void {
-    if (this.ms.dirtCount === 0) return;
-    this.ms.vacuum({ batchSize: Number.MAX_SAFE_INTEGER }).catch((error: unknown) => {
+  /** Lets the engine settle a batch of changes (MiniSearch: vacuum; compact: compaction when due); rebuilds if that fails. */
+  private settle(): void {
+    this.engine.settle((error: unknown) => {
       this.logger.warn(`keyword index vacuum failed: ${errorMessage(error)}; rebuilding`);
       this.rebuild();
     });
@@ -340,28 +342,20 @@ export class KeywordIndex {
 
   private addDocs(records: IndexedText[]): void {
     const docs = records.map((r) => ({ id: r.rid, question: r.question, code: r.code }));
-    for (const doc of docs) {
-      this.terms.count(doc, 1);
-      this.indexedText.set(doc.id, textHash(doc));
-    }
-    this.ms.addAll(docs);
+    this.engine.add(docs);
     this.scorer.added(docs.map((d) => d.id));
   }
 
   private load(file: string): KeywordIndexOrigin {
-    const read = readIndexFile<Doc>(file, MINISEARCH_OPTIONS, this.logger);
+    const read = loadEngine(this.kind, file, this.logger, this.removeLeaving);
     if (read.origin !== 'loaded') return read.origin;
     const changes = this.log.since(read.seq);
     if (read.seq > this.log.head() || 'reload' in changes) {
       this.logger.info(`keyword index ${file} is stale (change ${read.seq}, the database is at ${changes.head} and its log does not reach back); rebuilding`);
       return 'rebuilt:stale';
     }
-    this.ms = read.index;
-    this.indexedText.clear();
-    this.scorer.reset(this.ms);
-    this.changed();
-    this.vacuum();
-    this.terms.replace(read.frequencies);
+    this.replaceEngine(read.engine);
+    this.settle();
     this.seq = read.seq;
     if (changes.rids.length > 0) {
       this.logger.info(`keyword index ${file} is behind (change ${read.seq} → ${changes.head}); catching up on ${changes.rids.length} records`);
@@ -374,7 +368,7 @@ export class KeywordIndex {
   private persist(): void {
     if (!this.file) return;
     try {
-      writeIndexFile(this.file, { seq: this.seq, documentCount: this.ms.documentCount }, this.terms.map, this.ms);
+      this.engine.write(this.file, this.seq);
     } catch (error) {
       // The file is a cache of the database: failing to write it (disk full) loses nothing; the next open rebuilds.
       this.logger.warn(`could not write the keyword index file ${this.file} (${errorMessage(error)}); it will be rebuilt at the next open`);

@@ -61,6 +61,22 @@ function hasInternals(ms: unknown, fields: readonly string[]): ms is MiniSearchI
   );
 }
 
+/** MiniSearch 7.1's calcBM25Score idf, for a term in `matching` of `total` documents. */
+export function inverseDocumentFrequency(total: number, matching: number): number {
+  return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+}
+
+/** MiniSearch 7.1's calcBM25Score (BM25+), its idf given: the same expression, operation for operation. */
+export function bm25Score(invDocFreq: number, termFreq: number, fieldLength: number, avgFieldLength: number, bm25: { k: number; b: number; d: number }): number {
+  const { k, b, d } = bm25;
+  return invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+}
+
+/** The boost of each field, in order: as MiniSearch's executeQuerySpec, a field without a boost (or boost 0) weighs 1. */
+export function fieldBoosts(scoring: Pick<PostingsScoring, 'fields' | 'boost'>): number[] {
+  return scoring.fields.map((f) => (Object.prototype.hasOwnProperty.call(scoring.boost, f) ? scoring.boost[f] : undefined) || 1);
+}
+
 const EMPTY: TermResults = { ords: new Int32Array(0), scores: new Float64Array(0), field: new Uint8Array(0) };
 
 /**
@@ -74,9 +90,7 @@ const EMPTY: TermResults = { ords: new Int32Array(0), scores: new Float64Array(0
  */
 export function postingsReader(ms: unknown, scoring: PostingsScoring): PostingsReader | null {
   if (!hasInternals(ms, scoring.fields)) return null;
-  const { k, b, d } = scoring.bm25;
-  // As MiniSearch's executeQuerySpec: a field without a boost (or boost 0) weighs 1.
-  const boosts = scoring.fields.map((f) => (Object.prototype.hasOwnProperty.call(scoring.boost, f) ? scoring.boost[f] : undefined) || 1);
+  const boosts = fieldBoosts(scoring);
   return (term, ordinalOf, only) => {
     const data = ms._index.get(term);
     if (!data) return EMPTY;
@@ -102,7 +116,7 @@ export function postingsReader(ms: unknown, scoring: PostingsScoring): PostingsR
       const matchingCount = fieldTermFreqs.size;
       const avgFieldLength = ms._avgFieldLength[fieldId];
       // calcBM25Score's idf: the same expression, once per field instead of once per posting.
-      const invDocFreq = Math.log(1 + (totalCount - matchingCount + 0.5) / (matchingCount + 0.5));
+      const invDocFreq = inverseDocumentFrequency(totalCount, matchingCount);
       for (const [docId, termFreq] of fieldTermFreqs) {
         const rid = ms._documentIds.get(docId);
         if (rid === undefined) return null;
@@ -110,7 +124,7 @@ export function postingsReader(ms: unknown, scoring: PostingsScoring): PostingsR
         const ordinal = ordinalOf.get(rid as number);
         if (ordinal === undefined) continue;
         const fieldLength = (ms._fieldLength.get(docId) as number[])[fieldId];
-        const rawScore = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+        const rawScore = bm25Score(invDocFreq, termFreq, fieldLength, avgFieldLength, scoring.bm25);
         // MiniSearch: termWeight (1) × termBoost (1) × fieldBoost × docBoost (1) × rawScore; the products by 1 are exact.
         const weightedScore = fieldBoost * rawScore;
         const slot = slotOf?.get(docId);

@@ -12,8 +12,10 @@ export const WORKER_STATE_SLOT = 1;
 export const KeywordWorkerDataSchema = z.object({
   dbFile: z.string().min(1),
   file: z.string().nullable(),
+  engine: z.enum(['compact', 'minisearch']).optional(),
   maxPostings: z.number().int().positive().optional(),
   termCachePostings: z.number().int().min(0).optional(),
+  termCacheBytes: z.number().int().min(0).optional(),
   persistDebounceMs: z.number().int().min(0).optional(),
   shared: z.instanceof(SharedArrayBuffer),
 });

@@ -10,11 +10,11 @@ import { concatResults, quickSelectDescending, selectTop, single, TermResults } 
  * left for terms cached on demand.
  */
 export const DEFAULT_TERM_CACHE_POSTINGS = 2_000_000;
+/** Bytes one cached posting takes (Int32 ordinal + Float64 score + Uint8 field): a byte budget's unit. */
+export const TERM_CACHE_BYTES_PER_POSTING = 13;
 /**
- * Most postings `warm` has MiniSearch score in one call: a more frequent term
- * is searched in pieces (its documents split by rowid modulo the number of
- * pieces), so that one warming step stays short (about 2 ms per piece at 100k
- * records).
+ * Most postings `warm` has scored in one call: a more frequent term is searched in pieces (its documents
+ * split by rowid modulo the number of pieces), so one warming step stays short (~2 ms a piece at 100k).
  */
 export const WARM_PIECE_POSTINGS = 1_000;
 
@@ -45,6 +45,19 @@ interface PartialTerm {
 
 /** The slice of MiniSearch this scorer calls: its public search and counters only. */
 type Searchable = Pick<MiniSearch, 'search' | 'documentCount'>;
+
+/** An index that reads a term's results itself (the compact index): its documents in order and its reader. */
+export interface TermIndex {
+  readonly documentCount: number;
+  /** Record rowids of the live documents, in document order. */
+  documentIds(): Iterable<number>;
+  readTerm: PostingsReader;
+}
+
+/** MiniSearch (its postings, or its public search) or an index reading its own postings. */
+export type ScorerIndex = Searchable | TermIndex;
+
+const isTermIndex = (index: ScorerIndex): index is TermIndex => typeof (index as Partial<TermIndex>).readTerm === 'function';
 
 /** BM25 parameters and field weights of the queries (as given to MiniSearch). */
 export interface ScorerOptions {
@@ -116,7 +129,7 @@ const BOUND_MARGIN = 1e-9;
  * scorer.warm('how_many', dfOf, performance.now() + 2); // true once cached (false: call again to go on)
  */
 export class KeywordScorer {
-  private ms: Searchable;
+  private ms: ScorerIndex;
   /** Reads a term's results from `ms`'s postings (null: through its public search). */
   private read: PostingsReader | null = null;
   /** Terms cached by `warm`: never evicted (only dropped with the whole cache). */
@@ -140,7 +153,7 @@ export class KeywordScorer {
   private readonly maxCachedPostings: number;
 
   constructor(
-    ms: Searchable,
+    ms: ScorerIndex,
     private readonly options: ScorerOptions,
   ) {
     this.ms = ms;
@@ -149,13 +162,18 @@ export class KeywordScorer {
     this.reset(ms);
   }
 
-  /** A new or reloaded index: ordinals follow MiniSearch's document order (its wildcard search lists documents in that order). */
-  reset(ms: Searchable): void {
+  /** A new or reloaded index: ordinals follow its document order (MiniSearch's wildcard search lists documents in that order). */
+  reset(ms: ScorerIndex): void {
     this.ms = ms;
-    this.read = this.options.readPostings ? postingsReader(ms, this.options) : null;
     this.clearCache();
     this.ordinalOf.clear();
     this.ridAt = [];
+    if (isTermIndex(ms)) {
+      this.read = ms.readTerm;
+      for (const rid of ms.documentIds()) this.append(rid);
+      return;
+    }
+    this.read = this.options.readPostings ? postingsReader(ms, this.options) : null;
     for (const r of ms.search(MiniSearch.wildcard)) this.append(r.id as number);
   }
 
@@ -386,6 +404,7 @@ export class KeywordScorer {
   private fetch(term: string, only?: (rid: number) => boolean): TermResults {
     const direct = this.read?.(term, this.ordinalOf, only);
     if (direct) return direct;
+    if (isTermIndex(this.ms)) throw new Error(`keyword index: no results for the term "${term}"`); // never: a term index always reads
     const results = this.ms.search(term, only ? { tokenize: single, boostDocument: (rid: number) => (only(rid) ? 1 : 0) } : { tokenize: single });
     const r: TermResults = { ords: new Int32Array(results.length), scores: new Float64Array(results.length), field: new Uint8Array(results.length) };
     let n = 0;

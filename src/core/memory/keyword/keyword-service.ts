@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger, tagged } from '../../logger';
-import { KEYWORD_FILE_SUFFIX, KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
+import { KeywordHit, KeywordIndex, KeywordIndexOptions } from './keyword-index';
+import { ENGINE_FILE_SUFFIX } from './keyword-engine';
 import { tempFileOf } from './keyword-index-file';
 import { KeywordEventSchema, MAX_KEYWORD_HITS, SharedAnswer, WORKER_FAILED, WORKER_READY, WORKER_STATE_SLOT } from './keyword-protocol';
 import { KeywordWarmer, WarmSignal } from './keyword-warmer';
@@ -156,11 +157,11 @@ export class WorkerKeywords implements KeywordSource {
   private timeouts = 0;
 
   constructor(store: MemoryStore, options: KeywordIndexOptions, private readonly logger: Logger) {
-    const file = options.file === undefined ? store.connectionForQueries().name + KEYWORD_FILE_SUFFIX : options.file;
+    const file = options.file === undefined ? store.connectionForQueries().name + ENGINE_FILE_SUFFIX[options.engine ?? 'compact'] : options.file;
     this.file = file;
     this.worker = new Worker(workerBootstrap(__dirname, 'keyword-worker', { slot: WORKER_STATE_SLOT, value: WORKER_FAILED }), {
       eval: true,
-      workerData: { dbFile: store.connectionForQueries().name, file, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, shared: this.answer.shared },
+      workerData: { dbFile: store.connectionForQueries().name, file, engine: options.engine, maxPostings: options.maxPostings, persistDebounceMs: options.persistDebounceMs, termCachePostings: options.termCachePostings, termCacheBytes: options.termCacheBytes, shared: this.answer.shared },
     });
     this.worker.unref();
     this.ready = new Promise<void>((resolve) => {

@@ -50,7 +50,7 @@ function main(): void {
     // The thread that started this worker opened (and so checked) the same file a moment ago: a second
     // full check here would read every page again (seconds at 100k), and block termination while it runs.
     db = openDatabase(data.dbFile, { logger, integrityCheck: false });
-    index = KeywordIndex.openDatabase(db, { file: data.file, maxPostings: data.maxPostings, persistDebounceMs: data.persistDebounceMs, termCachePostings: data.termCachePostings }, logger);
+    index = KeywordIndex.openDatabase(db, { file: data.file, engine: data.engine, maxPostings: data.maxPostings, persistDebounceMs: data.persistDebounceMs, termCachePostings: data.termCachePostings, termCacheBytes: data.termCacheBytes }, logger);
   } catch (error) {
     answer.setState(WORKER_FAILED);
     port.postMessage({ type: 'failed', message: errorMessage(error) });

@@ -1,0 +1,399 @@
+/**
+ * The compact keyword index: per term and field, postings in typed arrays
+ * (document ordinal Int32 + term frequency Uint16/Uint32), per-document field
+ * lengths in typed arrays, BM25 computed at query time with MiniSearch 7.1's
+ * own formula, parameters and field-length bookkeeping (so scores equal its
+ * own, and ties order the same: a document's ordinal follows insertion order
+ * as MiniSearch's short ids do).
+ *
+ * Two parts: the base, immutable CSR arrays (as read from the index file, no
+ * per-posting objects: `start` offsets per term×field slot into `docs`/`tfs`),
+ * and the delta, the postings added since, as linked lists in growable typed
+ * arrays. A leaving document is a tombstone (`alive` 0); its field lengths
+ * leave the averages and its terms the live document frequencies at once.
+ * `compact` merges base and delta into a new base without the tombstones
+ * (renumbering ordinals in the same order): when the delta or the tombstones
+ * grow large, and before the index is written.
+ *
+ * @example
+ * const postings = CompactPostings.empty();
+ * postings.add({ id: 7, question: 'aspirin dose', code: '' });
+ * postings.readTerm('aspirin', new Map([[7, 0]])); // { ords: [0], scores: [...], field: [0] }
+ */
+import { hash53 } from '../../text-hash';
+import { Doc, MINISEARCH_OPTIONS, SCORER_OPTIONS, tokenize } from './keyword-documents';
+import { bm25Score, fieldBoosts, inverseDocumentFrequency, PostingsReader } from './keyword-postings';
+import type { TermResults } from './keyword-select';
+
+/** The indexed fields, in MiniSearch's field order (field index = MiniSearch's field id). */
+export const COMPACT_FIELDS: readonly string[] = MINISEARCH_OPTIONS.fields;
+const F = COMPACT_FIELDS.length;
+/** Fewest delta postings that trigger a compaction (below that, the delta is cheap to read). */
+export const COMPACT_MIN_DELTA = 262_144;
+const BOOSTS = fieldBoosts(SCORER_OPTIONS);
+const BM25 = SCORER_OPTIONS.bm25;
+
+/** The identity of a document's indexed text (a leaving record whose text changed since needs a compaction). */
+export function indexedTextHash(doc: Doc): number {
+  return hash53(`${doc.question}\u0000${doc.code}`);
+}
+
+/** What a compact index is made of, as written to and read from its file (the base only: no delta, no tombstones). */
+export interface CompactState {
+  terms: string[];
+  /** `terms.length × fields + 1` offsets into docs/tfs; slot = term × fields + field. */
+  start: Int32Array;
+  docs: Int32Array;
+  tfs: Uint16Array | Uint32Array;
+  /** Per document (ordinal): record rowid, indexed text hash, unique terms per field. */
+  rid: Float64Array;
+  hash: Float64Array;
+  lengths: Uint32Array[];
+  /** MiniSearch's running average field lengths (its float operations, replayed). */
+  avg: number[];
+}
+
+function grow<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, need: number, make: (n: number) => T, fill?: number): T {
+  if (a.length >= need) return a;
+  const b = make(Math.max(need, a.length * 2, 1024));
+  b.set(a);
+  if (fill !== undefined) b.fill(fill, a.length);
+  return b;
+}
+
+const EMPTY: TermResults = { ords: new Int32Array(0), scores: new Float64Array(0), field: new Uint8Array(0) };
+
+export class CompactPostings {
+  // Terms.
+  private terms: string[] = [];
+  private termId = new Map<string, number>();
+  /** Live documents holding each term, per field. */
+  private df: Int32Array[] = Array.from({ length: F }, () => new Int32Array(0));
+  // Base.
+  private baseTerms = 0;
+  private start: Int32Array = new Int32Array(1);
+  private docs: Int32Array = new Int32Array(0);
+  private tfs: Uint16Array | Uint32Array = new Uint16Array(0);
+  // Delta: per slot the newest entry, each entry its ordinal, frequency and the previous entry of its slot.
+  private head: Int32Array = new Int32Array(0);
+  private dOrd: Int32Array = new Int32Array(0);
+  private dTf: Uint32Array = new Uint32Array(0);
+  private dPrev: Int32Array = new Int32Array(0);
+  private deltaCount = 0;
+  // Documents, by ordinal.
+  private count = 0;
+  private rid: Float64Array = new Float64Array(0);
+  private hash: Float64Array = new Float64Array(0);
+  private lengths: Uint32Array[] = Array.from({ length: F }, () => new Uint32Array(0));
+  private alive: Uint8Array = new Uint8Array(0);
+  private readonly ordOf = new Map<number, number>();
+  private dead = 0;
+  /** A document left whose terms are not known (its text changed): the frequencies are recounted by a compaction before the next read. */
+  private stale = false;
+  private avg: number[] = new Array<number>(F).fill(0);
+  /** Live documents. */
+  documentCount = 0;
+  /** Compactions done (tests, diagnostics). */
+  compactions = 0;
+
+  private constructor() {}
+
+  static empty(): CompactPostings {
+    return new CompactPostings();
+  }
+
+  /** An index over a state read from a file (its arrays are used as they are: no copy of the postings). */
+  static fromState(s: CompactState): CompactPostings {
+    const p = new CompactPostings();
+    p.adopt(s);
+    return p;
+  }
+
+  has(rid: number): boolean {
+    return this.ordOf.has(rid);
+  }
+
+  /** Whether `now` is the text the live document `rid` was indexed with (so its terms are known). */
+  knows(rid: number, now: Doc | null): boolean {
+    const o = this.ordOf.get(rid);
+    return o !== undefined && now !== null && indexedTextHash(now) === this.hash[o];
+  }
+
+  /** Record rowids of the live documents, in document (insertion) order. */
+  *documentIds(): IterableIterator<number> {
+    for (let o = 0; o < this.count; o++) if (this.alive[o]) yield this.rid[o];
+  }
+
+  /** Live documents holding `term`, per field. */
+  perField(term: string): number[] {
+    if (this.stale) this.compact();
+    const id = this.termId.get(term);
+    return this.df.map((d) => (id === undefined ? 0 : d[id]));
+  }
+
+  /** Every term with a live document (each once). */
+  *termList(): IterableIterator<string> {
+    for (let t = 0; t < this.terms.length; t++) if (this.df.some((d) => d[t] > 0)) yield this.terms[t];
+  }
+
+  /** Postings held (base + delta, tombstoned ones included) and tombstones (diagnostics, compaction). */
+  get sizes(): { terms: number; basePostings: number; deltaPostings: number; documents: number; tombstones: number } {
+    return { terms: this.terms.length, basePostings: this.docs.length, deltaPostings: this.deltaCount, documents: this.documentCount, tombstones: this.dead };
+  }
+
+  /** Indexes a document as MiniSearch's `add` does (field lengths = unique tokens; terms = non-empty tokens). */
+  add(doc: Doc): void {
+    if (this.ordOf.has(doc.id)) throw new Error(`keyword index: record ${doc.id} is already indexed (remove it first)`);
+    const o = this.newDocument(doc.id, indexedTextHash(doc));
+    const texts = [doc.question, doc.code];
+    for (let f = 0; f < F; f++) {
+      const tokens = tokenize(texts[f], COMPACT_FIELDS[f]);
+      const unique = new Set(tokens).size;
+      this.lengths[f][o] = unique;
+      // MiniSearch's addFieldLength, with its count (documents before this one) and operation order.
+      const before = this.documentCount - 1;
+      this.avg[f] = ((this.avg[f] || 0) * before + unique) / (before + 1);
+      const tf = new Map<string, number>();
+      for (const t of tokens) if (t) tf.set(t, (tf.get(t) ?? 0) + 1);
+      for (const [term, n] of tf) {
+        const id = this.idOf(term);
+        this.df[f][id]++;
+        this.push(id * F + f, o, n);
+      }
+    }
+  }
+
+  /**
+   * Removes a live document: a tombstone, its field lengths out of the averages (MiniSearch's removeFieldLength),
+   * its terms out of the document frequencies. `now` is its text as it is in the database: when that is not the
+   * text it was indexed with (an edited record), its terms are not known and the index is compacted at once.
+   */
+  remove(rid: number, now: Doc | null): void {
+    const o = this.ordOf.get(rid);
+    if (o === undefined) return;
+    for (let f = 0; f < F; f++) {
+      const n = this.documentCount;
+      this.avg[f] = n === 1 ? 0 : (this.avg[f] * n - this.lengths[f][o]) / (n - 1);
+    }
+    this.documentCount--;
+    this.alive[o] = 0;
+    this.ordOf.delete(rid);
+    this.dead++;
+    if (now && indexedTextHash(now) === this.hash[o]) {
+      const texts = [now.question, now.code];
+      for (let f = 0; f < F; f++) {
+        for (const t of new Set(tokenize(texts[f], COMPACT_FIELDS[f]))) {
+          const id = t ? this.termId.get(t) : undefined;
+          if (id !== undefined) this.df[f][id]--;
+        }
+      }
+    } else {
+      this.stale = true;
+    }
+  }
+
+  /** Compacts when the delta or the tombstones have grown large. */
+  maybeCompact(): void {
+    if (this.stale || this.deltaCount > Math.max(COMPACT_MIN_DELTA, this.docs.length / 2) || this.dead > Math.max(1024, this.count / 4)) this.compact();
+  }
+
+  /** `term`'s results, as MiniSearch's `search(term)` scores them (see PostingsReader). */
+  readonly readTerm: PostingsReader = (term, ordinalOf, only) => {
+    if (this.stale) this.compact();
+    const id = this.termId.get(term);
+    if (id === undefined) return EMPTY;
+    let capacity = 0;
+    let fieldsWithTerm = 0;
+    for (let f = 0; f < F; f++) {
+      capacity += this.df[f][id];
+      if (this.df[f][id] > 0) fieldsWithTerm++;
+    }
+    const ords = new Int32Array(capacity);
+    const scores = new Float64Array(capacity);
+    const field = new Uint8Array(capacity);
+    // A document matched in several fields sums its fields' scores in field order, as MiniSearch's result map does.
+    const slotOf = fieldsWithTerm > 1 ? new Map<number, number>() : null;
+    const { alive, rid: ridOf } = this;
+    let n = 0;
+    for (let f = 0; f < F; f++) {
+      const matching = this.df[f][id];
+      if (matching === 0) continue;
+      const idf = inverseDocumentFrequency(this.documentCount, matching);
+      const boost = BOOSTS[f];
+      const avg = this.avg[f];
+      const lengths = this.lengths[f];
+      const slot = id * F + f;
+      // The slot's postings: its base range, then its delta entries oldest first (one list of positions, sign-tagged).
+      const from = id < this.baseTerms ? this.start[slot] : 0;
+      const to = id < this.baseTerms ? this.start[slot + 1] : 0;
+      const delta = this.deltaEntries(slot);
+      for (let i = from - to; i < delta.length; i++) {
+        const o = i < 0 ? this.docs[to + i] : this.dOrd[delta[i]];
+        if (!alive[o]) continue;
+        const rid = ridOf[o];
+        if (only && !only(rid)) continue;
+        const ordinal = ordinalOf.get(rid);
+        if (ordinal === undefined) continue;
+        const tf = i < 0 ? this.tfs[to + i] : this.dTf[delta[i]];
+        const weighted = boost * bm25Score(idf, tf, lengths[o], avg, BM25);
+        const at = slotOf?.get(o);
+        if (at !== undefined) {
+          scores[at] += weighted;
+          continue;
+        }
+        if (n >= capacity) throw new Error('keyword index: postings disagree with the document frequencies; delete the keyword index file to rebuild it');
+        slotOf?.set(o, n);
+        ords[n] = ordinal;
+        scores[n] = weighted;
+        field[n] = f;
+        n++;
+      }
+    }
+    return n === capacity ? { ords, scores, field } : { ords: ords.slice(0, n), scores: scores.slice(0, n), field: field.slice(0, n) };
+  };
+
+  /** The index as one base (compacted first): what its file holds. */
+  state(): CompactState {
+    if (this.deltaCount > 0 || this.dead > 0 || this.rid.length !== this.count) this.compact();
+    return { terms: this.terms.slice(0, this.baseTerms), start: this.start, docs: this.docs, tfs: this.tfs, rid: this.rid, hash: this.hash, lengths: this.lengths, avg: [...this.avg] };
+  }
+
+  /**
+   * Merges base and delta into a new base without tombstones or terms no live document holds: ordinals are
+   * renumbered in the same order (ties rank the same), frequencies recounted from the live postings.
+   */
+  compact(): void {
+    const newOrd = new Int32Array(this.count);
+    let docs = 0;
+    for (let o = 0; o < this.count; o++) newOrd[o] = this.alive[o] ? docs++ : -1;
+    const slots = this.terms.length * F;
+    // 1. Live postings per slot.
+    const live = new Int32Array(slots);
+    let maxTf = 0;
+    this.forEachPosting((slot, o, tf) => {
+      if (newOrd[o] < 0) return;
+      live[slot]++;
+      if (tf > maxTf) maxTf = tf;
+    });
+    const keep = new Int32Array(this.terms.length);
+    const terms: string[] = [];
+    for (let t = 0; t < this.terms.length; t++) {
+      let total = 0;
+      for (let f = 0; f < F; f++) total += live[t * F + f];
+      keep[t] = total > 0 ? terms.length : -1;
+      if (total > 0) terms.push(this.terms[t]);
+    }
+    // 2. Offsets and frequencies of the kept terms.
+    const start = new Int32Array(terms.length * F + 1);
+    const df = Array.from({ length: F }, () => new Int32Array(terms.length));
+    for (let t = 0; t < this.terms.length; t++) {
+      if (keep[t] < 0) continue;
+      for (let f = 0; f < F; f++) df[f][keep[t]] = live[t * F + f];
+    }
+    for (let s = 0; s < terms.length * F; s++) start[s + 1] = start[s] + df[s % F][Math.floor(s / F)];
+    // 3. The postings, base first then delta (older ordinals first within a slot).
+    const total = start[start.length - 1];
+    const out = new Int32Array(total);
+    const outTf = maxTf > 0xffff ? new Uint32Array(total) : new Uint16Array(total);
+    const fill = start.slice(0, Math.max(0, start.length - 1));
+    this.forEachPosting((slot, o, tf) => {
+      const t = keep[Math.floor(slot / F)];
+      if (newOrd[o] < 0 || t < 0) return;
+      const at = fill[t * F + (slot % F)]++;
+      out[at] = newOrd[o];
+      outTf[at] = tf;
+    });
+    // 4. Documents.
+    const rid = new Float64Array(docs);
+    const hash = new Float64Array(docs);
+    const lengths = Array.from({ length: F }, () => new Uint32Array(docs));
+    for (let o = 0; o < this.count; o++) {
+      const n = newOrd[o];
+      if (n < 0) continue;
+      rid[n] = this.rid[o];
+      hash[n] = this.hash[o];
+      for (let f = 0; f < F; f++) lengths[f][n] = this.lengths[f][o];
+    }
+    this.adopt({ terms, start, docs: out, tfs: outTf, rid, hash, lengths, avg: this.avg });
+    this.df = df;
+    this.stale = false;
+    this.compactions++;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private adopt(s: CompactState): void {
+    this.terms = s.terms;
+    this.termId = new Map(s.terms.map((t, i) => [t, i]));
+    this.baseTerms = s.terms.length;
+    this.start = s.start;
+    this.docs = s.docs;
+    this.tfs = s.tfs;
+    this.df = Array.from({ length: F }, () => new Int32Array(s.terms.length));
+    for (let t = 0; t < s.terms.length; t++) for (let f = 0; f < F; f++) this.df[f][t] = s.start[t * F + f + 1] - s.start[t * F + f];
+    this.head = new Int32Array(0);
+    this.deltaCount = 0;
+    this.count = s.rid.length;
+    this.rid = s.rid;
+    this.hash = s.hash;
+    this.lengths = s.lengths;
+    this.alive = new Uint8Array(this.count).fill(1);
+    this.ordOf.clear();
+    for (let o = 0; o < this.count; o++) this.ordOf.set(this.rid[o], o);
+    this.dead = 0;
+    this.documentCount = this.count;
+    this.avg = [...s.avg];
+  }
+
+  /** Every posting held (tombstoned ones included): base, then delta oldest first. */
+  private forEachPosting(visit: (slot: number, o: number, tf: number) => void): void {
+    for (let s = 0; s < this.baseTerms * F; s++) for (let j = this.start[s]; j < this.start[s + 1]; j++) visit(s, this.docs[j], this.tfs[j]);
+    const slotOfEntry = new Int32Array(this.deltaCount);
+    for (let s = 0; s < this.head.length; s++) for (let e = this.head[s]; e >= 0; e = this.dPrev[e]) slotOfEntry[e] = s;
+    for (let e = 0; e < this.deltaCount; e++) visit(slotOfEntry[e], this.dOrd[e], this.dTf[e]);
+  }
+
+  /** The delta entries of a slot, oldest first. */
+  private deltaEntries(slot: number): number[] {
+    const out: number[] = [];
+    for (let e = slot < this.head.length ? this.head[slot] : -1; e >= 0; e = this.dPrev[e]) out.push(e);
+    return out.reverse();
+  }
+
+  private newDocument(rid: number, hash: number): number {
+    const o = this.count++;
+    this.rid = grow(this.rid, this.count, (n) => new Float64Array(n));
+    this.hash = grow(this.hash, this.count, (n) => new Float64Array(n));
+    this.alive = grow(this.alive, this.count, (n) => new Uint8Array(n));
+    this.lengths = this.lengths.map((l) => grow(l, this.count, (n) => new Uint32Array(n)));
+    this.rid[o] = rid;
+    this.hash[o] = hash;
+    this.alive[o] = 1;
+    this.ordOf.set(rid, o);
+    this.documentCount++;
+    return o;
+  }
+
+  private idOf(term: string): number {
+    let id = this.termId.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(term);
+      this.termId.set(term, id);
+      this.df = this.df.map((d) => grow(d, id! + 1, (n) => new Int32Array(n)));
+    }
+    return id;
+  }
+
+  private push(slot: number, o: number, tf: number): void {
+    const e = this.deltaCount++;
+    this.head = grow(this.head, slot + 1, (n) => new Int32Array(n), -1);
+    this.dOrd = grow(this.dOrd, e + 1, (n) => new Int32Array(n));
+    this.dTf = grow(this.dTf, e + 1, (n) => new Uint32Array(n));
+    this.dPrev = grow(this.dPrev, e + 1, (n) => new Int32Array(n));
+    this.dOrd[e] = o;
+    this.dTf[e] = tf;
+    this.dPrev[e] = this.head[slot];
+    this.head[slot] = e;
+  }
+}
