@@ -39,7 +39,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { HELP_SHOWN, parseBenchArgs } from './args';
+import { HELP_SHOWN, parseBenchArgs, usageError } from './args';
 import { tempDirRemovedOnExit } from './exit-cleanup';
 import { runMain } from './run-main';
 import { DEFAULT_MEMORY_BUDGET_MB, memoryBudget, type MemoryBudget } from '../core/memory/memory-budget';
@@ -274,6 +274,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   memoryBudget(budgetMB); // a budget out of bounds fails here, before seeding
+  if (args.db !== undefined && !args.probe && !fs.existsSync(args.db)) {
+    // Opening a missing file would create an empty memory and time it as if it held --n records.
+    throw usageError(`--db ${args.db}: no such memory; seed it first (npx tsx src/cli/main.ts seed --synthetic ${args.n} --db ${args.db}) or leave --db out`, USAGE);
+  }
   const kinds = args['new-only'] ? (['new'] as const) : (['new', 'old'] as const);
   // Everything this run writes (the seeded memory, the baseline checkout) lives in one temp dir outside
   // the work tree, removed when the run ends, fails or is interrupted.

@@ -36,6 +36,7 @@
  * already there (a million is built once). `--dense-only` times the dense side alone (no keyword index,
  * no question shapes: the hybrid fields are null).
  */
+import { DEFAULT_MEMORY_BUDGET_MB, memoryBudget } from '../core/memory/memory-budget';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -54,10 +55,11 @@ import { HashingEmbedder } from '../core/similarity/hashing-embedder';
 import { runMain } from './run-main';
 import { HELP_SHOWN, parseBenchArgs } from './args';
 
-const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only]
+const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N]
 
 Grows one file-backed memory through --sizes records and measures at each size: insert rate,
-hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).`;
+hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).
+--memory-budget-mb N: the hybrid search's cache budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's).`;
 
 const ArgsSchema = z.object({
   json: z.boolean().default(false),
@@ -71,6 +73,7 @@ const ArgsSchema = z.object({
   keywords: z.enum(['inline', 'worker']).default('inline'),
   dir: z.string().min(1).optional(),
   'dense-only': z.boolean().default(false),
+  'memory-budget-mb': z.coerce.number().int().default(DEFAULT_MEMORY_BUDGET_MB),
 });
 
 export interface BenchRow extends DenseFigures {
@@ -114,7 +117,7 @@ const DENSE_STAGE_CANDIDATES = 128;
 
 
 async function run(argv: string[]): Promise<BenchRow[]> {
-  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'dense-only'], valued: ['sizes', 'queries', 'tasks', 'keywords', 'dir'] }, ArgsSchema);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'dense-only'], valued: ['sizes', 'queries', 'tasks', 'keywords', 'dir', 'memory-budget-mb'] }, ArgsSchema);
   if (args === HELP_SHOWN) return [];
   const embedder = new HashingEmbedder();
   const dim = embedder.dimension;
@@ -122,7 +125,8 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   fs.mkdirSync(dir, { recursive: true });
   const storeFile = path.join(dir, 'memory.sqlite');
   let store = MemoryStore.open(storeFile);
-  const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker' });
+  const budget = memoryBudget(args['memory-budget-mb']); // out of bounds: fails here, before building
+  const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker', memoryBudget: budget });
   let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
   floatDb.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);

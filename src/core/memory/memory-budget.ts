@@ -20,14 +20,20 @@
  *
  * @example
  * const budget = memoryBudget(160);
- * budget.halfVectorBytes;   // 80 MB: float16 copies of 103k records at 384 dimensions
+ * budget.halfVectorBytes;   // 80 MB: float16 copies of 103k records at 384 dimensions (the default, 80: 51k)
  * budget.sqlitePageCacheKiB; // per connection, for `PRAGMA cache_size = -N`
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 
-/** Default budget (MB): float16 copies of every record of a 100k-record memory at 384 dimensions, with the rest in proportion. */
-export const DEFAULT_MEMORY_BUDGET_MB = 160;
+/**
+ * Default budget (MB), sized so a 100k-record memory stays within 400 MB of steady RSS (issue 37;
+ * `npm run bench:coldstart -- --n 100000 --new-only --memory-budget-mb N`, 28 Nov, load 1–1.5: 80 →
+ * 388.5 MB, 90 → 397.6, 100 → 403.4, 160 → 442.9): float16 copies of ~51k records at 384 dimensions,
+ * the rest read exactly on demand. The price is speed: hybrid p50 at 100k 2.41 ms against 1.92 ms at
+ * 160 (`npm run bench:retrieval -- --sizes 100000 --keywords worker --memory-budget-mb N`, same window).
+ */
+export const DEFAULT_MEMORY_BUDGET_MB = 80;
 export const MIN_MEMORY_BUDGET_MB = 16;
 export const MAX_MEMORY_BUDGET_MB = 65_536;
 export const MemoryBudgetMBSchema = z.number().int().min(MIN_MEMORY_BUDGET_MB).max(MAX_MEMORY_BUDGET_MB);

@@ -61,10 +61,12 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
       assert.ok(Math.abs(shares - 1) < 1e-12, `the shares sum to ${shares}`);
     });
 
-    it('by default holds float16 copies of every record of 100k at 384 dimensions', () => {
+    it('by default holds float16 copies of half of a 100k memory at 384 dimensions; 160 MB holds every one', () => {
       const b = memoryBudget();
       assert.equal(b.megabytes, DEFAULT_MEMORY_BUDGET_MB);
-      assert.ok(new HalfVectorCache(384, { maxBytes: b.halfVectorBytes }).capacity >= 100_000);
+      const capacity = new HalfVectorCache(384, { maxBytes: b.halfVectorBytes }).capacity;
+      assert.ok(capacity >= 50_000 && capacity < 100_000, `default capacity ${capacity}`);
+      assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160).halfVectorBytes }).capacity >= 100_000);
       assert.equal(keywordCachePostings(b), Math.floor(b.keywordCacheBytes / KEYWORD_CACHE_BYTES_PER_POSTING));
     });
 
