@@ -30,7 +30,7 @@ const ArgsSchema = z.object({
   json: z.boolean().default(false),
 });
 
-const USAGE = `Usage: npx tsx src/cli/bench-import.ts [--n 100000] [--vectors] [--batch-lines N] [--baseline COMMIT] [--json]
+const USAGE = `Usage: npm run bench:import -- [--n 100000] [--vectors] [--batch-lines N] [--baseline COMMIT] [--json]
 
 Writes --n synthetic JSONL lines (with built-in-embedder vectors when --vectors) to a temp dir and
 times \`agent-memory import\` of them into a new memory: total seconds, lines/s, peak RSS (MB).

@@ -176,7 +176,7 @@ function tiled(source: string, k: number): Record<string, unknown> {
 function fill(db: string, n: number): void {
   const store = MemoryStore.open(db);
   try {
-    const have = store.connectionForQueries().prepare("SELECT COUNT(*) AS n FROM records WHERE status = 'active'").get() as { n: number };
+    const have = { n: store.counts().active };
     const gen = SyntheticRecords.fromFile(TASKS, 7);
     if (have.n > 0) gen.records(have.n); // the same records as a run that filled it at once
     for (let done = have.n; done < n; done += 5_000) store.add(gen.records(Math.min(5_000, n - done)), { trigger: 'import', returnRecords: false });

@@ -7,8 +7,7 @@
 import type { Statement } from 'better-sqlite3';
 import { DenseIndex } from '../core/memory/dense/dense-index';
 import type { MemoryStore } from '../core/memory/sqlite/store';
-import { dotBlob } from '../core/memory/dense/dense-index';
-import { vectorToBlob } from '../core/memory/dense/vector-index';
+import { dot, vectorToBlob } from '../core/memory/dense/vector-index';
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
@@ -26,11 +25,7 @@ const p50 = (xs: number[]) => round(percentile([...xs].sort((a, b) => a - b), 0.
 /** Exact top-4 by sqlite-vec's float brute force (`vec_float`, cosine distance), timed. */
 export class ExactFloat {
   readonly times: number[] = [];
-  private readonly embeddingStmt: Statement;
-
-  constructor(private readonly knn: Statement, store: MemoryStore) {
-    this.embeddingStmt = store.connectionForQueries().prepare('SELECT embedding FROM records WHERE rid = ?').pluck();
-  }
+  constructor(private readonly knn: Statement, private readonly store: MemoryStore) {}
 
   /** How many of `got` reach the exact 4th-best cosine (ties within 1e-6 count as hits). */
   hits(got: number[], q: Float32Array): number {
@@ -39,8 +34,9 @@ export class ExactFloat {
     if (rows.length === 0) return 0;
     const fourth = 1 - rows[rows.length - 1].distance;
     return got.filter((rid) => {
-      const blob = this.embeddingStmt.get(rid) as Buffer | undefined;
-      return blob !== undefined && dotBlob(q, blob) >= fourth - 1e-6;
+      const id = this.store.idOf(rid);
+      const vector = id === undefined ? null : this.store.getEmbedding(id);
+      return vector !== null && dot(q, vector) >= fourth - 1e-6;
     }).length;
   }
 }

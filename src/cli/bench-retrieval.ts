@@ -48,12 +48,15 @@ import { DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, LARGE_MEMORY } from '../c
 import { InlineKeywords } from '../core/memory/keyword/keyword-service';
 import { ShapeIndex } from '../core/memory/search/shape-index';
 import { openDatabase } from '../core/memory/sqlite/database';
-import { DEFAULT_CACHE_SIZE_KIB, MemoryStore } from '../core/memory/sqlite/store';
+import { MemoryStore } from '../core/memory/sqlite/store';
 import { vectorToBlob } from '../core/memory/dense/vector-index';
 import { ExactFloat, measureDense, DenseFigures, percentile, round, timeMs } from './bench-retrieval-dense';
 import { HashingEmbedder } from '../core/similarity/hashing-embedder';
 import { runMain } from './run-main';
 import { HELP_SHOWN, parseBenchArgs } from './args';
+
+/** The float-scan baseline's SQLite page cache (KiB): a bulk reader on its own connection (a memory's connections take theirs from the memory budget). */
+const FLOAT_SCAN_CACHE_SIZE_KIB = 65_536;
 
 const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N]
 
@@ -129,7 +132,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker', memoryBudget: budget });
   let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
-  floatDb.pragma(`cache_size = -${DEFAULT_CACHE_SIZE_KIB}`);
+  floatDb.pragma(`cache_size = -${FLOAT_SCAN_CACHE_SIZE_KIB}`);
   floatDb.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS vec_float USING vec0(embedding float[${dim}] distance_metric=cosine)`);
   const insertFloat = floatDb.prepare('INSERT INTO vec_float(rowid, embedding) VALUES (?, ?)');
   const floatKnn = floatDb.prepare('SELECT rowid, distance FROM vec_float WHERE embedding MATCH ? AND k = 4');
@@ -138,7 +141,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   let insertMs = 0;
   // A kept memory (--dir) is reused: its records count as inserted (the generator skips past them).
-  let inserted = store.connectionForQueries().prepare('SELECT COUNT(*) FROM records').pluck().get() as number;
+  let inserted = Object.values(store.counts()).reduce((a, b) => a + b, 0);
   for (let skipped = 0; skipped < inserted; skipped += 1000) gen.records(Math.min(1000, inserted - skipped));
   try {
     for (const n of [...args.sizes].sort((a, b) => a - b)) {

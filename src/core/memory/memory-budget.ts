@@ -25,6 +25,7 @@
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
+import { TERM_CACHE_BYTES_PER_POSTING } from './keyword/keyword-scorer';
 
 /**
  * Default budget (MB), sized so a 100k-record memory stays within 400 MB of steady RSS (issue 37;
@@ -44,8 +45,8 @@ export const MEMORY_BUDGET_ENV = 'AGENT_MEMORY_BUDGET_MB';
 /** SQLite connections of an open memory that searches: the store's and the keyword worker's. */
 export const SQLITE_CONNECTIONS = 2;
 
-/** Bytes of one cached keyword posting (KeywordScorer: an Int32 ordinal, a Float64 score, a Uint8 field). */
-export const KEYWORD_CACHE_BYTES_PER_POSTING = 13;
+/** Bytes of one cached keyword posting (defined by the keyword scorer, which holds them). */
+export const KEYWORD_CACHE_BYTES_PER_POSTING = TERM_CACHE_BYTES_PER_POSTING;
 
 /** The fraction of the budget each share takes (sums to 1). */
 export const BUDGET_SHARES = {

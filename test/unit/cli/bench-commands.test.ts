@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** The scripts the issue names; the test also checks package.json has no other bench it would miss. */
-const EXPECTED = ['bench:adapt', 'bench:calibrate', 'bench:coldstart', 'bench:mcp', 'bench:paper', 'bench:policies', 'bench:retrieval', 'bench:runners', 'bench:shutdown', 'bench:team', 'bench:utility', 'data:paper-stream'];
+const EXPECTED = ['bench:adapt', 'bench:calibrate', 'bench:coldstart', 'bench:import', 'bench:mcp', 'bench:paper', 'bench:policies', 'bench:retrieval', 'bench:runners', 'bench:shutdown', 'bench:team', 'bench:utility', 'data:paper-stream'];
 
 function benchScripts(): { name: string; file: string }[] {
   const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;

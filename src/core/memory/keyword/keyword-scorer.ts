@@ -3,11 +3,8 @@ import { PostingsReader, postingsReader } from './keyword-postings';
 import { concatResults, quickSelectDescending, selectTop, single, TermResults } from './keyword-select';
 
 /**
- * Default budget of cached per-term results, in postings (13 bytes each: an
- * Int32 ordinal, a Float64 score and a Uint8 field): at most ~26 MB. It holds
- * the warmed terms of a 100k-record memory (KeywordIndex.warmStep: 6,162
- * terms, 1.34M postings, ~17 MB on the synthetic EHRSQL records) with room
- * left for terms cached on demand.
+ * Default budget of cached per-term results, in postings (TERM_CACHE_BYTES_PER_POSTING each): ~26 MB. It holds the warmed
+ * terms of a 100k-record memory (6,162 terms, 1.34M postings, ~17 MB on the synthetic EHRSQL records) and terms cached on demand.
  */
 export const DEFAULT_TERM_CACHE_POSTINGS = 2_000_000;
 /** Bytes one cached posting takes (Int32 ordinal + Float64 score + Uint8 field): a byte budget's unit. */

@@ -32,12 +32,6 @@ import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecor
 import { StoreQueries } from './store-queries';
 export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry, TransitionContext } from './store-types';
 
-/**
- * A bulk reader's SQLite page cache (KiB): bench:retrieval's float-scan baseline sets it on its own
- * connection. A memory's connections take theirs from the memory budget (openDatabase, memory-budget.ts).
- */
-export const DEFAULT_CACHE_SIZE_KIB = 65_536;
-
 /** Column order of the positional parameters `add` binds. */
 const INSERT_RECORD_SQL = `INSERT INTO records (id, question, code, language, answer, outcome, output_excerpt, demonstration_ids,
   input_similarity, output_similarity, status, provenance, created_task, created_at, updated_at, embedding, embedder_id, embedding_dim, metadata)
