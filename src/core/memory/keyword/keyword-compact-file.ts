@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../errors';
 import type { Logger } from '../../logger';
 import { COMPACT_FIELDS, CompactState } from './keyword-compact';
-import { removeStaleTempFiles, tempFileOf } from './keyword-index-file';
+import { removeStaleTempFiles, writeFileAtomically } from './keyword-index-file';
 
 const MAGIC = Buffer.from('AMKWIDX\0', 'latin1');
 export const COMPACT_FORMAT = 1;
@@ -79,34 +79,23 @@ export function writeCompactFile(file: string, seq: number, s: CompactState): vo
   head.writeUInt32LE(json.length, MAGIC.length);
   json.copy(head, MAGIC.length + 4);
   const sections = [s.rid, s.hash, ...s.lengths, s.start, s.docs, s.tfs, offsets, text].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-  const tmp = tempFileOf(file);
-  try {
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      let sum = checksum(head);
-      fs.writeSync(fd, head);
-      for (const section of sections) {
-        const whole = section.length & ~3;
-        sum = checksum(section.subarray(0, whole), sum);
-        fs.writeSync(fd, section);
-        // The section's last bytes and its zero padding, as the reader's words see them.
-        const rest = Buffer.alloc(align8(section.length) - whole);
-        section.copy(rest, 0, whole);
-        sum = checksum(rest, sum);
-        if (align8(section.length) > section.length) fs.writeSync(fd, rest, section.length - whole);
-      }
-      const tail = Buffer.alloc(4);
-      tail.writeUInt32LE(sum, 0);
-      fs.writeSync(fd, tail);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+  writeFileAtomically(file, (fd) => {
+    let sum = checksum(head);
+    fs.writeSync(fd, head);
+    for (const section of sections) {
+      const whole = section.length & ~3;
+      sum = checksum(section.subarray(0, whole), sum);
+      fs.writeSync(fd, section);
+      // The section's last bytes and its zero padding, as the reader's words see them.
+      const rest = Buffer.alloc(align8(section.length) - whole);
+      section.copy(rest, 0, whole);
+      sum = checksum(rest, sum);
+      if (align8(section.length) > section.length) fs.writeSync(fd, rest, section.length - whole);
     }
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    fs.rmSync(tmp, { force: true });
-    throw error;
-  }
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32LE(sum, 0);
+    fs.writeSync(fd, tail);
+  });
 }
 
 /** Reads the file; says why not when it cannot. */

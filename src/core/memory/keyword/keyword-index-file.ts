@@ -65,13 +65,23 @@ export function readIndexFile<T>(file: string, options: Options<T>, logger: Logg
 
 /** Writes header + frequencies + index atomically (temp file, fsync, rename); a failed write removes its temp file. */
 export function writeIndexFile<T>(file: string, stamp: IndexFileStamp, frequencies: Map<string, number>, index: MiniSearch<T>): void {
+  writeFileAtomically(file, (fd) => {
+    fs.writeSync(fd, JSON.stringify({ format: FORMAT, ...stamp }) + '\n');
+    fs.writeSync(fd, JSON.stringify([...frequencies]) + '\n');
+    fs.writeSync(fd, JSON.stringify(index));
+  });
+}
+
+/**
+ * Writes a keyword index file atomically: `write` fills this process's temp file (tempFileOf), which is
+ * fsynced and renamed over `file`; a failed write removes the temp file and rethrows.
+ */
+export function writeFileAtomically(file: string, write: (fd: number) => void): void {
   const tmp = tempFileOf(file);
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
-      fs.writeSync(fd, JSON.stringify({ format: FORMAT, ...stamp }) + '\n');
-      fs.writeSync(fd, JSON.stringify([...frequencies]) + '\n');
-      fs.writeSync(fd, JSON.stringify(index));
+      write(fd);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
