@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../errors';
 import type { Logger } from '../../logger';
 import { COMPACT_FIELDS, CompactState } from './keyword-compact';
+import type { BaseIdentity } from './keyword-compact-delta';
 import { removeStaleTempFiles, writeFileAtomically } from './keyword-index-file';
 
 const MAGIC = Buffer.from('AMKWIDX\0', 'latin1');
@@ -28,7 +29,7 @@ export const COMPACT_FORMAT = 1;
 const FNV_OFFSET = 0x811c9dc5;
 
 /** FNV-1a over the little-endian 32-bit words of `bytes` (its length a multiple of 4), continuing from `h`. */
-function checksum(bytes: Uint8Array, h = FNV_OFFSET): number {
+export function checksum(bytes: Uint8Array, h = FNV_OFFSET): number {
   const words = bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2) : new Uint32Array(bytes.slice().buffer, 0, bytes.length >>> 2);
   for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
   return h >>> 0;
@@ -47,7 +48,7 @@ const HeaderSchema = z.object({
 });
 type Header = z.infer<typeof HeaderSchema>;
 
-export type CompactFileRead = { origin: 'loaded'; state: CompactState; seq: number } | { origin: 'rebuilt:missing' | 'rebuilt:corrupt' };
+export type CompactFileRead = { origin: 'loaded'; state: CompactState; seq: number; base: BaseIdentity } | { origin: 'rebuilt:missing' | 'rebuilt:corrupt' };
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
@@ -57,8 +58,8 @@ function sectionSizes(h: Header): number[] {
   return [h.documents * 8, h.documents * 8, ...Array.from({ length: f }, () => h.documents * 4), (h.terms * f + 1) * 4, h.postings * 4, h.postings * h.tfBytes, (h.terms + 1) * 4, h.textBytes];
 }
 
-/** Writes the state atomically; a failed write removes its temp file. */
-export function writeCompactFile(file: string, seq: number, s: CompactState): void {
+/** Writes the state atomically (a failed write removes its temp file); what a delta of it names. */
+export function writeCompactFile(file: string, seq: number, s: CompactState): BaseIdentity {
   const offsets = new Uint32Array(s.terms.length + 1);
   s.terms.forEach((t, i) => (offsets[i + 1] = offsets[i] + t.length));
   const text = Buffer.from(s.terms.join(''), 'utf8');
@@ -79,8 +80,10 @@ export function writeCompactFile(file: string, seq: number, s: CompactState): vo
   head.writeUInt32LE(json.length, MAGIC.length);
   json.copy(head, MAGIC.length + 4);
   const sections = [s.rid, s.hash, ...s.lengths, s.start, s.docs, s.tfs, offsets, text].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  let sum = 0;
+  let bytes = 0;
   writeFileAtomically(file, (fd) => {
-    let sum = checksum(head);
+    sum = checksum(head);
     fs.writeSync(fd, head);
     for (const section of sections) {
       const whole = section.length & ~3;
@@ -91,11 +94,14 @@ export function writeCompactFile(file: string, seq: number, s: CompactState): vo
       section.copy(rest, 0, whole);
       sum = checksum(rest, sum);
       if (align8(section.length) > section.length) fs.writeSync(fd, rest, section.length - whole);
+      bytes += align8(section.length);
     }
+    bytes += head.length + 4;
     const tail = Buffer.alloc(4);
     tail.writeUInt32LE(sum, 0);
     fs.writeSync(fd, tail);
   });
+  return { checksum: sum, seq, bytes };
 }
 
 /** Reads the file; says why not when it cannot. */
@@ -118,7 +124,7 @@ export function readCompactFile(file: string, logger: Logger): CompactFileRead {
   }
 }
 
-function parseCompact(input: Buffer): { state: CompactState; seq: number } {
+function parseCompact(input: Buffer): { state: CompactState; seq: number; base: BaseIdentity } {
   if (input.length < MAGIC.length + 8 || !input.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('not a keyword index file');
   const body = input.length - 4;
   // Typed arrays need aligned offsets: a buffer not at an 8-byte boundary of its memory is copied once.
@@ -147,7 +153,7 @@ function parseCompact(input: Buffer): { state: CompactState; seq: number } {
   const terms = new Array<string>(h.terms);
   for (let t = 0; t < h.terms; t++) terms[t] = text.slice(offsets[t], offsets[t + 1]);
   checkPostings(h, start, docs);
-  return { state: { terms, start, docs, tfs, rid, hash, lengths, avg: h.avg }, seq: h.seq };
+  return { state: { terms, start, docs, tfs, rid, hash, lengths, avg: h.avg }, seq: h.seq, base: { checksum: buf.readUInt32LE(body), seq: h.seq, bytes: input.length } };
 }
 
 /** Offsets ascending within bounds, ordinals within the documents: a file passing its checksum yet inconsistent is rejected. */
@@ -155,4 +161,21 @@ function checkPostings(h: Header, start: Int32Array, docs: Int32Array): void {
   if (start[0] !== 0 || start[start.length - 1] !== h.postings) throw new Error('its posting offsets do not cover its postings');
   for (let s = 0; s + 1 < start.length; s++) if (start[s + 1] < start[s]) throw new Error('its posting offsets are not ascending');
   for (let j = 0; j < docs.length; j++) if (docs[j] < 0 || docs[j] >= h.documents) throw new Error('a posting names a document it does not hold');
+}
+
+/** Whether `file` is still the base `base` names (its size and checksum): another process may have written a new one. */
+export function sameBase(file: string, base: BaseIdentity): boolean {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      if (fs.fstatSync(fd).size !== base.bytes) return false;
+      const tail = Buffer.alloc(4);
+      fs.readSync(fd, tail, 0, 4, base.bytes - 4);
+      return tail.readUInt32LE(0) === base.checksum;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }

@@ -13,7 +13,10 @@
  * leave the averages and its terms the live document frequencies at once.
  * `compact` merges base and delta into a new base without the tombstones
  * (renumbering ordinals in the same order): when the delta or the tombstones
- * grow large, and before the index is written.
+ * grow large. What changed since the base was last written (or since the
+ * last `markWritten`) is a `DeltaSegment` (keyword-compact-delta.ts appends
+ * it to the delta file), and `applySegment` replays one on a loaded base:
+ * the same arrays, floats and ordinals as the index that wrote it.
  *
  * @example
  * const postings = CompactPostings.empty();
@@ -24,6 +27,7 @@ import { hash53 } from '../../text-hash';
 import { Doc, MINISEARCH_OPTIONS, SCORER_OPTIONS, tokenize } from './keyword-documents';
 import { bm25Score, fieldBoosts, inverseDocumentFrequency, PostingsReader } from './keyword-postings';
 import type { TermResults } from './keyword-select';
+import type { DeltaSegment } from './keyword-compact-delta';
 
 /** The indexed fields, in MiniSearch's field order (field index = MiniSearch's field id). */
 export const COMPACT_FIELDS: readonly string[] = MINISEARCH_OPTIONS.fields;
@@ -79,7 +83,13 @@ export class CompactPostings {
   private dOrd: Int32Array = new Int32Array(0);
   private dTf: Uint32Array = new Uint32Array(0);
   private dPrev: Int32Array = new Int32Array(0);
+  private dSlot: Int32Array = new Int32Array(0);
   private deltaCount = 0;
+  // The journal since the last written state: terms, documents and delta entries from `mark` on, and the
+  // tombstones and document frequency decrements since then (slots).
+  private mark = { terms: 0, count: 0, delta: 0 };
+  private deadLog: number[] = [];
+  private dfDown: number[] = [];
   // Documents, by ordinal.
   private count = 0;
   private rid: Float64Array = new Float64Array(0);
@@ -93,7 +103,7 @@ export class CompactPostings {
   private avg: number[] = new Array<number>(F).fill(0);
   /** Live documents. */
   documentCount = 0;
-  /** Compactions done (tests, diagnostics). */
+  /** Compactions done (tests, diagnostics); each makes a new base (what a delta segment extends). */
   compactions = 0;
 
   private constructor() {}
@@ -179,12 +189,15 @@ export class CompactPostings {
     this.alive[o] = 0;
     this.ordOf.delete(rid);
     this.dead++;
+    this.deadLog.push(o);
     if (now && indexedTextHash(now) === this.hash[o]) {
       const texts = [now.question, now.code];
       for (let f = 0; f < F; f++) {
         for (const t of new Set(tokenize(texts[f], COMPACT_FIELDS[f]))) {
           const id = t ? this.termId.get(t) : undefined;
-          if (id !== undefined) this.df[f][id]--;
+          if (id === undefined) continue;
+          this.df[f][id]--;
+          this.dfDown.push(id * F + f);
         }
       }
     } else {
@@ -256,6 +269,67 @@ export class CompactPostings {
   state(): CompactState {
     if (this.deltaCount > 0 || this.dead > 0 || this.rid.length !== this.count) this.compact();
     return { terms: this.terms.slice(0, this.baseTerms), start: this.start, docs: this.docs, tfs: this.tfs, rid: this.rid, hash: this.hash, lengths: this.lengths, avg: [...this.avg] };
+  }
+
+  /**
+   * What changed since the last written state (the base, or the last segment: `markWritten`), as a segment;
+   * null when a document left with unknown terms (its frequencies are recounted by a compaction: write a base).
+   */
+  segment(): Omit<DeltaSegment, 'seq'> | null {
+    if (this.stale) return null;
+    const { terms, count, delta } = this.mark;
+    return {
+      from: { terms, documents: count, entries: delta, tombstones: this.dead - this.deadLog.length },
+      terms: this.terms.slice(terms),
+      rid: this.rid.slice(count, this.count),
+      hash: this.hash.slice(count, this.count),
+      lengths: this.lengths.map((l) => l.slice(count, this.count)),
+      slot: this.dSlot.slice(delta, this.deltaCount),
+      ord: this.dOrd.slice(delta, this.deltaCount),
+      tf: this.dTf.slice(delta, this.deltaCount),
+      dead: Int32Array.from(this.deadLog),
+      dfDown: Int32Array.from(this.dfDown),
+      avg: [...this.avg],
+    };
+  }
+
+  /** The state as it is now was written (the journal starts over from here). */
+  markWritten(): void {
+    this.mark = { terms: this.terms.length, count: this.count, delta: this.deltaCount };
+    this.deadLog = [];
+    this.dfDown = [];
+  }
+
+  /** Whether `s` extends this state as it is (the state it was taken from). */
+  extendedBy(s: DeltaSegment): boolean {
+    const f = s.from;
+    return f.terms === this.terms.length && f.documents === this.count && f.entries === this.deltaCount && f.tombstones === this.dead && s.avg.length === F;
+  }
+
+  /** Replays a segment written by an index in this state (`extendedBy`): its terms, documents, postings and tombstones. */
+  applySegment(s: DeltaSegment): void {
+    if (!this.extendedBy(s)) throw new Error('keyword index: a delta segment does not extend this index');
+    for (const t of s.terms) this.idOf(t);
+    for (let i = 0; i < s.rid.length; i++) {
+      const o = this.newDocument(s.rid[i], s.hash[i]);
+      for (let f = 0; f < F; f++) this.lengths[f][o] = s.lengths[f][i];
+    }
+    for (let e = 0; e < s.slot.length; e++) {
+      const slot = s.slot[e];
+      if (slot < 0 || slot >= this.terms.length * F || s.ord[e] < this.mark.count || s.ord[e] >= this.count) throw new Error('keyword index: a delta segment names a term or document it does not hold');
+      this.df[slot % F][Math.floor(slot / F)]++;
+      this.push(slot, s.ord[e], s.tf[e]);
+    }
+    for (const o of s.dead) {
+      if (o < 0 || o >= this.count || !this.alive[o]) throw new Error('keyword index: a delta segment removes a document it does not hold');
+      this.alive[o] = 0;
+      if (this.ordOf.get(this.rid[o]) === o) this.ordOf.delete(this.rid[o]);
+      this.dead++;
+      this.documentCount--;
+    }
+    for (const slot of s.dfDown) if (slot >= 0 && slot < this.terms.length * F) this.df[slot % F][Math.floor(slot / F)]--;
+    this.avg = [...s.avg];
+    this.markWritten();
   }
 
   /**
@@ -333,6 +407,7 @@ export class CompactPostings {
     for (let t = 0; t < s.terms.length; t++) for (let f = 0; f < F; f++) this.df[f][t] = s.start[t * F + f + 1] - s.start[t * F + f];
     this.head = new Int32Array(0);
     this.deltaCount = 0;
+    this.markWritten();
     this.count = s.rid.length;
     this.rid = s.rid;
     this.hash = s.hash;
@@ -348,9 +423,7 @@ export class CompactPostings {
   /** Every posting held (tombstoned ones included): base, then delta oldest first. */
   private forEachPosting(visit: (slot: number, o: number, tf: number) => void): void {
     for (let s = 0; s < this.baseTerms * F; s++) for (let j = this.start[s]; j < this.start[s + 1]; j++) visit(s, this.docs[j], this.tfs[j]);
-    const slotOfEntry = new Int32Array(this.deltaCount);
-    for (let s = 0; s < this.head.length; s++) for (let e = this.head[s]; e >= 0; e = this.dPrev[e]) slotOfEntry[e] = s;
-    for (let e = 0; e < this.deltaCount; e++) visit(slotOfEntry[e], this.dOrd[e], this.dTf[e]);
+    for (let e = 0; e < this.deltaCount; e++) visit(this.dSlot[e], this.dOrd[e], this.dTf[e]);
   }
 
   /** The delta entries of a slot, oldest first. */
@@ -391,6 +464,8 @@ export class CompactPostings {
     this.dOrd = grow(this.dOrd, e + 1, (n) => new Int32Array(n));
     this.dTf = grow(this.dTf, e + 1, (n) => new Uint32Array(n));
     this.dPrev = grow(this.dPrev, e + 1, (n) => new Int32Array(n));
+    this.dSlot = grow(this.dSlot, e + 1, (n) => new Int32Array(n));
+    this.dSlot[e] = slot;
     this.dOrd[e] = o;
     this.dTf[e] = tf;
     this.dPrev[e] = this.head[slot];

@@ -8,9 +8,12 @@
  * Both score with MiniSearch 7.1's BM25+ and the same documents
  * (keyword-documents.ts); KeywordIndex owns catching up, persisting, warming.
  */
+import * as fs from 'node:fs';
+import { errorMessage } from '../../errors';
 import { Logger } from '../../logger';
 import { CompactPostings } from './keyword-compact';
-import { readCompactFile, writeCompactFile } from './keyword-compact-file';
+import { appendSegment, BaseIdentity, DELTA_MERGE_MIN_BYTES, DELTA_SUFFIX, readDelta } from './keyword-compact-delta';
+import { readCompactFile, sameBase, writeCompactFile } from './keyword-compact-file';
 import { Doc, MINISEARCH_OPTIONS, newMiniSearch, splitTerms } from './keyword-documents';
 import { readIndexFile, writeIndexFile } from './keyword-index-file';
 import type { ScorerIndex } from './keyword-scorer';
@@ -55,17 +58,42 @@ export function newEngine(kind: KeywordEngineKind, removeLeaving = true): Keywor
 export function loadEngine(kind: KeywordEngineKind, file: string, logger: Logger, removeLeaving = true): EngineLoad {
   if (kind === 'compact') {
     const read = readCompactFile(file, logger);
-    return read.origin === 'loaded' ? { origin: 'loaded', engine: new CompactEngine(CompactPostings.fromState(read.state)), seq: read.seq } : read;
+    if (read.origin !== 'loaded') return read;
+    const engine = new CompactEngine(CompactPostings.fromState(read.state));
+    try {
+      return { origin: 'loaded', engine, seq: engine.replayDelta(file, read.base, logger) };
+    } catch (error) {
+      logger.warn(`keyword index delta ${file}${DELTA_SUFFIX} does not apply (${errorMessage(error)}); rebuilding`);
+      fs.rmSync(file + DELTA_SUFFIX, { force: true });
+      return { origin: 'rebuilt:corrupt' };
+    }
   }
   const read = readIndexFile<Doc>(file, MINISEARCH_OPTIONS, logger);
   return read.origin === 'loaded' ? { origin: 'loaded', engine: new MiniSearchEngine(read.index, new TermFrequencies(read.frequencies), removeLeaving), seq: read.seq } : read;
 }
 
-/** The compact index as an engine: its own frequencies, tombstones, compaction. */
+/** Where the files of a compact engine stand: the base it loaded or wrote, its delta's chain end and size. */
+interface Written {
+  base: BaseIdentity;
+  chain: number;
+  deltaBytes: number;
+  /** The index's compactions when the base was written or loaded: another one makes a new base, to be written whole. */
+  compactions: number;
+}
+
+/**
+ * The compact index as an engine: its own frequencies, tombstones, compaction. Persisted as a base file
+ * (keyword-compact-file.ts) and a delta file beside it (keyword-compact-delta.ts): a persist appends what
+ * changed since the last one, and writes a new base only after a compaction, or when the delta passed
+ * DELTA_MERGE_MIN_BYTES and a quarter of the base (the merge), or when another process wrote the files.
+ */
 class CompactEngine extends TermSelection implements KeywordEngine {
   readonly kind = 'compact';
   readonly settling = false;
   readonly perField: (term: string) => number[];
+  private written: Written | null = null;
+  /** Persists that appended a segment, and that wrote a whole base (tests, diagnostics). */
+  readonly writes = { appended: 0, based: 0 };
 
   constructor(private readonly postings: CompactPostings) {
     super();
@@ -108,7 +136,58 @@ class CompactEngine extends TermSelection implements KeywordEngine {
   }
 
   write(file: string, seq: number): void {
-    writeCompactFile(file, seq, this.postings.state());
+    const p = this.postings;
+    const w = this.written;
+    const segment = w && w.compactions === p.compactions ? p.segment() : null;
+    if (w && segment && w.deltaBytes <= Math.max(DELTA_MERGE_MIN_BYTES, w.base.bytes / 4) && sameBase(file, w.base)) {
+      const appended = appendSegment(file + DELTA_SUFFIX, w.base, w.chain, w.deltaBytes, { seq, ...segment });
+      if (appended) {
+        p.markWritten();
+        w.chain = appended.chain;
+        w.deltaBytes = appended.bytes;
+        this.writes.appended++;
+        return;
+      }
+    }
+    const base = writeCompactFile(file, seq, p.state());
+    fs.rmSync(file + DELTA_SUFFIX, { force: true });
+    p.markWritten();
+    this.written = { base, chain: base.checksum, deltaBytes: 0, compactions: p.compactions };
+    this.writes.based++;
+  }
+
+  /**
+   * Replays the delta file of the base just loaded (`base`): its chain of segments, each extending the state
+   * the previous one left; a foreign delta is removed, a broken tail cut. The seq the index then reflects.
+   */
+  replayDelta(file: string, base: BaseIdentity, logger: Logger): number {
+    const deltaFile = file + DELTA_SUFFIX;
+    this.written = { base, chain: base.checksum, deltaBytes: 0, compactions: this.postings.compactions };
+    const read = readDelta(deltaFile, base);
+    if (read.origin === 'none') return base.seq;
+    if (read.origin === 'foreign') {
+      logger.info(`removed the keyword index delta ${deltaFile}: ${read.reason}`);
+      fs.rmSync(deltaFile, { force: true });
+      return base.seq;
+    }
+    let seq = base.seq;
+    let end = read.headerBytes;
+    let applied = 0;
+    for (const { segment, end: after, chain } of read.segments) {
+      if (!this.postings.extendedBy(segment) || segment.seq < seq) break;
+      this.postings.applySegment(segment);
+      seq = segment.seq;
+      end = after;
+      this.written.chain = chain;
+      applied++;
+    }
+    this.written.deltaBytes = end;
+    if (end < read.fileBytes) {
+      logger.info(`keyword index delta ${deltaFile}: ${applied} of its segments extend the index, ${read.fileBytes - end} bytes after them cut (an interrupted write)`);
+      fs.truncateSync(deltaFile, end);
+    }
+    logger.debug(`keyword index delta ${deltaFile}: ${applied} segments replayed (change ${base.seq} → ${seq})`);
+    return seq;
   }
 
   protected termList(): Iterator<string> {
