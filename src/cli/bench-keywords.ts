@@ -35,7 +35,10 @@ from its file) and answers --queries searches; the build and load times; the fil
 load), for sizes a database would take long to fill (1M).
 --tile FILE --times K: write a compact index file holding K copies of FILE's documents (ordinals and
 rowids shifted; the same terms) and time loading it: the load of K times the postings, without
-building them (its term dictionary is FILE's, smaller than K times the records would have).`;
+building them (its term dictionary is FILE's, smaller than K times the records would have).
+--measure compact|minisearch --db FILE: one run in this process on an existing memory (open: build or load,
+--queries searches of --limit hits), then --append N new records caught up and persisted (the delta
+appended beside the base, timed), then opened again (base + delta).`;
 
 const ArgsSchema = z.object({
   n: z.coerce.number().int().min(1).default(100_000),
@@ -46,6 +49,8 @@ const ArgsSchema = z.object({
   'postings-only': z.boolean().default(false),
   tile: z.string().min(1).optional(),
   times: z.coerce.number().int().min(1).default(10),
+  append: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).default(32),
 });
 
 const MB = 1024 * 1024;
@@ -59,7 +64,7 @@ function usage(): Usage {
 }
 
 /** In the child: open the index (build when no file, else load), answer the queries, report memory and times. */
-function measure(db: string, engine: KeywordEngineKind, queries: number): Record<string, unknown> {
+function measure(db: string, engine: KeywordEngineKind, queries: number, limit = 32, append = 0): Record<string, unknown> {
   const store = MemoryStore.open(db);
   const gen = SyntheticRecords.fromFile(TASKS, 99);
   const texts = Array.from({ length: queries }, () => gen.question());
@@ -68,22 +73,40 @@ function measure(db: string, engine: KeywordEngineKind, queries: number): Record
   const index = KeywordIndex.open(store, { engine, persistDebounceMs: 3_600_000 });
   const openMs = performance.now() - started;
   const firstStarted = performance.now();
-  index.search(texts[0], 32);
+  index.search(texts[0], limit);
   const firstMs = performance.now() - firstStarted;
   const times: number[] = [];
   for (const q of texts) {
     const t = performance.now();
-    index.search(q, 32);
+    index.search(q, limit);
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
   const after = usage();
   const origin = index.origin;
-  index.close();
-  const file = index.persistFile;
-  store.close();
   const round = (ms: number) => Math.round(ms * 100) / 100;
-  return { engine, origin, open_ms: round(openMs), first_search_ms: round(firstMs), search_p50_ms: round(times[Math.floor(times.length / 2)]), search_p95_ms: round(times[Math.floor(times.length * 0.95)]), before, after, file_mb: file ? Math.round((fs.statSync(file).size / MB) * 10) / 10 : null };
+  const file = index.persistFile;
+  const mb = (f: string) => (fs.existsSync(f) ? Math.round((fs.statSync(f).size / MB) * 100) / 100 : 0);
+  let appended: Record<string, unknown> = {};
+  if (append > 0 && file) {
+    index.flush();
+    const added = gen.records(append);
+    store.add(added, { trigger: 'import' });
+    let t = performance.now();
+    index.search(added[0].question, limit);
+    const catchUpMs = performance.now() - t;
+    t = performance.now();
+    index.flush();
+    const persistMs = performance.now() - t;
+    index.close();
+    t = performance.now();
+    const again = KeywordIndex.open(store, { engine, persistDebounceMs: 3_600_000 });
+    const reopenMs = performance.now() - t;
+    appended = { appended: append, catch_up_ms: round(catchUpMs), persist_ms: round(persistMs), delta_mb: mb(file + '.delta'), reopen_ms: round(reopenMs), reopen_origin: again.origin };
+    again.close();
+  } else index.close();
+  store.close();
+  return { engine, origin, open_ms: round(openMs), first_search_ms: round(firstMs), search_p50_ms: round(times[Math.floor(times.length / 2)]), search_p95_ms: round(times[Math.floor(times.length * 0.95)]), search_max_ms: round(times[times.length - 1]), before, after, file_mb: file ? mb(file) : null, ...appended };
 }
 
 /** The compact postings alone: built from --n generated records, written, loaded back (times and memory). */
@@ -186,7 +209,7 @@ function fill(db: string, n: number): void {
 }
 
 function main(argv: string[]): Promise<number> {
-  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure', 'tile', 'times'] }, ArgsSchema);
+  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure', 'tile', 'times', 'append', 'limit'] }, ArgsSchema);
   if (o === HELP_SHOWN) return Promise.resolve(0);
   if (o.tile) {
     process.stdout.write(JSON.stringify(tiled(o.tile, o.times)) + '\n');
@@ -198,7 +221,7 @@ function main(argv: string[]): Promise<number> {
   }
   if (o.measure) {
     if (!o.db) throw new Error('--measure needs --db');
-    process.stdout.write(JSON.stringify(measure(o.db, o.measure, o.queries)) + '\n');
+    process.stdout.write(JSON.stringify(measure(o.db, o.measure, o.queries, o.limit, o.append)) + '\n');
     return Promise.resolve(0);
   }
   const dir = o.db ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-keywords-'));

@@ -28,6 +28,7 @@ import { Doc, MINISEARCH_OPTIONS, SCORER_OPTIONS, tokenize } from './keyword-doc
 import { bm25Score, fieldBoosts, inverseDocumentFrequency, PostingsReader } from './keyword-postings';
 import type { TermResults } from './keyword-select';
 import type { DeltaSegment } from './keyword-compact-delta';
+import { DeltaPostings, grow } from './keyword-delta-postings';
 
 /** The indexed fields, in MiniSearch's field order (field index = MiniSearch's field id). */
 export const COMPACT_FIELDS: readonly string[] = MINISEARCH_OPTIONS.fields;
@@ -57,14 +58,6 @@ export interface CompactState {
   avg: number[];
 }
 
-function grow<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, need: number, make: (n: number) => T, fill?: number): T {
-  if (a.length >= need) return a;
-  const b = make(Math.max(need, a.length * 2, 1024));
-  b.set(a);
-  if (fill !== undefined) b.fill(fill, a.length);
-  return b;
-}
-
 const EMPTY: TermResults = { ords: new Int32Array(0), scores: new Float64Array(0), field: new Uint8Array(0) };
 
 export class CompactPostings {
@@ -78,13 +71,8 @@ export class CompactPostings {
   private start: Int32Array = new Int32Array(1);
   private docs: Int32Array = new Int32Array(0);
   private tfs: Uint16Array | Uint32Array = new Uint16Array(0);
-  // Delta: per slot the newest entry, each entry its ordinal, frequency and the previous entry of its slot.
-  private head: Int32Array = new Int32Array(0);
-  private dOrd: Int32Array = new Int32Array(0);
-  private dTf: Uint32Array = new Uint32Array(0);
-  private dPrev: Int32Array = new Int32Array(0);
-  private dSlot: Int32Array = new Int32Array(0);
-  private deltaCount = 0;
+  // Delta: the postings added since the base.
+  private delta = new DeltaPostings();
   // The journal since the last written state: terms, documents and delta entries from `mark` on, and the
   // tombstones and document frequency decrements since then (slots).
   private mark = { terms: 0, count: 0, delta: 0 };
@@ -148,7 +136,7 @@ export class CompactPostings {
 
   /** Postings held (base + delta, tombstoned ones included) and tombstones (diagnostics, compaction). */
   get sizes(): { terms: number; basePostings: number; deltaPostings: number; documents: number; tombstones: number } {
-    return { terms: this.terms.length, basePostings: this.docs.length, deltaPostings: this.deltaCount, documents: this.documentCount, tombstones: this.dead };
+    return { terms: this.terms.length, basePostings: this.docs.length, deltaPostings: this.delta.count, documents: this.documentCount, tombstones: this.dead };
   }
 
   /** Indexes a document as MiniSearch's `add` does (field lengths = unique tokens; terms = non-empty tokens). */
@@ -168,7 +156,7 @@ export class CompactPostings {
       for (const [term, n] of tf) {
         const id = this.idOf(term);
         this.df[f][id]++;
-        this.push(id * F + f, o, n);
+        this.delta.push(id * F + f, o, n);
       }
     }
   }
@@ -207,7 +195,7 @@ export class CompactPostings {
 
   /** Compacts when the delta or the tombstones have grown large. */
   maybeCompact(): void {
-    if (this.stale || this.deltaCount > Math.max(COMPACT_MIN_DELTA, this.docs.length / 2) || this.dead > Math.max(1024, this.count / 4)) this.compact();
+    if (this.stale || this.delta.count > Math.max(COMPACT_MIN_DELTA, this.docs.length / 2) || this.dead > Math.max(1024, this.count / 4)) this.compact();
   }
 
   /** `term`'s results, as MiniSearch's `search(term)` scores them (see PostingsReader). */
@@ -239,15 +227,16 @@ export class CompactPostings {
       // The slot's postings: its base range, then its delta entries oldest first (one list of positions, sign-tagged).
       const from = id < this.baseTerms ? this.start[slot] : 0;
       const to = id < this.baseTerms ? this.start[slot + 1] : 0;
-      const delta = this.deltaEntries(slot);
+      const delta = this.delta.entries(slot);
+      const { ord: dOrd, tf: dTf } = this.delta;
       for (let i = from - to; i < delta.length; i++) {
-        const o = i < 0 ? this.docs[to + i] : this.dOrd[delta[i]];
+        const o = i < 0 ? this.docs[to + i] : dOrd[delta[i]];
         if (!alive[o]) continue;
         const rid = ridOf[o];
         if (only && !only(rid)) continue;
         const ordinal = ordinalOf.get(rid);
         if (ordinal === undefined) continue;
-        const tf = i < 0 ? this.tfs[to + i] : this.dTf[delta[i]];
+        const tf = i < 0 ? this.tfs[to + i] : dTf[delta[i]];
         const weighted = boost * bm25Score(idf, tf, lengths[o], avg, BM25);
         const at = slotOf?.get(o);
         if (at !== undefined) {
@@ -267,7 +256,7 @@ export class CompactPostings {
 
   /** The index as one base (compacted first): what its file holds. */
   state(): CompactState {
-    if (this.deltaCount > 0 || this.dead > 0 || this.rid.length !== this.count) this.compact();
+    if (this.delta.count > 0 || this.dead > 0 || this.rid.length !== this.count) this.compact();
     return { terms: this.terms.slice(0, this.baseTerms), start: this.start, docs: this.docs, tfs: this.tfs, rid: this.rid, hash: this.hash, lengths: this.lengths, avg: [...this.avg] };
   }
 
@@ -284,9 +273,7 @@ export class CompactPostings {
       rid: this.rid.slice(count, this.count),
       hash: this.hash.slice(count, this.count),
       lengths: this.lengths.map((l) => l.slice(count, this.count)),
-      slot: this.dSlot.slice(delta, this.deltaCount),
-      ord: this.dOrd.slice(delta, this.deltaCount),
-      tf: this.dTf.slice(delta, this.deltaCount),
+      ...this.delta.since(delta),
       dead: Int32Array.from(this.deadLog),
       dfDown: Int32Array.from(this.dfDown),
       avg: [...this.avg],
@@ -295,7 +282,7 @@ export class CompactPostings {
 
   /** The state as it is now was written (the journal starts over from here). */
   markWritten(): void {
-    this.mark = { terms: this.terms.length, count: this.count, delta: this.deltaCount };
+    this.mark = { terms: this.terms.length, count: this.count, delta: this.delta.count };
     this.deadLog = [];
     this.dfDown = [];
   }
@@ -303,7 +290,7 @@ export class CompactPostings {
   /** Whether `s` extends this state as it is (the state it was taken from). */
   extendedBy(s: DeltaSegment): boolean {
     const f = s.from;
-    return f.terms === this.terms.length && f.documents === this.count && f.entries === this.deltaCount && f.tombstones === this.dead && s.avg.length === F;
+    return f.terms === this.terms.length && f.documents === this.count && f.entries === this.delta.count && f.tombstones === this.dead && s.avg.length === F;
   }
 
   /** Replays a segment written by an index in this state (`extendedBy`): its terms, documents, postings and tombstones. */
@@ -318,7 +305,7 @@ export class CompactPostings {
       const slot = s.slot[e];
       if (slot < 0 || slot >= this.terms.length * F || s.ord[e] < this.mark.count || s.ord[e] >= this.count) throw new Error('keyword index: a delta segment names a term or document it does not hold');
       this.df[slot % F][Math.floor(slot / F)]++;
-      this.push(slot, s.ord[e], s.tf[e]);
+      this.delta.push(slot, s.ord[e], s.tf[e]);
     }
     for (const o of s.dead) {
       if (o < 0 || o >= this.count || !this.alive[o]) throw new Error('keyword index: a delta segment removes a document it does not hold');
@@ -405,8 +392,7 @@ export class CompactPostings {
     this.tfs = s.tfs;
     this.df = Array.from({ length: F }, () => new Int32Array(s.terms.length));
     for (let t = 0; t < s.terms.length; t++) for (let f = 0; f < F; f++) this.df[f][t] = s.start[t * F + f + 1] - s.start[t * F + f];
-    this.head = new Int32Array(0);
-    this.deltaCount = 0;
+    this.delta = new DeltaPostings();
     this.markWritten();
     this.count = s.rid.length;
     this.rid = s.rid;
@@ -423,14 +409,8 @@ export class CompactPostings {
   /** Every posting held (tombstoned ones included): base, then delta oldest first. */
   private forEachPosting(visit: (slot: number, o: number, tf: number) => void): void {
     for (let s = 0; s < this.baseTerms * F; s++) for (let j = this.start[s]; j < this.start[s + 1]; j++) visit(s, this.docs[j], this.tfs[j]);
-    for (let e = 0; e < this.deltaCount; e++) visit(this.dSlot[e], this.dOrd[e], this.dTf[e]);
-  }
-
-  /** The delta entries of a slot, oldest first. */
-  private deltaEntries(slot: number): number[] {
-    const out: number[] = [];
-    for (let e = slot < this.head.length ? this.head[slot] : -1; e >= 0; e = this.dPrev[e]) out.push(e);
-    return out.reverse();
+    const d = this.delta;
+    for (let e = 0; e < d.count; e++) visit(d.slot[e], d.ord[e], d.tf[e]);
   }
 
   private newDocument(rid: number, hash: number): number {
@@ -456,19 +436,5 @@ export class CompactPostings {
       this.df = this.df.map((d) => grow(d, id! + 1, (n) => new Int32Array(n)));
     }
     return id;
-  }
-
-  private push(slot: number, o: number, tf: number): void {
-    const e = this.deltaCount++;
-    this.head = grow(this.head, slot + 1, (n) => new Int32Array(n), -1);
-    this.dOrd = grow(this.dOrd, e + 1, (n) => new Int32Array(n));
-    this.dTf = grow(this.dTf, e + 1, (n) => new Uint32Array(n));
-    this.dPrev = grow(this.dPrev, e + 1, (n) => new Int32Array(n));
-    this.dSlot = grow(this.dSlot, e + 1, (n) => new Int32Array(n));
-    this.dSlot[e] = slot;
-    this.dOrd[e] = o;
-    this.dTf[e] = tf;
-    this.dPrev[e] = this.head[slot];
-    this.head[slot] = e;
   }
 }
