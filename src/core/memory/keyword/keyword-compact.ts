@@ -25,7 +25,8 @@
  */
 import { hash53 } from '../../text-hash';
 import { Doc, MINISEARCH_OPTIONS, SCORER_OPTIONS, tokenize } from './keyword-documents';
-import { bm25Score, fieldBoosts, inverseDocumentFrequency, PostingsReader } from './keyword-postings';
+import { EMPTY_RESULTS, readTermView, SlotView, TermView, topOfTermView } from './keyword-compact-read';
+import { fieldBoosts, inverseDocumentFrequency, PostingsReader } from './keyword-postings';
 import type { TermResults } from './keyword-select';
 import type { DeltaSegment } from './keyword-compact-delta';
 import { DeltaPostings, grow } from './keyword-delta-postings';
@@ -58,7 +59,8 @@ export interface CompactState {
   avg: number[];
 }
 
-const EMPTY: TermResults = { ords: new Int32Array(0), scores: new Float64Array(0), field: new Uint8Array(0) };
+/** The documents that may rank in the best `limit` of a one-term query, ordinals `ordinalOf`'s (null: read the term whole). */
+export type TopOfTerm = (term: string, limit: number, ordinalOf: ReadonlyMap<number, number>) => TermResults | null;
 
 export class CompactPostings {
   // Terms.
@@ -200,59 +202,47 @@ export class CompactPostings {
 
   /** `term`'s results, as MiniSearch's `search(term)` scores them (see PostingsReader). */
   readonly readTerm: PostingsReader = (term, ordinalOf, only) => {
+    const view = this.view(term);
+    return view ? readTermView(view, ordinalOf, only) : EMPTY_RESULTS;
+  };
+
+  /** The documents that may rank in the best `limit` of a query of `term` alone (see topOfTermView); null: read it whole. */
+  readonly topOfTerm: TopOfTerm = (term, limit, ordinalOf) => {
+    const view = this.view(term);
+    return view ? topOfTermView(view, limit, ordinalOf) : EMPTY_RESULTS;
+  };
+
+  /** A term's postings per field and what scores them (null: no such term). */
+  private view(term: string): TermView | null {
     if (this.stale) this.compact();
     const id = this.termId.get(term);
-    if (id === undefined) return EMPTY;
+    if (id === undefined) return null;
+    const slots: SlotView[] = [];
     let capacity = 0;
-    let fieldsWithTerm = 0;
-    for (let f = 0; f < F; f++) {
-      capacity += this.df[f][id];
-      if (this.df[f][id] > 0) fieldsWithTerm++;
-    }
-    const ords = new Int32Array(capacity);
-    const scores = new Float64Array(capacity);
-    const field = new Uint8Array(capacity);
-    // A document matched in several fields sums its fields' scores in field order, as MiniSearch's result map does.
-    const slotOf = fieldsWithTerm > 1 ? new Map<number, number>() : null;
-    const { alive, rid: ridOf } = this;
-    let n = 0;
     for (let f = 0; f < F; f++) {
       const matching = this.df[f][id];
       if (matching === 0) continue;
-      const idf = inverseDocumentFrequency(this.documentCount, matching);
-      const boost = BOOSTS[f];
-      const avg = this.avg[f];
-      const lengths = this.lengths[f];
+      capacity += matching;
       const slot = id * F + f;
-      // The slot's postings: its base range, then its delta entries oldest first (one list of positions, sign-tagged).
-      const from = id < this.baseTerms ? this.start[slot] : 0;
-      const to = id < this.baseTerms ? this.start[slot + 1] : 0;
-      const delta = this.delta.entries(slot);
-      const { ord: dOrd, tf: dTf } = this.delta;
-      for (let i = from - to; i < delta.length; i++) {
-        const o = i < 0 ? this.docs[to + i] : dOrd[delta[i]];
-        if (!alive[o]) continue;
-        const rid = ridOf[o];
-        if (only && !only(rid)) continue;
-        const ordinal = ordinalOf.get(rid);
-        if (ordinal === undefined) continue;
-        const tf = i < 0 ? this.tfs[to + i] : dTf[delta[i]];
-        const weighted = boost * bm25Score(idf, tf, lengths[o], avg, BM25);
-        const at = slotOf?.get(o);
-        if (at !== undefined) {
-          scores[at] += weighted;
-          continue;
-        }
-        if (n >= capacity) throw new Error('keyword index: postings disagree with the document frequencies; delete the keyword index file to rebuild it');
-        slotOf?.set(o, n);
-        ords[n] = ordinal;
-        scores[n] = weighted;
-        field[n] = f;
-        n++;
-      }
+      const inBase = id < this.baseTerms;
+      slots.push({
+        field: f,
+        idf: inverseDocumentFrequency(this.documentCount, matching),
+        boost: BOOSTS[f],
+        avg: this.avg[f],
+        bm25: BM25,
+        lengths: this.lengths[f],
+        docs: this.docs,
+        tfs: this.tfs,
+        from: inBase ? this.start[slot] : 0,
+        to: inBase ? this.start[slot + 1] : 0,
+        delta: this.delta.entries(slot),
+        dOrd: this.delta.ord,
+        dTf: this.delta.tf,
+      });
     }
-    return n === capacity ? { ords, scores, field } : { ords: ords.slice(0, n), scores: scores.slice(0, n), field: field.slice(0, n) };
-  };
+    return { alive: this.alive, rid: this.rid, slots, capacity };
+  }
 
   /** The index as one base (compacted first): what its file holds. */
   state(): CompactState {

@@ -110,7 +110,7 @@ class CompactEngine extends TermSelection implements KeywordEngine {
 
   get scorerIndex(): ScorerIndex {
     const p = this.postings;
-    return { get documentCount() { return p.documentCount; }, documentIds: () => p.documentIds(), readTerm: p.readTerm };
+    return { get documentCount() { return p.documentCount; }, documentIds: () => p.documentIds(), readTerm: p.readTerm, topOfTerm: p.topOfTerm };
   }
 
   has(rid: number): boolean {

@@ -1,6 +1,10 @@
 import MiniSearch from 'minisearch';
+import type { TopOfTerm } from './keyword-compact';
 import { PostingsReader, postingsReader } from './keyword-postings';
 import { concatResults, quickSelectDescending, selectTop, single, TermResults } from './keyword-select';
+import { TermCache, TermCacheStats } from './keyword-term-cache';
+
+export type { TermCacheStats } from './keyword-term-cache';
 
 /**
  * Default budget of cached per-term results, in postings (TERM_CACHE_BYTES_PER_POSTING each): ~26 MB. It holds the warmed
@@ -14,23 +18,18 @@ export const TERM_CACHE_BYTES_PER_POSTING = 13;
  * split by rowid modulo the number of pieces), so one warming step stays short (~2 ms a piece at 100k).
  */
 export const WARM_PIECE_POSTINGS = 1_000;
+/**
+ * Fewest postings of a query's only term, not cached, that the index's `topOfTerm` answers (the best
+ * documents found in one pass over its postings in typed arrays, nothing cached): a term this frequent
+ * is one no query would share with another term within the postings budget, only a templated memory of
+ * hundreds of thousands of records has them, and caching it would take much of the budget.
+ */
+export const ONE_TERM_TOP_MIN_POSTINGS = 4_096;
 
 /** One ranked keyword hit (record rowid, MiniSearch's BM25 score). */
 export interface ScoredRid {
   rid: number;
   score: number;
-}
-
-/** Sizes of the term cache (tests, diagnostics). */
-export interface TermCacheStats {
-  /** Cached terms, warmed or cached on demand. */
-  terms: number;
-  /** Their postings (documents held). */
-  postings: number;
-  /** Terms cached by `warm`: kept until the index changes. */
-  warmedTerms: number;
-  /** Their postings. */
-  warmedPostings: number;
 }
 
 /** A term `warm` has searched part of: the results of its first pieces. */
@@ -49,6 +48,8 @@ export interface TermIndex {
   /** Record rowids of the live documents, in document order. */
   documentIds(): Iterable<number>;
   readTerm: PostingsReader;
+  /** The documents that may rank first in a query of one term (the compact index; see ONE_TERM_TOP_MIN_POSTINGS). */
+  topOfTerm?: TopOfTerm;
 }
 
 /** MiniSearch (its postings, or its public search) or an index reading its own postings. */
@@ -69,6 +70,8 @@ export interface ScorerOptions {
   maxTermFrequency: Readonly<Record<string, number>>;
   /** Budget of the cached results, in postings (default DEFAULT_TERM_CACHE_POSTINGS). */
   maxCachedPostings?: number;
+  /** Fewest postings of a one-term query answered by the index's `topOfTerm` (default ONE_TERM_TOP_MIN_POSTINGS). */
+  oneTermTopMinPostings?: number;
   /**
    * Read a term's results from MiniSearch's postings (keyword-postings.ts: the same scores, without
    * building MiniSearch's result objects) instead of its public `search`. Only for an index whose terms
@@ -129,13 +132,8 @@ export class KeywordScorer {
   private ms: ScorerIndex;
   /** Reads a term's results from `ms`'s postings (null: through its public search). */
   private read: PostingsReader | null = null;
-  /** Terms cached by `warm`: never evicted (only dropped with the whole cache). */
-  private readonly warmedCache = new Map<string, TermResults>();
-  private warmedPostings = 0;
-  /** Terms cached by queries, least recently used first. */
-  private readonly cache = new Map<string, TermResults>();
-  /** Postings of both caches. */
-  private cachedPostings = 0;
+  private top: TopOfTerm | null = null;
+  private readonly cache: TermCache;
   private partial: PartialTerm | null = null;
   private readonly ordinalOf = new Map<number, number>();
   private ridAt: number[] = [];
@@ -147,7 +145,6 @@ export class KeywordScorer {
   private values = new Float64Array(0);
   private generation = 0;
   private readonly fieldIndex: Map<string, number>;
-  private readonly maxCachedPostings: number;
 
   constructor(
     ms: ScorerIndex,
@@ -155,7 +152,7 @@ export class KeywordScorer {
   ) {
     this.ms = ms;
     this.fieldIndex = new Map(options.fields.map((f, i) => [f, i]));
-    this.maxCachedPostings = options.maxCachedPostings ?? DEFAULT_TERM_CACHE_POSTINGS;
+    this.cache = new TermCache(options.maxCachedPostings ?? DEFAULT_TERM_CACHE_POSTINGS);
     this.reset(ms);
   }
 
@@ -165,6 +162,7 @@ export class KeywordScorer {
     this.clearCache();
     this.ordinalOf.clear();
     this.ridAt = [];
+    this.top = isTermIndex(ms) ? (ms.topOfTerm ?? null) : null;
     if (isTermIndex(ms)) {
       this.read = ms.readTerm;
       for (const rid of ms.documentIds()) this.append(rid);
@@ -191,17 +189,17 @@ export class KeywordScorer {
 
   /** Number of terms whose results are cached (tests, diagnostics). */
   get cachedTerms(): number {
-    return this.warmedCache.size + this.cache.size;
+    return this.cache.stats.terms;
   }
 
   /** Sizes of the cache, warmed terms apart. */
   get cacheStats(): TermCacheStats {
-    return { terms: this.cachedTerms, postings: this.cachedPostings, warmedTerms: this.warmedCache.size, warmedPostings: this.warmedPostings };
+    return this.cache.stats;
   }
 
   /** Budget of the cached results, in postings. */
   get cacheBudget(): number {
-    return this.maxCachedPostings;
+    return this.cache.budget;
   }
 
   /**
@@ -217,16 +215,9 @@ export class KeywordScorer {
    * cached, or too large to cache.
    */
   warm(term: string, df: FieldFrequencies, deadline: number): boolean {
-    if (this.warmedCache.has(term)) return true;
-    const cached = this.cache.get(term);
-    if (cached) {
-      this.cache.delete(term);
-      this.warmedCache.set(term, cached);
-      this.warmedPostings += cached.ords.length;
-      return true;
-    }
+    if (this.cache.isWarmed(term) || this.cache.promote(term)) return true;
     const postings = df(term).reduce((a, b) => a + b, 0);
-    if (this.warmedPostings + postings > this.maxCachedPostings) return true;
+    if (postings > this.cache.warmRoom) return true;
     const pieces = Math.max(1, Math.ceil(postings / WARM_PIECE_POSTINGS));
     const partial = this.partial?.term === term && this.partial.pieces === pieces ? this.partial : { term, pieces, parts: [] };
     this.partial = partial;
@@ -238,7 +229,7 @@ export class KeywordScorer {
       searched = true;
     }
     this.partial = null;
-    this.pin(term, concatResults(partial.parts));
+    this.cache.pin(term, concatResults(partial.parts));
     return true;
   }
 
@@ -249,10 +240,15 @@ export class KeywordScorer {
    */
   search(terms: readonly string[], limit: number, df: FieldFrequencies): ScoredRid[] {
     if (limit <= 0 || terms.length === 0) return [];
+    if (terms.length === 1 && this.top && !this.cache.has(terms[0]) && df(terms[0]).reduce((a, b) => a + b, 0) >= (this.options.oneTermTopMinPostings ?? ONE_TERM_TOP_MIN_POSTINGS)) {
+      const r = this.top(terms[0], limit, this.ordinalOf);
+      // Ranked as below for one term: score, then first matching field, then document order.
+      if (r) return selectTop(Array.from(r.ords.keys()), limit, (a, b) => r.scores[b] - r.scores[a] || r.field[a] - r.field[b] || r.ords[a] - r.ords[b]).map((j) => ({ rid: this.ridAt[r.ords[j]], score: r.scores[j] }));
+    }
     this.ensureScratch();
     const bound = terms.map((t) => this.upperBound(df(t)));
     const lists: (TermResults | null)[] = terms.map(() => null);
-    const inCache = terms.map((t) => (this.warmedCache.has(t) || this.cache.has(t) ? 1 : 0));
+    const inCache = terms.map((t) => (this.cache.has(t) ? 1 : 0));
     const order = terms.map((_, i) => i).sort((a, b) => inCache[b] - inCache[a] || bound[b] - bound[a] || a - b);
 
     // 1. Whole terms, until documents matching none of them cannot reach the k-th best partial score.
@@ -351,10 +347,7 @@ export class KeywordScorer {
   }
 
   private clearCache(): void {
-    this.warmedCache.clear();
     this.cache.clear();
-    this.cachedPostings = 0;
-    this.warmedPostings = 0;
     this.partial = null;
   }
 
@@ -382,18 +375,11 @@ export class KeywordScorer {
 
   /** One term's results: all of them (cached, or searched and cached within the budget), or only those of `only` (not cached). */
   private termResults(term: string, only?: ReadonlySet<number>): TermResults {
-    const warmed = this.warmedCache.get(term);
-    if (warmed) return warmed;
     const hit = this.cache.get(term);
-    if (hit) {
-      // Most recently used last: the budget evicts from the front.
-      this.cache.delete(term);
-      this.cache.set(term, hit);
-      return hit;
-    }
+    if (hit) return hit;
     if (only) return this.fetch(term, (rid) => only.has(rid));
     const r = this.fetch(term);
-    this.remember(term, r);
+    this.cache.remember(term, r);
     return r;
   }
 
@@ -415,33 +401,5 @@ export class KeywordScorer {
       n++;
     }
     return n === results.length ? r : { ords: r.ords.slice(0, n), scores: r.scores.slice(0, n), field: r.field.slice(0, n) };
-  }
-
-  /** Caches a queried term, evicting the least recently used ones (never warmed ones) to stay within the budget. */
-  private remember(term: string, r: TermResults): void {
-    const size = r.ords.length;
-    if (!this.makeRoom(size)) return;
-    this.cache.set(term, r);
-    this.cachedPostings += size;
-  }
-
-  /** Caches a warmed term (see `warm`). */
-  private pin(term: string, r: TermResults): void {
-    const size = r.ords.length;
-    if (!this.makeRoom(size)) return;
-    this.warmedCache.set(term, r);
-    this.cachedPostings += size;
-    this.warmedPostings += size;
-  }
-
-  /** Evicts queried terms, least recently used first, until `size` more postings fit; false when they cannot (warmed terms take the room). */
-  private makeRoom(size: number): boolean {
-    if (this.warmedPostings + size > this.maxCachedPostings) return false;
-    for (const [oldest, old] of this.cache) {
-      if (this.cachedPostings + size <= this.maxCachedPostings) break;
-      this.cache.delete(oldest);
-      this.cachedPostings -= old.ords.length;
-    }
-    return true;
   }
 }
