@@ -51,6 +51,7 @@ const ArgsSchema = z.object({
   times: z.coerce.number().int().min(1).default(10),
   append: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).default(32),
+  'one-term-min': z.coerce.number().int().min(0).optional(),
 });
 
 const MB = 1024 * 1024;
@@ -64,13 +65,13 @@ function usage(): Usage {
 }
 
 /** In the child: open the index (build when no file, else load), answer the queries, report memory and times. */
-function measure(db: string, engine: KeywordEngineKind, queries: number, limit = 32, append = 0): Record<string, unknown> {
+function measure(db: string, engine: KeywordEngineKind, queries: number, limit = 32, append = 0, oneTermTopMinPostings?: number): Record<string, unknown> {
   const store = MemoryStore.open(db);
   const gen = SyntheticRecords.fromFile(TASKS, 99);
   const texts = Array.from({ length: queries }, () => gen.question());
   const before = usage();
   const started = performance.now();
-  const index = KeywordIndex.open(store, { engine, persistDebounceMs: 3_600_000 });
+  const index = KeywordIndex.open(store, { engine, persistDebounceMs: 3_600_000, oneTermTopMinPostings });
   const openMs = performance.now() - started;
   const firstStarted = performance.now();
   index.search(texts[0], limit);
@@ -88,9 +89,11 @@ function measure(db: string, engine: KeywordEngineKind, queries: number, limit =
   const file = index.persistFile;
   const mb = (f: string) => (fs.existsSync(f) ? Math.round((fs.statSync(f).size / MB) * 100) / 100 : 0);
   let appended: Record<string, unknown> = {};
+  process.stderr.write(`[bench:keywords] ${engine} ${origin}: open ${round(openMs)} ms, search p50 ${round(times[Math.floor(times.length / 2)])} / p95 ${round(times[Math.floor(times.length * 0.95)])} ms\n`);
   if (append > 0 && file) {
     index.flush();
-    const added = gen.records(append);
+    const tag = Date.now().toString(36);
+    const added = gen.records(append).map((r, i) => ({ ...r, id: `bench-keywords-${tag}-${i}` }));
     store.add(added, { trigger: 'import' });
     let t = performance.now();
     index.search(added[0].question, limit);
@@ -209,7 +212,7 @@ function fill(db: string, n: number): void {
 }
 
 function main(argv: string[]): Promise<number> {
-  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure', 'tile', 'times', 'append', 'limit'] }, ArgsSchema);
+  const o = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'postings-only'], valued: ['n', 'db', 'queries', 'measure', 'tile', 'times', 'append', 'limit', 'one-term-min'] }, ArgsSchema);
   if (o === HELP_SHOWN) return Promise.resolve(0);
   if (o.tile) {
     process.stdout.write(JSON.stringify(tiled(o.tile, o.times)) + '\n');
@@ -221,7 +224,7 @@ function main(argv: string[]): Promise<number> {
   }
   if (o.measure) {
     if (!o.db) throw new Error('--measure needs --db');
-    process.stdout.write(JSON.stringify(measure(o.db, o.measure, o.queries, o.limit, o.append)) + '\n');
+    process.stdout.write(JSON.stringify(measure(o.db, o.measure, o.queries, o.limit, o.append, o['one-term-min'])) + '\n');
     return Promise.resolve(0);
   }
   const dir = o.db ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-keywords-'));

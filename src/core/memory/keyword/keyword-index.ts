@@ -50,6 +50,8 @@ export interface KeywordIndexOptions {
   termCachePostings?: number;
   /** The same budget in bytes (TERM_CACHE_BYTES_PER_POSTING each; a memory budget's share); wins over termCachePostings. */
   termCacheBytes?: number;
+  /** Fewest postings of a one-term query answered in one pass (default ONE_TERM_TOP_MIN_POSTINGS; benchmarks compare). */
+  oneTermTopMinPostings?: number;
   /**
    * MiniSearch engine: remove a leaving record at once when its indexed text is known (default true); false: discard
    * it and vacuum, as before (the reference the tests compare the fast path with; same results).
@@ -130,7 +132,7 @@ export class KeywordIndex {
     this.maxPostings = options.maxPostings ?? DEFAULT_MAX_POSTINGS;
     this.removeLeaving = options.removeLeaving ?? true;
     this.engine = newEngine(this.kind, this.removeLeaving);
-    this.scorer = new KeywordScorer(this.engine.scorerIndex, { ...SCORER_OPTIONS, maxCachedPostings: termCacheBudget(options) });
+    this.scorer = new KeywordScorer(this.engine.scorerIndex, { ...SCORER_OPTIONS, maxCachedPostings: termCacheBudget(options), oneTermTopMinPostings: options.oneTermTopMinPostings });
     this.log = new RecordChangeLog(db);
     this.changedStmt = db.prepare("SELECT rid, id, question, code FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND status = 'active'");
     this.textStmt = db.prepare('SELECT question, code FROM records WHERE rid = ?');
