@@ -6,7 +6,7 @@ import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
 import { DELTA_SUFFIX } from '../../../src/core/memory/keyword/keyword-compact-delta';
 import { KeywordHit, KeywordIndex, KeywordIndexOptions } from '../../../src/core/memory/keyword/keyword-index';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
-import { nullLogger } from '../../../src/core/logger';
+import { Logger, nullLogger } from '../../../src/core/logger';
 import { seededRandom } from '../../../src/core/random';
 
 const TASKS = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');
@@ -34,6 +34,13 @@ describe('compact keyword index: a delta file appended beside the base', functio
   let ids: string[];
   let queries: string[];
   const open = (o: KeywordIndexOptions = {}) => KeywordIndex.open(store, { logger: nullLogger, persistDebounceMs: 3_600_000, ...o });
+  /** Opens the index and says whether it caught up on records from the change log (the delta did not reach the database's state). */
+  const openNoting = (): { index: KeywordIndex; caughtUp: boolean } => {
+    const lines: string[] = [];
+    const logger: Logger = { ...nullLogger, info: (m: string) => void lines.push(m) };
+    const index = open({ logger });
+    return { index, caughtUp: lines.some((l) => l.includes('is behind')) };
+  };
   const file = () => db + '.keywords.bin';
   const delta = () => file() + DELTA_SUFFIX;
   const random = seededRandom(23);
@@ -87,8 +94,9 @@ describe('compact keyword index: a delta file appended beside the base', functio
       assert.ok(fs.readFileSync(file()).equals(base), `round ${round}: the base is not rewritten`);
       sizes.push(fs.statSync(delta()).size);
       const live = queries.map((q) => index.search(q, 20));
-      const reopened = open();
+      const { index: reopened, caughtUp } = openNoting();
       assert.equal(reopened.origin, 'loaded');
+      assert.ok(!caughtUp, `round ${round}: the delta brings the base to the database's state`);
       queries.forEach((q, i) => assert.deepEqual(reopened.search(q, 20), live[i], `round ${round}: ${q}`));
       reopened.close();
       compareWithReference(index, `round ${round}`);
@@ -139,8 +147,9 @@ describe('compact keyword index: a delta file appended beside the base', functio
       reopened.search(queries[1], 5);
       reopened.flush();
       reopened.close();
-      const again = open();
+      const { index: again, caughtUp } = openNoting();
       assert.equal(again.origin, 'loaded', `${label}: reloaded after appending`);
+      assert.ok(!caughtUp, `${label}: the segment appended after the cut applies`);
       compareWithReference(again, `${label}: reloaded after appending`);
       again.close();
       fs.writeFileSync(delta(), whole); // the next case spoils the original delta again (its base is unchanged)

@@ -383,7 +383,6 @@ export class CompactPostings {
     this.df = Array.from({ length: F }, () => new Int32Array(s.terms.length));
     for (let t = 0; t < s.terms.length; t++) for (let f = 0; f < F; f++) this.df[f][t] = s.start[t * F + f + 1] - s.start[t * F + f];
     this.delta = new DeltaPostings();
-    this.markWritten();
     this.count = s.rid.length;
     this.rid = s.rid;
     this.hash = s.hash;
@@ -394,6 +393,7 @@ export class CompactPostings {
     this.dead = 0;
     this.documentCount = this.count;
     this.avg = [...s.avg];
+    this.markWritten();
   }
 
   /** Every posting held (tombstoned ones included): base, then delta oldest first. */
