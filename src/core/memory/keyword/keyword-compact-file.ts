@@ -14,7 +14,10 @@
  * It is read in one `readFileSync` and its sections used in place as typed
  * arrays (no per-posting objects, outside the V8 heap); a file whose magic,
  * header, sizes or checksum do not match is corrupt and rebuilt. Written
- * atomically (temp file, fsync, rename) like the MiniSearch file.
+ * atomically (temp file, fsync, rename) like the MiniSearch file, after a
+ * compaction or a merge only: the changes in between are appended to the
+ * delta file beside it (keyword-compact-delta.ts), which names this file by
+ * its checksum, seq and size.
  */
 import * as fs from 'node:fs';
 import { z } from 'zod';

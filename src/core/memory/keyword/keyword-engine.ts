@@ -1,7 +1,8 @@
 /**
  * What holds the keyword postings behind KeywordIndex, one of two engines:
- * - `compact` (the default): CompactPostings, typed arrays, a binary file
- *   (`<db>.keywords.bin`) read in place; light at 100k, opens at 1M in seconds;
+ * - `compact` (the default): CompactPostings, typed arrays, a binary base file
+ *   (`<db>.keywords.bin`) read in place and a delta file beside it
+ *   (`<db>.keywords.bin.delta`) that each persist appends to;
  * - `minisearch`: MiniSearch itself with its JSON file (`<db>.minisearch.json`):
  *   the reference the compact engine is tested against (same records, scores
  *   and order), and the engine a caller may still choose.
