@@ -9,6 +9,7 @@ import type { ClientBase } from 'pg';
 import { AgentMemoryError } from '../../errors';
 import { MEMBERSHIP_MIGRATION_SQL } from './migration-membership';
 import { applicationGrants, ROLES_MIGRATION_SQL } from './migration-roles';
+import { SEARCH_MIGRATION_SQL } from './migration-search';
 
 export interface PgMigration {
   version: number;
@@ -274,6 +275,11 @@ CREATE TRIGGER records_terms_updated AFTER UPDATE ON records REFERENCING OLD TAB
     version: 6,
     description: 'the membership checks of the row-level security policies and owner functions planned once per session (PL/pgSQL), not at every statement',
     sql: MEMBERSHIP_MIGRATION_SQL,
+  },
+  {
+    version: 7,
+    description: 'a search in one call of one owner function (agent_memory_search): the terms\' frequencies, the keyword plan and both sides\' candidates in one round trip, the level checked once',
+    sql: SEARCH_MIGRATION_SQL,
   },
 ];
 
