@@ -93,10 +93,12 @@ BEGIN
     sim, array_to_string(parts, ' UNION ALL '));
 END $$;
 
--- What a search of p_space runs (caller's rights: under row-level security for an application role).
+-- What a search of p_space runs (caller's rights: under row-level security for an application role). Its statements
+-- are planned once per session (force_generic_plan: primary-key lookups whatever the terms; the planner otherwise
+-- made a custom plan at every call).
 CREATE FUNCTION agent_memory_search_prepare(p_space text, p_query text, p_dim integer, p_depth integer, p_hnsw integer, p_in_scan boolean, p_limits integer[],
   OUT sql text, OUT active float8, OUT rare tsquery, OUT common tsquery, OUT fallback tsquery, OUT terms tsquery[], OUT idf float8[], OUT all_terms tsquery)
-LANGUAGE plpgsql STABLE SET search_path = public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SET search_path = public, pg_temp SET plan_cache_mode = force_generic_plan AS $$
 DECLARE t text[]; d float8[]; plan record;
 BEGIN
   SELECT array_agg(x.term), array_agg(coalesce(s.df, 0)::float8) INTO t, d
