@@ -65,7 +65,7 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     assert.deepEqual(rare.terms, ["'vancomycin'", "'dose'", "'patients'"]);
     assert.ok(rare.idf && rare.idf[0] > rare.idf[1] && rare.idf[1] > rare.idf[2]);
     // BM25 IDF over max(active, largest df): ln(1 + (N − df + 0.5) / (df + 0.5)).
-    assert.ok(Math.abs(rare.idf![0] - Math.log(1 + (10_000 - 3 + 0.5) / 3.5)) < 1e-12);
+    assert.ok(Math.abs(rare.idf[0] - Math.log(1 + (10_000 - 3 + 0.5) / 3.5)) < 1e-12);
     const common = await plan([['how', 9000], ['many', 8000]], 10_000);
     assert.deepEqual([common.rare, common.common, common.fallback], [null, "'many' & 'how'", "'many'"]);
     // Words in over half of the records stay out of the AND; with one term left, it is the fallback itself.
