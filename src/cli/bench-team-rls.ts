@@ -1,6 +1,6 @@
 /**
  * What row-level security costs a team search, per login, one client at a time:
- * `npx tsx src/cli/bench-team-rls.ts [--records 20000] [--dimension 16] [--searches 300] [--migration-5-checks] [--json]`.
+ * `npx tsx src/cli/bench-team-rls.ts [--records 20000] [--dimension 16] [--searches 300] [--migration-5-checks] [--statements] [--json]`.
  *
  * On its own throwaway PostgreSQL cluster it seeds --records records into one space (as bench:team does), then
  * searches it as the schema owner (no row-level security), as the single-trust application role (a reviewer of
@@ -9,6 +9,9 @@
  * other processes of a busy machine as wall time is) and the wall time p50 / p95 seen by the client.
  * --migration-5-checks measures again with the membership functions as migration 5 wrote them (SQL functions,
  * planned at every statement), in the same cluster, then puts migration 6's back: before and after side by side.
+ * --statements loads pg_stat_statements into the cluster (track = all, with planning) and prints, per login, what one
+ * search costs statement by statement, as the server counts it: calls, execution and planning ms per search, and
+ * whether the statement came from the client (a round trip) or ran inside a function.
  */
 import * as fs from 'node:fs';
 import { Client } from 'pg';
@@ -28,15 +31,17 @@ import { benchRecords, benchVector } from './team/bench-team-data';
 import { createBenchRoles } from './team/bench-team-roles';
 import { startThrowawayPostgres } from './team/throwaway-postgres';
 
-const USAGE = `Usage: npx tsx src/cli/bench-team-rls.ts [--records 20000] [--dimension 16] [--searches 300] [--migration-5-checks] [--json]
+const USAGE = `Usage: npx tsx src/cli/bench-team-rls.ts [--records 20000] [--dimension 16] [--searches 300] [--migration-5-checks] [--statements] [--json]
 
 Server CPU and wall time per team search as the owner, the application role, an agent and a reviewer (one
-connection each, on its own throwaway cluster). --migration-5-checks: also with migration 5's membership functions.`;
+connection each, on its own throwaway cluster). --migration-5-checks: also with migration 5's membership functions.
+--statements: each statement's calls, execution and planning time per search (pg_stat_statements).`;
 const ArgsSchema = z.object({
   records: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   dimension: z.coerce.number().int().min(2).max(2000).default(16),
   searches: z.coerce.number().int().min(10).max(100_000).default(300),
   'migration-5-checks': z.boolean().default(false),
+  statements: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
@@ -58,19 +63,45 @@ const pct = (xs: number[], p: number): number => {
   return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 100) / 100;
 };
 
+/** One statement's share of a search, as pg_stat_statements counts it. */
+interface StatementCost {
+  /** Sent by the client (a round trip), or run inside a function. */
+  toplevel: boolean;
+  calls_per_search: number;
+  exec_ms_per_search: number;
+  plan_ms_per_search: number;
+  statement: string;
+}
+
 interface Row {
   checks: 'migration 6' | 'migration 5';
   login: string;
   server_cpu_ms_per_search: number;
   wall_p50_ms: number;
   wall_p95_ms: number;
+  /** Round trips per search: statements the client sent (--statements). */
+  round_trips_per_search?: number;
+  statements?: StatementCost[];
+}
+
+/** The settings that load pg_stat_statements and count nested statements and planning. */
+const STATEMENT_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.track_planning=on'];
+
+/** What each statement cost per search since the last reset (the superuser's own statements left out). */
+async function statementCosts(su: Client, searches: number): Promise<StatementCost[]> {
+  const r = await su.query<{ toplevel: boolean; calls: string; exec: number; plan: number; q: string }>(
+    `SELECT toplevel, calls, total_exec_time AS exec, total_plan_time AS plan, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS q
+       FROM pg_stat_statements WHERE userid <> (SELECT oid FROM pg_roles WHERE rolname = current_user) ORDER BY total_exec_time + total_plan_time DESC`,
+  );
+  const per = (x: number): number => Math.round((x / searches) * 1000) / 1000;
+  return r.rows.map((x) => ({ toplevel: x.toplevel, calls_per_search: per(Number(x.calls)), exec_ms_per_search: per(x.exec), plan_ms_per_search: per(x.plan), statement: x.q }));
 }
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['migration-5-checks', 'json'], valued: ['records', 'dimension', 'searches'] }, ArgsSchema);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['migration-5-checks', 'statements', 'json'], valued: ['records', 'dimension', 'searches'] }, ArgsSchema);
   if (args === HELP_SHOWN) return 0;
   const env = ownClusterEnv(process.env);
-  const cluster = await startThrowawayPostgres();
+  const cluster = await startThrowawayPostgres(args.statements ? { settings: STATEMENT_SETTINGS } : {});
   const stop = onExitOrSignal(() => cluster.stop());
   try {
     const space = 'bench-rls';
@@ -91,6 +122,9 @@ async function main(argv: string[]): Promise<number> {
     ];
     const owner = new Client({ connectionString: cluster.ownerUrl });
     await owner.connect();
+    const su = new Client({ connectionString: cluster.superuserUrl.replace('/postgres?', '/agent_memory?') });
+    await su.connect();
+    if (args.statements) await su.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const rows: Row[] = [];
     try {
       for (const checks of args['migration-5-checks'] ? (['migration 6', 'migration 5'] as const) : (['migration 6'] as const)) {
@@ -102,13 +136,19 @@ async function main(argv: string[]): Promise<number> {
             const search = (i: number) => searchTeam(team, `question round ${i} admissions`, benchVector(i * 7, args.dimension), 4);
             for (let i = 0; i < 20; i++) await search(i); // warm: the session's plans and the cache
             const wall: number[] = [];
+            if (args.statements) await su.query('SELECT pg_stat_statements_reset()');
             const cpu0 = cpuMs(pid);
             for (let i = 0; i < args.searches; i++) {
               const t = performance.now();
               await search(i);
               wall.push(performance.now() - t);
             }
-            rows.push({ checks, login: l.login, server_cpu_ms_per_search: Math.round(((cpuMs(pid) - cpu0) / args.searches) * 100) / 100, wall_p50_ms: pct(wall, 50), wall_p95_ms: pct(wall, 95) });
+            const row: Row = { checks, login: l.login, server_cpu_ms_per_search: Math.round(((cpuMs(pid) - cpu0) / args.searches) * 100) / 100, wall_p50_ms: pct(wall, 50), wall_p95_ms: pct(wall, 95) };
+            if (args.statements) {
+              row.statements = await statementCosts(su, args.searches);
+              row.round_trips_per_search = Math.round(row.statements.filter((x) => x.toplevel).reduce((sum, x) => sum + x.calls_per_search, 0) * 100) / 100;
+            }
+            rows.push(row);
           } finally {
             await team.close();
           }
@@ -117,9 +157,13 @@ async function main(argv: string[]): Promise<number> {
       await owner.query(MEMBERSHIP_MIGRATION_SQL);
     } finally {
       await owner.end();
+      await su.end();
     }
     const report = { records: args.records, dimension: args.dimension, searches: args.searches, rows };
-    process.stdout.write(args.json ? JSON.stringify(report) + '\n' : rows.map((r) => `${r.checks.padEnd(12)} ${r.login.padEnd(17)} server CPU ${r.server_cpu_ms_per_search} ms/search, wall p50 ${r.wall_p50_ms} p95 ${r.wall_p95_ms} ms`).join('\n') + '\n');
+    const statementLines = (r: Row): string[] =>
+      (r.statements ?? []).slice(0, 12).map((x) => `    ${x.toplevel ? 'client  ' : 'function'} ${String(x.calls_per_search).padStart(5)} calls, exec ${x.exec_ms_per_search.toFixed(3)} plan ${x.plan_ms_per_search.toFixed(3)} ms | ${x.statement}`);
+    const text = rows.map((r) => [`${r.checks.padEnd(12)} ${r.login.padEnd(17)} server CPU ${r.server_cpu_ms_per_search} ms/search, wall p50 ${r.wall_p50_ms} p95 ${r.wall_p95_ms} ms${r.round_trips_per_search !== undefined ? `, ${r.round_trips_per_search} round trips` : ''}`, ...statementLines(r)].join('\n'));
+    process.stdout.write(args.json ? JSON.stringify(report) + '\n' : text.join('\n') + '\n');
     return 0;
   } finally {
     stop();

@@ -61,8 +61,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+export interface ThrowawayOptions {
+  /** Extra server settings (`name=value`, passed as `-c`), e.g. `shared_preload_libraries=pg_stat_statements` for a bench's per-statement figures. */
+  settings?: string[];
+}
+
+/** A server setting as `-c` takes it: a plain name and a value without spaces or quotes. */
+const SETTING = /^[a-z_.]+=[A-Za-z0-9_.,-]+$/;
+
 /** Starts a fresh cluster (about 2–4 s). Throws CONFIG with what to run when PostgreSQL 15 or pgvector is missing. */
-export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Promise<ThrowawayPostgres> {
+  const settings = options.settings ?? [];
+  const bad = settings.find((s) => !SETTING.test(s));
+  if (bad !== undefined) throw new AgentMemoryError('INVALID_INPUT', `'${bad}' is not a server setting the throwaway cluster takes (name=value, no spaces or quotes).`);
   if (!fs.existsSync(path.join(BIN, 'initdb'))) {
     throw new AgentMemoryError('CONFIG', `PostgreSQL 15 is not installed (${BIN}/initdb missing). Run: bash scripts/bootstrap.sh (as root).`);
   }
@@ -79,14 +90,14 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     }
   });
   try {
-    return await startIn(base, data, ids, stop);
+    return await startIn(base, data, ids, stop, settings);
   } catch (error) {
     stop();
     throw error;
   }
 }
 
-async function startIn(base: string, data: string, ids: { uid: number; gid: number } | undefined, stop: () => void): Promise<ThrowawayPostgres> {
+async function startIn(base: string, data: string, ids: { uid: number; gid: number } | undefined, stop: () => void, settings: string[]): Promise<ThrowawayPostgres> {
   const socketDir = path.join(base, 'sock');
   fs.mkdirSync(socketDir);
   const superPassword = randomBytes(18).toString('base64url');
@@ -111,7 +122,7 @@ async function startIn(base: string, data: string, ids: { uid: number; gid: numb
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'postgres', '--pwfile', pwfile, '-A', 'scram-sha-256', '-E', 'UTF8', '--no-sync']);
   fs.rmSync(pwfile);
-  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_buffers=64MB`;
+  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_buffers=64MB${settings.map((x) => ` -c ${x}`).join('')}`;
   const log = path.join(base, 'server.log');
   const start = (): void => run('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', '-t', '60', 'start']);
   start();

@@ -9,6 +9,7 @@ import type { ClientBase } from 'pg';
 import { AgentMemoryError } from '../../errors';
 import { MEMBERSHIP_MIGRATION_SQL } from './migration-membership';
 import { applicationGrants, ROLES_MIGRATION_SQL } from './migration-roles';
+import { SEARCH_MIGRATION_SQL } from './migration-search';
 
 export interface PgMigration {
   version: number;
@@ -275,6 +276,11 @@ CREATE TRIGGER records_terms_updated AFTER UPDATE ON records REFERENCING OLD TAB
     description: 'the membership checks of the row-level security policies and owner functions planned once per session (PL/pgSQL), not at every statement',
     sql: MEMBERSHIP_MIGRATION_SQL,
   },
+  {
+    version: 7,
+    description: 'a search in one call of one owner function (agent_memory_search): the terms\' frequencies, the keyword plan and both sides\' candidates in one round trip, the level checked once',
+    sql: SEARCH_MIGRATION_SQL,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
@@ -285,7 +291,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
  * Applies the pending migrations (as the schema owner) and grants `appRole` row access
  * only. Idempotent; concurrent runners wait on the advisory lock.
  */
-export async function applyMigrations(client: ClientBase, options: { appRole?: string } = {}): Promise<{ from: number; to: number }> {
+export async function applyMigrations(client: ClientBase, options: { appRole?: string; /** Stop after this version (tests of a later migration on an older schema); default: the latest. */ through?: number } = {}): Promise<{ from: number; to: number }> {
+  const through = options.through ?? PG_SCHEMA_VERSION;
   const appRole = options.appRole ?? DEFAULT_APP_ROLE;
   if (!IDENTIFIER.test(appRole)) throw new AgentMemoryError('INVALID_INPUT', `The application role '${appRole}' is not a plain lower-case identifier.`);
   const owner = (await client.query<{ u: string }>('SELECT current_user AS u')).rows[0].u;
@@ -302,7 +309,7 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
     const from = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0].v ?? 0);
     for (const m of PG_MIGRATIONS) {
-      if (m.version <= from) continue;
+      if (m.version <= from || m.version > through) continue;
       await client.query(m.sql);
       await client.query('INSERT INTO schema_migrations(version, description) VALUES ($1, $2)', [m.version, m.description]);
     }
@@ -317,7 +324,7 @@ export async function applyMigrations(client: ClientBase, options: { appRole?: s
     // The owner's own rights, in case an earlier setup (or an administrator) revoked them: its triggers write term_stats.
     await client.query('GRANT SELECT, INSERT, UPDATE, DELETE ON term_stats, schema_migrations TO CURRENT_USER');
     await client.query('COMMIT');
-    return { from, to: PG_SCHEMA_VERSION };
+    return { from, to: through };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     const message = (error as Error).message;

@@ -4,6 +4,9 @@
  * reciprocal-rank fusion as the personal memory (../fusion.ts). Only active records are
  * retrievable.
  *
+ * A pass is one call of the owner's `agent_memory_search` (migration 7, migration-search.ts): one statement,
+ * one round trip, the caller's level in the space checked once; the steps below run on the server.
+ *
  * The keyword side costs the same however many records match a common word
  * (docs/team-memory.md, "Keyword search at 100k"):
  * 1. the query is split into terms by the server's own parser, and each term's document
@@ -56,8 +59,7 @@ export interface TeamSearchOptions {
 
 /** A candidate of one side with its record's columns. */
 /** `sim`: the record's own cosine to the query vector (null without one, or for another dimension). */
-type CandidateRow = RecordRow & { side: 'd' | 'k'; score: number; pos: string; sim: number | null };
-const RECORD_COLUMNS = TEAM_RECORD_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
+type CandidateRow = RecordRow & { side: 'a' | 'd' | 'k'; score: number; pos: string; sim: number | null };
 
 /** Candidates each side contributes before fusion (a first pass). */
 const SIDE_DEPTH = 32;
@@ -74,13 +76,8 @@ export const COMMON_CANDIDATES = 250;
 export const SMALL_SPACE_ROWS = 5000;
 /** Nearest neighbours the dense side takes from the HNSW index before keeping the space's (pgvector's default hnsw.ef_search). */
 const HNSW_CANDIDATES = 40;
-/** Most query terms ranked with (a long prompt keeps its rarest ones). */
-const MAX_TERMS = 64;
 /** Longest query text sent to the server's parser. */
 const MAX_QUERY_CHARS = 4000;
-
-/** A lexeme that can be written as a tsquery operand without escaping (letters, digits, underscore). */
-const PLAIN_TERM = /^[\p{L}\p{N}_]+$/u;
 
 /** Lower-case word terms of `text` (letters and digits only: nothing of the input reaches the query syntax). */
 export function keywordTerms(text: string, max = 32): string[] {
@@ -88,130 +85,24 @@ export function keywordTerms(text: string, max = 32): string[] {
   return [...new Set(terms.filter((t) => t.length > 1))].slice(0, max);
 }
 
-export interface TermFrequency {
-  term: string;
-  df: number;
-}
+/** The limits the server's search function takes (migration 7's p_limits). */
+const LIMITS = [KEYWORD_CANDIDATES, COMMON_CANDIDATES, SMALL_SPACE_ROWS];
 
-/** What the keyword side asks the server: the tsqueries of its candidate parts and the weights it ranks with. */
-export interface KeywordPlan {
-  /** OR of the rarest terms whose postings together stay within the cap ('' when even the rarest term's do not). */
-  rare: string;
-  /** When `rare` is '': AND of every term held by at most half of the records (of every term, when none is), cut at COMMON_CANDIDATES. */
-  common: string;
-  /** When `rare` is '' and the AND has several terms: the rarest term alone (cut at COMMON_CANDIDATES), so a common-words-only query still answers. */
-  fallback: string;
-  /** Every present term, quoted, with its BM25 IDF. */
-  terms: string[];
-  idf: number[];
-  /** OR of every present term (ts_rank tie-break). */
-  all: string;
-}
-
-const quote = (term: string): string => `'${term}'`;
-
-/**
- * The candidate parts for terms with their document frequencies among `active` records.
- * Pure: unit-testable without a server.
- */
-export function planKeywordSearch(frequencies: TermFrequency[], active: number, cap = KEYWORD_CANDIDATES): KeywordPlan | undefined {
-  const present = frequencies
-    .filter((f) => f.df > 0 && PLAIN_TERM.test(f.term))
-    .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
-    .slice(0, MAX_TERMS);
-  if (present.length === 0) return undefined;
-  const rare: TermFrequency[] = [];
-  let sum = 0;
-  for (const f of present) {
-    if (sum + f.df > cap) break;
-    rare.push(f);
-    sum += f.df;
-  }
-  const n = Math.max(active, present[present.length - 1].df);
-  // In the AND, words in more than half of the records (near stop words, IDF < ln 2) only cost GIN work.
-  const selective = present.filter((f) => f.df <= n / 2);
-  const all = selective.length > 0 ? selective : present;
-  return {
-    rare: rare.map((f) => quote(f.term)).join(' | '),
-    common: rare.length === 0 ? all.map((f) => quote(f.term)).join(' & ') : '',
-    fallback: rare.length === 0 && all.length > 1 ? quote(present[0].term) : '',
-    terms: present.map((f) => quote(f.term)),
-    idf: present.map((f) => Math.log(1 + (n - f.df + 0.5) / (f.df + 0.5))),
-    all: present.map((f) => quote(f.term)).join(' | '),
-  };
-}
-
-/** Document frequencies of the query's terms in the space (the server's parser, so terms match the stored tsvector) and the active count. */
-async function termFrequencies(c: ClientBase, space: string, query: string): Promise<{ frequencies: TermFrequency[]; active: number }> {
-  const r = await c.query<{ term: string; df: number }>(
-    `SELECT t.term, coalesce(s.df, 0)::float8 AS df
-       FROM unnest(tsvector_to_array(to_tsvector('simple', $2))) t(term)
-       LEFT JOIN term_stats s ON s.space = $1 AND s.term = t.term
-     UNION ALL SELECT '', coalesce((SELECT df FROM term_stats WHERE space = $1 AND term = ''), 0)::float8`,
-    [space, query.slice(0, MAX_QUERY_CHARS)],
-  );
-  const active = Number(r.rows.find((row) => row.term === '')?.df ?? 0);
-  return { frequencies: r.rows.filter((row) => row.term !== '').map((row) => ({ term: row.term, df: Number(row.df) })), active };
+/** The arguments of `agent_memory_search` / `agent_memory_search_plan` for one pass (migration-search.ts). */
+function searchArguments(space: string, query: string, vector: Float32Array | null, depth: number, spaceInScan: boolean): unknown[] {
+  return [space, query.slice(0, MAX_QUERY_CHARS), vector ? vectorLiteral(vector) : null, vector?.length ?? 0, depth, hnswCandidates(depth), spaceInScan && vector !== null, LIMITS];
 }
 
 /**
- * The one statement of a search: dense top-k and keyword top-k, UNION ALL. Neither side
- * lets the planner use the (space, status, …) btree, which it prefers when the table has no
- * statistics yet (right after a bulk load) and which then reads every row of the space:
- * the keyword side filters `space || ''`, the dense side filters the space after the HNSW scan.
- * Except where reading every row of the space is what is wanted: the keyword side of a space of at most
- * SMALL_SPACE_ROWS records, and the dense side of the crowded pass (`spaceInScan`).
+ * One pass in one statement and one round trip: the owner's `agent_memory_search` (migration 7) checks the caller's
+ * level in the space, reads the query terms' document frequencies, plans the keyword parts and returns the space's
+ * active count (side 'a') and both sides' candidates with their records. Prepared once per connection.
  */
-function searchStatement(dim: number, withDense: boolean, plan: KeywordPlan | undefined, depth = SIDE_DEPTH, spaceInScan = false, smallSpace = false): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const p = (value: unknown): string => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const space = p(undefined); // filled by the caller
-  const parts: string[] = [];
-  let sim = 'NULL::float8';
-  if (withDense) {
-    const v = p(undefined);
-    sim = `CASE WHEN r.embedding_dim = ${dim} THEN 1 - (r.embedding::vector(${dim}) <=> ${v}::vector) END`;
-    const cast = `embedding::vector(${dim})`;
-    // The space is filtered after the HNSW scan, as pgvector does anyway (an HNSW scan yields hnsw.ef_search = 40
-    // candidates, then filters): written so, no estimate of the space filter can talk the planner out of the index.
-    // `spaceInScan` (a pass with pgvector's iterative scans: see `candidates`): the space is filtered in the scan,
-    // so other spaces' nearer records cannot take every one of its candidates. Written plainly, so the planner
-    // weighs the space's share of the records: a large space is read through the HNSW index (scanning on until
-    // it has `depth` rows of the space), a small one through the (space, status, …) btree and an exact sort.
-    const inScan = spaceInScan ? ` AND space = ${space}` : '';
-    parts.push(`(SELECT 'd' AS side, rid, score, row_number() OVER (ORDER BY score DESC, rid) AS pos FROM (
-        SELECT space, rid, 1 - (${cast} <=> ${v}::vector) AS score FROM records
-        WHERE status = 'active' AND embedding_dim = ${dim}${inScan} ORDER BY ${cast} <=> ${v}::vector LIMIT ${spaceInScan ? depth : hnswCandidates(depth)}) n
-      WHERE space = ${space} ORDER BY score DESC, rid LIMIT ${depth})`);
-  }
-  if (plan) {
-    // The GIN index holds the postings of every space: a word rare in this space but common in another would have
-    // it read (and drop) the other space's rows. A small space is read whole instead, through its btree: `space = $1`
-    // written plainly (at most SMALL_SPACE_ROWS rows whatever the other spaces hold). A larger one keeps the GIN path.
-    const candidates = [
-      [plan.rare, KEYWORD_CANDIDATES],
-      [plan.common, COMMON_CANDIDATES],
-      [plan.fallback, COMMON_CANDIDATES],
-    ]
-      .filter(([q]) => q !== '')
-      // Through the owner's function (migration 5): under row-level security a member's '@@' could not use the GIN index.
-      .map(([q, limit]) => `(SELECT rid, tsv FROM agent_memory_keyword_candidates(${space}, ${p(q)}::tsquery, ${limit}, ${smallSpace}))`);
-    const terms = p(plan.terms);
-    const idf = p(plan.idf);
-    const all = p(plan.all);
-    parts.push(`(SELECT 'k' AS side, rid, score, row_number() OVER (ORDER BY score DESC, tie DESC, rid) AS pos FROM (
-        SELECT c.rid, (SELECT coalesce(sum(w.idf), 0) FROM unnest(${terms}::text[], ${idf}::float8[]) w(term, idf) WHERE c.tsv @@ w.term::tsquery) AS score,
-               ts_rank(c.tsv, ${all}::tsquery) AS tie
-        FROM (SELECT DISTINCT ON (rid) rid, tsv FROM (${candidates.join(' UNION ALL ')}) u) c) k
-      ORDER BY score DESC, tie DESC, rid LIMIT ${depth})`);
-  }
-  // The candidates' records come with them: fusion picks among them without another round trip.
-  const sql = parts.length === 0 ? '' : `SELECT s.side, s.score, s.pos, ${sim} AS sim, ${RECORD_COLUMNS} FROM (${parts.join(' UNION ALL ')}) s JOIN records r ON r.rid = s.rid WHERE NOT r.stale`;
-  return { sql, params };
-}
+const SEARCH_STATEMENT = {
+  name: 'agent_memory_search_v7',
+  text: `SELECT s.side, s.score, s.pos, s.sim, ${TEAM_RECORD_COLUMNS.split(',').map((c) => `(s.rec).${c.trim()}`).join(', ')}
+    FROM agent_memory_search($1, $2, $3::vector, $4, $5, $6, $7, $8::int[]) s`,
+};
 
 /** Nearest neighbours the dense side takes from the HNSW index for a pass of `depth` (pgvector's ef_search at the first). */
 function hnswCandidates(depth: number): number {
@@ -276,12 +167,6 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
   const dim = vector?.length ?? 0;
   const deep = depth > SIDE_DEPTH || spaceInScan;
   const run = async (c: ClientBase): Promise<Pass> => {
-    const { frequencies, active } = await termFrequencies(c, team.space, query);
-    const plan = planKeywordSearch(frequencies, active);
-    const statement = searchStatement(dim, dim > 0, plan, depth, spaceInScan && dim > 0, active <= SMALL_SPACE_ROWS);
-    if (statement.sql === '') return { rows: [], active };
-    statement.params[0] = team.space;
-    if (dim > 0) statement.params[1] = vectorLiteral(vector!);
     if (deep && dim > 0) {
       const iterative = spaceInScan && (await hasIterativeScans(team, c));
       await c.query(
@@ -289,7 +174,9 @@ async function candidates(team: TeamMemoryStore, query: string, vector: Float32A
         [String(Math.min(1000, hnswCandidates(depth)))],
       );
     }
-    return { rows: (await c.query<CandidateRow>(statement.sql, statement.params)).rows, active };
+    const r = await c.query<CandidateRow>({ ...SEARCH_STATEMENT, values: searchArguments(team.space, query, vector, depth, spaceInScan) });
+    const active = Number(r.rows.find((row) => row.side === 'a')?.score ?? 0);
+    return { rows: r.rows.filter((row) => row.side !== 'a'), active };
   };
   const pass = deep ? await team.transaction(run, 'search the team memory') : await team.withClient(run, 'search the team memory', { retryBroken: true });
   pass.rows.sort((a, b) => (a.side < b.side ? -1 : a.side > b.side ? 1 : Number(a.pos) - Number(b.pos)));
@@ -356,19 +243,8 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
   }
 }
 
-/** The statement `searchTeam` runs for `query` (for EXPLAIN in tests and the design note). */
+/** The plan of the statement `searchTeam`'s first pass runs for `query` (`spaceInScan`: the crowded pass), for EXPLAIN in tests and the design note. */
 export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false, spaceInScan = false): Promise<string[]> {
-  const dim = vector?.length ?? 0;
-  const { frequencies, active } = await termFrequencies(c, space, query);
-  const statement = searchStatement(dim, dim > 0, planKeywordSearch(frequencies, active), SIDE_DEPTH, spaceInScan, active <= SMALL_SPACE_ROWS);
-  statement.params[0] = space;
-  if (dim > 0) statement.params[1] = vectorLiteral(vector!);
-  const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${statement.sql}`, statement.params);
-  // The keyword candidates run inside the owner's function (migration 5): their plans follow the statement's.
-  const inner: string[] = [];
-  for (const call of statement.sql.matchAll(/agent_memory_keyword_candidates\(\$1, \$(\d+)::tsquery, (\d+), (true|false)\)/g)) {
-    const plan = await c.query<{ p: string }>('SELECT agent_memory_keyword_plan($1, $2::tsquery, $3, $4, $5) AS p', [space, statement.params[Number(call[1]) - 1], Number(call[2]), call[3] === 'true', analyze]);
-    inner.push(`Keyword candidates (agent_memory_keyword_candidates):`, ...plan.rows.map((row) => `  ${row.p}`));
-  }
-  return [...r.rows.map((row) => row['QUERY PLAN']), ...inner];
+  const r = await c.query<{ p: string }>('SELECT agent_memory_search_plan($1, $2, $3::vector, $4, $5, $6, $7, $8::int[], $9) AS p', [...searchArguments(space, query, vector, SIDE_DEPTH, spaceInScan), analyze]);
+  return r.rows.map((row) => row.p);
 }

@@ -227,7 +227,7 @@ describe('team memory roles per space: refused by the server, checked by reading
       const reads = async (): Promise<{ rows: number; level: unknown; keyword: number | string }> => {
         const rows = Number((await session.query("SELECT count(*) AS n FROM records WHERE space = 'live'")).rows[0].n);
         const level = (await session.query("SELECT agent_memory_level('live') AS l")).rows[0].l;
-        const keyword = await session.query("SELECT count(*) AS n FROM agent_memory_keyword_candidates('live', 'tracheostomy'::tsquery, 10, true)").then((r) => Number(r.rows[0].n), (e: Error & { code?: string }) => e.code ?? e.message);
+        const keyword = await session.query("SELECT count(*) AS n FROM agent_memory_search('live', 'tracheostomy', NULL, 0, 32, 40, false, '{1000,250,5000}') WHERE side = 'k'").then((r) => Number(r.rows[0].n), (e: Error & { code?: string }) => e.code ?? e.message);
         return { rows, level, keyword };
       };
       // Several statements first: the session's plans of the membership checks are made and kept.

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Client } from 'pg';
 import { benchRecords } from '../../../../src/cli/team/bench-team-data';
-import { explainSearch, KEYWORD_CANDIDATES, planKeywordSearch, searchTeam, SMALL_SPACE_ROWS } from '../../../../src/core/memory/postgres/team-search';
+import { explainSearch, KEYWORD_CANDIDATES, searchTeam, SMALL_SPACE_ROWS } from '../../../../src/core/memory/postgres/team-search';
 import { setupTeamMemory } from '../../../../src/core/memory/postgres/team-setup';
 import { TeamMemoryStore } from '../../../../src/core/memory/postgres/team-store';
 import { sweepTeam } from '../../../../src/core/memory/postgres/team-sweep';
@@ -51,24 +51,32 @@ describe('team memory keyword search bounded by term statistics (real server)', 
     await Promise.all(open.splice(0).map((s) => s.close()));
   });
 
-  it('plans candidates from the rarest terms only; a query of common words only still has candidates', () => {
-    const plan = planKeywordSearch([{ term: 'vancomycin', df: 3 }, { term: 'patients', df: 5000 }, { term: 'dose', df: 400 }, { term: 'missing', df: 0 }], 10_000, 1000);
-    assert.ok(plan);
-    assert.equal(plan.rare, "'vancomycin' | 'dose'");
-    assert.equal(plan.common, '');
-    assert.deepEqual(plan.terms, ["'vancomycin'", "'dose'", "'patients'"]);
-    assert.ok(plan.idf[0] > plan.idf[1] && plan.idf[1] > plan.idf[2]);
-    const common = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'many', df: 8000 }], 10_000, 1000);
-    assert.ok(common);
-    assert.equal(common.rare, '');
-    assert.equal(common.common, "'many' & 'how'");
-    assert.equal(common.fallback, "'many'");
+  it('plans candidates from the rarest terms only; a query of common words only still has candidates (the server plans them)', async () => {
+    const plan = async (frequencies: [string, number][], active: number, cap = 1000) => {
+      const r = await su.query<{ rare: string | null; common: string | null; fallback: string | null; terms: string[] | null; idf: number[] | null }>(
+        'SELECT rare::text, common::text, fallback::text, terms::text[] AS terms, idf FROM agent_memory_plan_keyword_search($1, $2, $3, $4)',
+        [frequencies.map((f) => f[0]), frequencies.map((f) => f[1]), active, cap],
+      );
+      return r.rows[0];
+    };
+    const rare = await plan([['vancomycin', 3], ['patients', 5000], ['dose', 400], ['missing', 0]], 10_000);
+    assert.equal(rare.rare, "'vancomycin' | 'dose'");
+    assert.equal(rare.common, null);
+    assert.deepEqual(rare.terms, ["'vancomycin'", "'dose'", "'patients'"]);
+    assert.ok(rare.idf && rare.idf[0] > rare.idf[1] && rare.idf[1] > rare.idf[2]);
+    // BM25 IDF over max(active, largest df): ln(1 + (N − df + 0.5) / (df + 0.5)).
+    assert.ok(Math.abs(rare.idf[0] - Math.log(1 + (10_000 - 3 + 0.5) / 3.5)) < 1e-12);
+    const common = await plan([['how', 9000], ['many', 8000]], 10_000);
+    assert.deepEqual([common.rare, common.common, common.fallback], [null, "'many' & 'how'", "'many'"]);
     // Words in over half of the records stay out of the AND; with one term left, it is the fallback itself.
-    const stop = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }, { term: 'stays', df: 2000 }], 10_000, 1000);
-    assert.deepEqual([stop?.rare, stop?.common, stop?.fallback], ['', "'stays' & 'icu'", "'stays'"]);
-    const one = planKeywordSearch([{ term: 'how', df: 9000 }, { term: 'icu', df: 3000 }], 10_000, 1000);
-    assert.deepEqual([one?.common, one?.fallback], ["'icu'", '']);
-    assert.equal(planKeywordSearch([{ term: 'absent', df: 0 }], 10, 1000), undefined);
+    const stop = await plan([['how', 9000], ['icu', 3000], ['stays', 2000]], 10_000);
+    assert.deepEqual([stop.rare, stop.common, stop.fallback], [null, "'stays' & 'icu'", "'stays'"]);
+    const one = await plan([['how', 9000], ['icu', 3000]], 10_000);
+    assert.deepEqual([one.common, one.fallback], ["'icu'", null]);
+    assert.deepEqual(await plan([['absent', 0]], 10), { rare: null, common: null, fallback: null, terms: null, idf: null });
+    // Compound tokens of the server's parser (icd-9, example.com, 1.5) are left out, their parts kept; words of any script count.
+    const mixed = await plan([['icd-9', 5], ['icd', 6], ['example.com', 1], ['1.5', 1], ['größe', 7], ['東京', 8], ['snake_case', 9]], 100);
+    assert.deepEqual(mixed.terms, ["'icd'", "'größe'", "'東京'", "'snake_case'"]);
   });
 
   it('ranks the record sharing the rare words first among thousands sharing the common ones; common-word queries still answer', async () => {
