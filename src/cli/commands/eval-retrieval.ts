@@ -89,7 +89,6 @@ export async function run(argv: string[]): Promise<number> {
   if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
   const parts = Object.fromEntries(RERANK_PART_NAMES.map((name) => [name, args['rerank-parts'].includes(name)])) as Record<(typeof RERANK_PART_NAMES)[number], boolean>;
   const rerank = args.rerank && Object.values(parts).some(Boolean) ? parts : false;
-  if (args['values-from'] && !rerank) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns: add --rerank (with the columns part).');
   const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
   const collapseOption = args['no-collapse'] ? false : undefined;
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
@@ -122,7 +121,7 @@ export async function run(argv: string[]): Promise<number> {
     : undefined;
   let result: Awaited<ReturnType<typeof evaluateRetrieval>>;
   try {
-    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain, minScore: args['min-score'] });
+    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain, minScore: args['min-score'], valueTerms: domainValues ? (q) => domainValues.valueTerms(q) : undefined });
   } finally {
     await team?.store.close();
     team?.cluster.stop();
