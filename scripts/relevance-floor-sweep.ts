@@ -3,17 +3,21 @@
  * CoNaLa query, and prints for each floor the share of queries answered (at least one of the top k = 4
  * at or above the floor) and hit@1 at the floor (a query left with nothing is a miss), as eval-retrieval
  * --min-score computes them (hybrid search, real store, fitted embedder):
- * - EHRSQL test questions → its valid memory (in domain);
+ * - EHRSQL test questions → its valid memory (in domain), and the held-back way, valid questions → the test memory;
  * - CoNaLa: its memory in 5 folds, each fold's answerable lines against the other four (in domain);
  * - EHR test questions → the CoNaLa memory (across domains: should answer ~0);
  * - the CoNaLa memory's questions → the EHR valid memory (across domains: should answer ~0).
  * Each search runs once; every floor is applied to its results.
  *
- * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank]   (EHR splits written to /tmp/valid.jsonl and
- * /tmp/test.jsonl as docs/benchmarks.md says; --ehr-dir DIR to read them elsewhere)
+ * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank] [--values-from DB.sqlite] [--conala FILE]   (EHR splits
+ * written to /tmp/valid.jsonl and /tmp/test.jsonl as docs/benchmarks.md says; --ehr-dir DIR to read them elsewhere).
+ * `--values-from`: the database the EHR questions are about, given to the two cases whose memory is the EHR
+ * one (its values are left out of the relevance's known share, and feed the re-ranking's value columns).
  */
 import * as path from 'node:path';
 import { loadEvalFile, StoreBackend, type EvalItem } from '../src/core/bench/eval-retrieval';
+import { readDomainValues } from '../src/core/data/domain-values-reader';
+import type { DomainValues } from '../src/core/memory/search/domain-values';
 import { hasContentWords, recordTerms, relevanceScorer } from '../src/core/memory/search/relevance';
 
 const EVERYDAY = new Set('print len list str int sorted range dict set map zip sum open join split append format replace strip enumerate float tuple max min items keys values'.split(' '));
@@ -23,6 +27,8 @@ const K = 4;
 interface Part {
   memory: EvalItem[];
   queries: EvalItem[];
+  /** The values of the database the memory's questions are about (`--values-from`; the EHR memory's only). */
+  values?: DomainValues;
 }
 
 /** Per query: whether its template matches, by result, and each result's relevance. */
@@ -30,16 +36,16 @@ type Row = { relevant: boolean[]; relevance: number[] };
 
 async function run(parts: Part[], rerank: boolean): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const { memory, queries } of parts) {
+  for (const { memory, queries, values } of parts) {
     const byKey = new Map(memory.map((m) => [m.key, m]));
     const df = new Map<string, number>();
     for (const m of memory) for (const t of recordTerms(m.question, m.code)) df.set(t, (df.get(t) ?? 0) + 1);
-    const backend = new StoreBackend({ rerank });
+    const backend = new StoreBackend({ rerank, domainValues: values });
     await backend.add(memory);
     try {
       for (const q of queries.filter((x) => x.answerable !== false)) {
         const found = (await backend.search(q.question, K, 'hybrid')).map((r) => byKey.get(r.key)!);
-        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length);
+        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length, values ? (text) => values.valueTerms(text) : undefined);
         const words = hasContentWords(q.question);
         rows.push({ relevant: found.map((m) => m.template === q.template), relevance: found.map((m) => (words ? relevance(m.question, m.code) : -1)) });
       }
@@ -67,11 +73,14 @@ async function main(): Promise<void> {
     const answerable = (t: string): boolean => templates.has(t) && t.replace(/^calls:/, '').split(',').some((c) => c !== '' && !EVERYDAY.has(c));
     return { memory, queries: conala.filter((_, i) => i % 5 === f).map((q) => ({ ...q, answerable: answerable(q.template) })) };
   });
+  const valuesFrom = argValue('--values-from');
+  const values = valuesFrom ? readDomainValues(valuesFrom) : undefined;
   const cases: [string, Part[]][] = [
-    ['EHRSQL test → valid', [{ memory: valid, queries: test }]],
+    ['EHRSQL test → valid', [{ memory: valid, queries: test, values }]],
+    ['EHRSQL valid → test memory (held-back)', [{ memory: test, queries: valid, values }]],
     ['CoNaLa 5-fold dev', folds],
     ['EHR test → CoNaLa memory', [{ memory: conala, queries: test }]],
-    ['CoNaLa memory → EHR valid', [{ memory: valid, queries: conala }]],
+    ['CoNaLa memory → EHR valid', [{ memory: valid, queries: conala, values }]],
   ];
   const results: Row[][] = [];
   for (const [, parts] of cases) results.push(await run(parts, rerank));

@@ -41,7 +41,7 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../team/throwawa
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--min-score X] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}] [--values-from DB.sqlite]]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--min-score X] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]] [--values-from DB.sqlite]\n`;
 
 
 const ArgsSchema = z.object({
@@ -89,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
   if (args.rerank && args['no-collapse']) throw new AgentMemoryError('INVALID_INPUT', '--rerank re-orders the collapsed top: drop --no-collapse or --rerank.');
   const parts = Object.fromEntries(RERANK_PART_NAMES.map((name) => [name, args['rerank-parts'].includes(name)])) as Record<(typeof RERANK_PART_NAMES)[number], boolean>;
   const rerank = args.rerank && Object.values(parts).some(Boolean) ? parts : false;
-  if (args['values-from'] && !rerank) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns: add --rerank (with the columns part).');
+  if (args['values-from'] && !rerank && args['min-score'] === 0) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns and the relevance floor: add --rerank (with the columns part) or a --min-score above 0.');
   const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
   const collapseOption = args['no-collapse'] ? false : undefined;
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
@@ -122,7 +122,7 @@ export async function run(argv: string[]): Promise<number> {
     : undefined;
   let result: Awaited<ReturnType<typeof evaluateRetrieval>>;
   try {
-    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain, minScore: args['min-score'] });
+    result = await evaluateRetrieval({ memory, queries, k: args.k, mode: args.mode, backend, explain, minScore: args['min-score'], valueTerms: domainValues ? (q) => domainValues.valueTerms(q) : undefined });
   } finally {
     await team?.store.close();
     team?.cluster.stop();

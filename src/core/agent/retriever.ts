@@ -35,7 +35,7 @@ export interface MemoryRetrieverOptions {
   logger?: Logger;
   /** Re-rank every search (the opt-in stage of hybrid-search; default: the search's own, off). */
   rerank?: boolean;
-  /** The values of the database the agent queries, by column (the re-ranking's value columns). */
+  /** The values of the database the agent queries, by column (the re-ranking's value columns; the relevance floor's values). */
   domainValues?: DomainValues;
   /** Caps of the search's caches (default: the default budget; memory-budget.ts). */
   memoryBudget?: MemoryBudget;
@@ -51,6 +51,9 @@ export class MemoryRetriever extends Disposable {
   // Question, code, language and outcome of a record never change: cached by id.
   private readonly texts = new Map<string, { question: string; code: string; language: Language; outcome: Outcome }>();
 
+  /** The values of the database the agent queries (configure / options.domainValues): they speak for a query's relevance too. */
+  private domainValues: DomainValues | null = null;
+
   private constructor(private readonly store: MemoryStore, private readonly search: HybridSearch, private rerank: boolean | undefined) {
     super();
     this._register({ dispose: () => search.close() });
@@ -58,6 +61,7 @@ export class MemoryRetriever extends Disposable {
 
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
     const retriever = new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
+    retriever.domainValues = options.domainValues ?? null;
     if (options.rerank) retriever.startShapes();
     return retriever;
   }
@@ -78,10 +82,12 @@ export class MemoryRetriever extends Disposable {
 
   /**
    * Re-rank every search from now on or not (`agentMemory.retrieval.rerank`), and the values of the
-   * database the agent queries for the re-ranking's value columns (null: the memory's programs only).
+   * database the agent queries for the re-ranking's value columns and the relevance floor (a query's words
+   * in those values the memory never saw are left out of its known share; null: the memory's programs only).
    */
   configure(options: { rerank: boolean; domainValues: DomainValues | null }): void {
     this.rerank = options.rerank;
+    this.domainValues = options.domainValues;
     this.search.setDomainValues(options.domainValues);
     if (options.rerank) this.startShapes();
   }
@@ -100,7 +106,8 @@ export class MemoryRetriever extends Disposable {
     const floor = options.minRelevance;
     if (floor === undefined) return this.retrieveAll(question, vector, k, options);
     if (k <= 0 || !hasContentWords(question)) return [];
-    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms), this.store.counts().active);
+    const values = this.domainValues;
+    const relevance = relevanceScorer(question, (terms) => this.search.keywords.documentFrequencies(terms), this.store.counts().active, values ? (q) => values.valueTerms(q) : undefined);
     return this.retrieveAll(question, vector, k, options)
       .map((d) => ({ ...d, relevance: relevance(d.question, d.code) }))
       .filter((d) => d.relevance >= floor)

@@ -38,7 +38,7 @@ import { programKey } from '../memory/search/program-collapse';
 import { indexableMaskedText, ValueVocabulary } from '../memory/search/value-masking';
 import type { RerankParts } from '../memory/search/rerank';
 import type { DomainValues } from '../memory/search/domain-values';
-import { hasContentWords, recordTerms, relevanceScorer } from '../memory/search/relevance';
+import { hasContentWords, recordTerms, relevanceScorer, type ValueTerms } from '../memory/search/relevance';
 
 export const RETRIEVAL_MODES = ['hybrid', 'vector', 'keyword', 'tfidf-baseline'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
@@ -313,6 +313,11 @@ export interface EvalOptions {
    * least this: a query may then get none (a miss). Default: no floor, every hit.
    */
   minScore?: number;
+  /**
+   * With a floor: the words of a query that are values of the data the questions are about (DomainValues.valueTerms,
+   * `--values-from`), left out of the relevance's known share. Default: none.
+   */
+  valueTerms?: ValueTerms;
 }
 
 /** Loads the memory into the backend, runs every query, returns the metrics (rounded to 4 decimals). */
@@ -343,7 +348,7 @@ export async function evaluateRetrieval(options: EvalOptions): Promise<EvalResul
     for (const q of options.queries) {
       let results = await backend.search(q.question, k, mode);
       if (frequencies && floor !== undefined) {
-        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => frequencies.get(t) ?? 0), options.memory.length);
+        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => frequencies.get(t) ?? 0), options.memory.length, options.valueTerms);
         results = hasContentWords(q.question) ? results.filter((r) => relevance(itemOf.get(r.key)?.question ?? '', itemOf.get(r.key)?.code ?? '') >= floor) : [];
       }
       if (q.answerable === false) {

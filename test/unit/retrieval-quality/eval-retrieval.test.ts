@@ -236,11 +236,11 @@ describe('eval-retrieval', () => {
       }
     });
 
-    it('--values-from needs --rerank (exit 1, INVALID_INPUT saying so); with it, the JSON counts the values read', async function () {
+    it('--values-from needs --rerank or a floor (exit 1, INVALID_INPUT saying so); with it, the JSON counts the values read', async function () {
       this.timeout(60_000);
-      await assert.rejects(cli(['--memory', files.memory, '--queries', files.queries, '--values-from', EHR_DATABASE]), (err: { code: number; stderr: string }) => {
+      await assert.rejects(cli(['--memory', files.memory, '--queries', files.queries, '--values-from', EHR_DATABASE, '--min-score', '0']), (err: { code: number; stderr: string }) => {
         assert.equal(err.code, 1);
-        assert.match(err.stderr, /--values-from feeds the re-ranking's value columns: add --rerank/);
+        assert.match(err.stderr, /--values-from feeds the re-ranking's value columns and the relevance floor: add --rerank/);
         return true;
       });
       const { stdout } = await cli(['--memory', files.memory, '--queries', files.queries, '--rerank', '--values-from', EHR_DATABASE, '--json']);

@@ -13,6 +13,7 @@
  * values.columnsIn('What was the last potassium of patient 4?'); // [{ phrase: 'potassium', columns: ['d_items.label', 'd_labitems.label'] }]
  * ```
  */
+import { queryContentTerms } from './relevance';
 import { phraseKey, ValueVocabulary } from './value-masking';
 
 export interface DomainValue {
@@ -100,6 +101,13 @@ export class DomainValues {
   /** Number of distinct value phrases. */
   get size(): number {
     return this.columns.size;
+  }
+
+  /** The stemmed content words of the value phrases `text` holds (see relevance.ts: left out of the known share). */
+  valueTerms(text: string): Set<string> {
+    const out = new Set<string>();
+    for (const { phrase } of this.columnsIn(text)) for (const t of queryContentTerms(phrase)) out.add(t);
+    return out;
   }
 
   /** The value phrases of `text` found in the data (longest first, as value masking matches), with their columns. */

@@ -1,0 +1,88 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { MemoryRetriever } from '../../../src/core/agent/retriever';
+import { readDomainValues } from '../../../src/core/data/domain-values-reader';
+import { nullLogger } from '../../../src/core/logger';
+import { DomainValues } from '../../../src/core/memory/search/domain-values';
+import { DEFAULT_MIN_RELEVANCE, queryContentTerms, relevanceOf, relevanceScorer } from '../../../src/core/memory/search/relevance';
+import { MemoryStore } from '../../../src/core/memory/sqlite/store';
+import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
+import { sampleRecord } from '../../support/records';
+
+const EHR_DATABASE = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
+
+/** EHR-style records: none of them names the drug, procedure or diagnosis the value-heavy question asks about. */
+const MEMORY = [
+  { question: 'How many patients were prescribed danazol after a diagnosis of hypertension?', code: `answer = sql("select count(*) from prescriptions where drug = 'danazol'")` },
+  { question: 'How many patients were prescribed aspirin this year?', code: `answer = sql("select count(*) from prescriptions where drug = 'aspirin'")` },
+  { question: 'What is the intake method of insulin?', code: `answer = sql("select distinct route from prescriptions where drug = 'insulin'")` },
+  { question: 'What was the last heart rate of patient 12?', code: `answer = sql("select valuenum from chartevents where subject_id = 12")` },
+  { question: 'How many patients were admitted to the hospital this year?', code: 'answer = sql("select count(*) from admissions")' },
+  // A memory of some size: words every record holds weigh little next to the words it never saw.
+  ...Array.from({ length: 40 }, (_, i) => ({ question: `What was the last heart rate of patient ${100 + i}?`, code: `answer = sql("select valuenum from chartevents where subject_id = ${100 + i}")` })),
+];
+/** Made mostly of values of the database that no stored record holds. */
+const VALUE_HEAVY = 'How many patients were prescribed metoprolol tartrate after a diagnosis of crnry athrscl natve vssl?';
+const CODING_QUESTIONS = ['sort a list of dicts by the value of a key', 'read a csv file into a pandas dataframe', 'remove duplicate items from a python list while keeping their order'];
+
+describe('relevance with the values of the data (a value-heavy question of the domain passes the floor)', () => {
+  it('a value word the memory never saw is left out of the known share; a known one counts as any word', () => {
+    const terms = ['patient', 'prescrib', 'oxcarbazepin'];
+    const record = new Set(['patient', 'prescrib']);
+    const weights = [1.1, 2.5, 7.5];
+    const without = relevanceOf(terms, [true, true, false], record, weights);
+    const withValues = relevanceOf(terms, [true, true, false], record, weights, [false, false, true]);
+    assert.ok(Math.abs(without - Math.sqrt((3.6 / 11.1) * (2 / 3))) < 1e-12);
+    assert.ok(Math.abs(withValues - Math.sqrt(2 / 3)) < 1e-12, 'known share 1: the unseen value weighs nothing');
+    assert.equal(relevanceOf(terms, [true, true, true], record, weights, [false, false, true]), relevanceOf(terms, [true, true, true], record, weights), 'a known value word counts as known');
+    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(['oxcarbazepin']), [7.5], [true]), 1, 'every word an unseen value the record holds');
+    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(), [7.5], [true]), 0, 'shared share unchanged');
+  });
+
+  it('DomainValues.valueTerms gives the stemmed words of the data\'s value phrases in a text', () => {
+    const values = new DomainValues([['Metoprolol Tartrate', 'prescriptions.drug'], ['crnry athrscl natve vssl', 'd_icd_diagnoses.short_title']]);
+    assert.deepEqual([...values.valueTerms(VALUE_HEAVY)].sort(), [...queryContentTerms('metoprolol tartrate crnry athrscl natve vssl')].sort());
+    assert.deepEqual([...values.valueTerms('sort a list by key')], []);
+  });
+
+  describe('through the retriever on a real store, with the demo database\'s values', () => {
+    const embedder = new HashingEmbedder();
+    let store: MemoryStore;
+    let values: DomainValues;
+    before(() => {
+      store = MemoryStore.open(':memory:');
+      const records = MEMORY.map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
+      store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
+      values = readDomainValues(EHR_DATABASE);
+    });
+    after(() => store.close());
+
+    const retrieve = (retriever: MemoryRetriever, q: string) => retriever.retrieve(q, embedder.embedSync(q), 4, { minRelevance: DEFAULT_MIN_RELEVANCE });
+
+    it('the value-heavy question is cut without the values and answered with them; coding questions stay unanswered either way', () => {
+      const plain = MemoryRetriever.open(store, { file: null, logger: nullLogger });
+      const withValues = MemoryRetriever.open(store, { file: null, logger: nullLogger, domainValues: values });
+      try {
+        assert.deepEqual(retrieve(plain, VALUE_HEAVY), [], 'without the values: unknown words, as from elsewhere');
+        const found = retrieve(withValues, VALUE_HEAVY);
+        assert.ok(found.length >= 1);
+        assert.equal(found[0].recordId, 'r0');
+        for (const q of CODING_QUESTIONS) assert.deepEqual(retrieve(withValues, q), [], q);
+        // configure() follows the editor's settings: the values go with it.
+        withValues.configure({ rerank: false, domainValues: null });
+        assert.deepEqual(retrieve(withValues, VALUE_HEAVY), []);
+      } finally {
+        plain.close();
+        withValues.close();
+      }
+    });
+
+    it('the scorer without values is the rule before (no value words given: same score)', () => {
+      const df = (terms: readonly string[]): number[] => terms.map((t) => (t === 'patient' ? 3 : t === 'prescrib' ? 2 : 0));
+      const a = relevanceScorer(VALUE_HEAVY, df, 5)(MEMORY[0].question, MEMORY[0].code);
+      const b = relevanceScorer(VALUE_HEAVY, df, 5, () => new Set())(MEMORY[0].question, MEMORY[0].code);
+      assert.equal(a, b);
+      assert.ok(relevanceScorer(VALUE_HEAVY, df, 5, (q) => values.valueTerms(q))(MEMORY[0].question, MEMORY[0].code) > a);
+    });
+  });
+});
