@@ -87,22 +87,19 @@ export class ShapeStore {
    */
   setShape(key: number, shape: RecordShape, program: number): void {
     this.delete(key);
-    const lists: Record<ListName, readonly string[]> = {
-      phrases: shape.phrases,
-      words: shape.words,
-      terms: shape.terms,
-      own: [...shape.own],
-      columnPhrases: shape.columns.map(([phrase]) => phrase),
-      columns: shape.columns.map(([, column]) => column),
-    };
-    const out = new Uint32Array(SHAPE_HEAD + SHAPE_LISTS.reduce((n, l) => n + lists[l].length, 0));
-    SHAPE_LISTS.forEach((l, i) => (out[i] = lists[l].length));
-    out[SLOTS] = shape.slots;
-    let i = SHAPE_HEAD;
-    for (const l of SHAPE_LISTS) for (const w of lists[l]) out[i++] = this.idOf(w);
+    const out = pack(shape, (w) => this.idOf(w))!;
     this.count(out, 1);
     this.shapeIds.set(key, this.pool.intern(out));
     this.programs.set(key, program);
+  }
+
+  /** Whether the record held under `key` has this shape and program (a saved copy checked against the shape computed anew). */
+  holds(key: number, shape: RecordShape, program: number): boolean {
+    const id = this.shapeIds.get(key);
+    if (id < 0 || this.programs.get(key) !== program) return false;
+    const packed = pack(shape, (w) => this.ids.get(w) ?? -1);
+    const held = this.pool.view(id);
+    return packed !== null && packed.length === held.length && packed.every((w, i) => w === held[i]);
   }
 
   /**
@@ -277,6 +274,30 @@ export class ShapeStore {
     }
     return id;
   }
+}
+
+/** The packed form of a shape with the word ids `idOf` gives (null when it gives -1 for a word). */
+function pack(shape: RecordShape, idOf: (word: string) => number): Uint32Array | null {
+  const lists: Record<ListName, readonly string[]> = {
+    phrases: shape.phrases,
+    words: shape.words,
+    terms: shape.terms,
+    own: [...shape.own],
+    columnPhrases: shape.columns.map(([phrase]) => phrase),
+    columns: shape.columns.map(([, column]) => column),
+  };
+  const out = new Uint32Array(SHAPE_HEAD + SHAPE_LISTS.reduce((n, l) => n + lists[l].length, 0));
+  SHAPE_LISTS.forEach((l, i) => (out[i] = lists[l].length));
+  out[SLOTS] = shape.slots;
+  let i = SHAPE_HEAD;
+  for (const l of SHAPE_LISTS) {
+    for (const w of lists[l]) {
+      const id = idOf(w);
+      if (id < 0) return null;
+      out[i++] = id;
+    }
+  }
+  return out;
 }
 
 /** Adds `times` to a count (negative: takes away), dropping the key at zero. */
