@@ -1,5 +1,6 @@
 import { createHammingKernel, HammingKernel } from './hamming-kernel';
 import { CentroidScan } from './ivf-train';
+import { RidTable } from '../rid-table';
 
 /** What DenseIndex asks of its codes: BinaryCodeCache (a full scan) or IvfCodeIndex (a few lists). */
 export interface CodeSearch {
@@ -49,7 +50,8 @@ export class IvfCodeIndex implements CodeSearch {
   private cap = new Int32Array(0);
   private ridAt = new Float64Array(0);
   private listAt = new Int32Array(0);
-  private readonly slotOf = new Map<number, number>();
+  /** Slot of each rid held (rid-indexed: no Map of a million entries to build at open). */
+  private readonly slotOf = new RidTable();
   probeFraction = IVF_PROBE_FRACTION;
 
   /** Bytes the codes, the centroids and the lists hold (with the room reserved at the end of each list). */
@@ -75,7 +77,7 @@ export class IvfCodeIndex implements CodeSearch {
     for (let i = 0; i < rids.length; i++) {
       if (assigned[i] < 0 || assigned[i] >= index.lists) assigned[i] = index.quantiser.nearest(codes.subarray(i * index.stride, (i + 1) * index.stride));
     }
-    index.layOut(rids.length, (i) => assigned[i], (i) => rids[i], (i, into, at) => into.set(codes.subarray(i * index.stride, (i + 1) * index.stride), at));
+    index.layOut(rids.length, assigned, rids, codes, null);
     return index;
   }
 
@@ -92,7 +94,7 @@ export class IvfCodeIndex implements CodeSearch {
   }
 
   has(rid: number): boolean {
-    return this.slotOf.has(rid);
+    return this.slotOf.get(rid) >= 0;
   }
 
   /** The rids held and the list of each (for persisting the assignment). */
@@ -100,8 +102,8 @@ export class IvfCodeIndex implements CodeSearch {
     const rids = new Float64Array(this.size);
     const lists = new Int32Array(this.size);
     let i = 0;
-    for (const [rid, slot] of this.slotOf) {
-      rids[i] = rid;
+    for (const slot of this.heldSlots()) {
+      rids[i] = this.ridAt[slot];
       const list = this.listAt[slot];
       // An overflow code belongs to its nearest list.
       lists[i++] = list === this.quantiser.count ? this.quantiser.nearest(this.codeAt(slot)) : list;
@@ -112,7 +114,7 @@ export class IvfCodeIndex implements CodeSearch {
   set(rid: number, code: Uint8Array): void {
     const list = this.quantiser.nearest(code);
     const held = this.slotOf.get(rid);
-    if (held !== undefined) {
+    if (held >= 0) {
       if (this.listAt[held] === list) return this.writeCode(held, code);
       this.delete(rid);
     }
@@ -131,7 +133,7 @@ export class IvfCodeIndex implements CodeSearch {
 
   delete(rid: number): void {
     const slot = this.slotOf.get(rid);
-    if (slot === undefined) return;
+    if (slot < 0) return;
     const list = this.listAt[slot];
     const last = this.start[list] + --this.len[list];
     if (last !== slot) {
@@ -198,25 +200,35 @@ export class IvfCodeIndex implements CodeSearch {
 
   /** Lays the codes out again (overflow codes back in their lists), with fresh room in every list. */
   private relayOut(): void {
-    const slots: number[] = [...this.slotOf.values()];
+    const slots = this.heldSlots();
     const old = this.codes.slice();
-    const oldRid = this.ridAt.slice();
     const overflow = this.quantiser.count;
-    const lists = slots.map((slot) => (this.listAt[slot] === overflow ? this.quantiser.nearest(old.subarray(slot * this.stride, (slot + 1) * this.stride)) : this.listAt[slot]));
-    this.slotOf.clear();
-    this.layOut(slots.length, (i) => lists[i], (i) => oldRid[slots[i]], (i, into, at) => into.set(old.subarray(slots[i] * this.stride, (slots[i] + 1) * this.stride), at));
+    const lists = Int32Array.from(slots, (slot) => (this.listAt[slot] === overflow ? this.quantiser.nearest(old.subarray(slot * this.stride, (slot + 1) * this.stride)) : this.listAt[slot]));
+    const rids = Float64Array.from(slots, (slot) => this.ridAt[slot]);
+    this.layOut(slots.length, lists, rids, old, slots);
   }
 
-  /** Places `n` codes, list by list, each list with room for an eighth more (and 4), plus the overflow area. */
-  private layOut(n: number, listOf: (i: number) => number, ridOf: (i: number) => number, copy: (i: number, into: Uint8Array, at: number) => void): void {
-    const lists = this.quantiser.count;
-    this.len = new Int32Array(lists + 1);
-    for (let i = 0; i < n; i++) this.len[listOf(i)]++;
-    this.cap = new Int32Array(lists + 1);
-    this.start = new Int32Array(lists + 1);
+  /** The slots holding a code, list by list (the overflow last). */
+  private heldSlots(): Int32Array {
+    const out = new Int32Array(this.size);
+    let i = 0;
+    for (let l = 0; l < this.len.length; l++) for (let s = this.start[l], end = s + this.len[l]; s < end; s++) out[i++] = s;
+    return out;
+  }
+
+  /**
+   * Places `n` codes, list by list, each list with room for an eighth more (and 4), plus the overflow
+   * area: code `i` (row `from[i]` of `source`, or row `i`) of rid `rids[i]` into list `lists[i]`.
+   */
+  private layOut(n: number, lists: Int32Array, rids: ArrayLike<number>, source: Uint8Array, from: Int32Array | null): void {
+    const count = this.quantiser.count;
+    this.len = new Int32Array(count + 1);
+    for (let i = 0; i < n; i++) this.len[lists[i]]++;
+    this.cap = new Int32Array(count + 1);
+    this.start = new Int32Array(count + 1);
     let total = 0;
-    for (let l = 0; l <= lists; l++) {
-      this.cap[l] = l === lists ? Math.max(1024, Math.ceil(n / 64)) : this.len[l] + (this.len[l] >> 3) + 4;
+    for (let l = 0; l <= count; l++) {
+      this.cap[l] = l === count ? Math.max(1024, Math.ceil(n / 64)) : this.len[l] + (this.len[l] >> 3) + 4;
       this.start[l] = total;
       total += this.cap[l];
     }
@@ -225,14 +237,31 @@ export class IvfCodeIndex implements CodeSearch {
     this.listAt = new Int32Array(total);
     const next = this.start.slice();
     this.slotOf.clear();
+    const copy = codeCopier(source, this.codes, this.stride);
     for (let i = 0; i < n; i++) {
-      const list = listOf(i);
+      const list = lists[i];
       const slot = next[list]++;
-      copy(i, this.codes, slot * this.stride);
-      const rid = ridOf(i);
+      copy(from ? from[i] : i, slot);
+      const rid = rids[i];
       this.ridAt[slot] = rid;
       this.listAt[slot] = list;
       this.slotOf.set(rid, slot);
     }
   }
+}
+
+/**
+ * Copies row `from` of `source` to row `to` of `into` (`stride`-byte rows): 32-bit words when both are
+ * aligned (no view object per code: a million of them at open), else bytes.
+ */
+function codeCopier(source: Uint8Array, into: Uint8Array, stride: number): (from: number, to: number) => void {
+  if (source.byteOffset % 4 === 0 && into.byteOffset % 4 === 0 && stride % 4 === 0) {
+    const src = new Int32Array(source.buffer, source.byteOffset, source.byteLength >>> 2);
+    const dst = new Int32Array(into.buffer, into.byteOffset, into.byteLength >>> 2);
+    const words = stride >>> 2;
+    return (from, to) => {
+      for (let w = 0, a = from * words, b = to * words; w < words; w++) dst[b + w] = src[a + w];
+    };
+  }
+  return (from, to) => into.set(source.subarray(from * stride, (from + 1) * stride), to * stride);
 }

@@ -19,7 +19,8 @@
  */
 import type { RecordShape } from './rerank';
 import { ProgramIds } from './program-ids';
-import { RidTable, ShapePool } from './shape-pool';
+import { RidTable } from '../rid-table';
+import { ShapePool } from './shape-pool';
 import { ValueVocabulary } from './value-masking';
 
 /** The packed lists of a record's shape, in order. */
