@@ -18,6 +18,17 @@ export interface CodeSearch {
 /** Share of the codes a query scans at least (the nearest lists first), and codes scanned at least per candidate asked. */
 export const IVF_PROBE_FRACTION = 1 / 32;
 export const IVF_MIN_SCAN_PER_CANDIDATE = 64;
+/** Codes placed per step of an open across event-loop turns (a few ms each). */
+export const IVF_BUILD_CHUNK = 32_768;
+/** A code assigned to its nearest centroid costs this many placed codes of a step. */
+export const IVF_ASSIGN_COST = 64;
+
+/** An inverted file laid out in steps (see {@link IvfCodeIndex.builder}). */
+export interface IvfBuilder {
+  readonly index: IvfCodeIndex;
+  /** Does the next chunk of work; false once the index is complete. */
+  step(): boolean;
+}
 
 /**
  * An inverted file over the binary codes: each code sits in the list of its
@@ -72,13 +83,44 @@ export class IvfCodeIndex implements CodeSearch {
    * lists: its nearest centroid).
    */
   static build(dimension: number, centroids: Uint8Array, codes: Uint8Array, rids: readonly number[], lists: Int32Array | null, trainedSize = rids.length): IvfCodeIndex {
+    const builder = IvfCodeIndex.builder(dimension, centroids, codes, rids, lists, trainedSize);
+    while (builder.step());
+    return builder.index;
+  }
+
+  /**
+   * {@link build} in steps of about `chunk` codes each (an open across event-loop turns): `step()` until
+   * it answers false, then `index` is complete. `codes` and `rids` must not change in between.
+   */
+  static builder(dimension: number, centroids: Uint8Array, codes: Uint8Array, rids: readonly number[], lists: Int32Array | null, trainedSize = rids.length, chunk = IVF_BUILD_CHUNK): IvfBuilder {
     const index = new IvfCodeIndex(dimension, centroids, trainedSize);
-    const assigned = lists ?? new Int32Array(rids.length).fill(-1);
-    for (let i = 0; i < rids.length; i++) {
-      if (assigned[i] < 0 || assigned[i] >= index.lists) assigned[i] = index.quantiser.nearest(codes.subarray(i * index.stride, (i + 1) * index.stride));
-    }
-    index.layOut(rids.length, assigned, rids, codes, null);
-    return index;
+    const n = rids.length;
+    const assigned = lists ?? new Int32Array(n).fill(-1);
+    let i = 0;
+    let place: ((begin: number, end: number) => void) | null = null;
+    const step = (): boolean => {
+      if (!place) {
+        // A code without a list scans every centroid: it counts as IVF_ASSIGN_COST codes of the chunk.
+        for (let budget = chunk; i < n && budget > 0; i++) {
+          if (assigned[i] >= 0 && assigned[i] < index.lists) {
+            budget--;
+            continue;
+          }
+          assigned[i] = index.quantiser.nearest(codes.subarray(i * index.stride, (i + 1) * index.stride));
+          budget -= IVF_ASSIGN_COST;
+        }
+        if (i === n) {
+          place = index.startLayOut(n, assigned, rids, codes, null);
+          i = 0;
+        }
+        return true;
+      }
+      const end = Math.min(n, i + chunk);
+      place(i, end);
+      i = end;
+      return i < n;
+    };
+    return { index, step };
   }
 
   get size(): number {
@@ -205,7 +247,7 @@ export class IvfCodeIndex implements CodeSearch {
     const overflow = this.quantiser.count;
     const lists = Int32Array.from(slots, (slot) => (this.listAt[slot] === overflow ? this.quantiser.nearest(old.subarray(slot * this.stride, (slot + 1) * this.stride)) : this.listAt[slot]));
     const rids = Float64Array.from(slots, (slot) => this.ridAt[slot]);
-    this.layOut(slots.length, lists, rids, old, slots);
+    this.startLayOut(slots.length, lists, rids, old, slots)(0, slots.length);
   }
 
   /** The slots holding a code, list by list (the overflow last). */
@@ -217,10 +259,11 @@ export class IvfCodeIndex implements CodeSearch {
   }
 
   /**
-   * Places `n` codes, list by list, each list with room for an eighth more (and 4), plus the overflow
-   * area: code `i` (row `from[i]` of `source`, or row `i`) of rid `rids[i]` into list `lists[i]`.
+   * Makes room for `n` codes, list by list, each list with room for an eighth more (and 4), plus the
+   * overflow area; the function returned places codes `begin … end - 1`: code `i` (row `from[i]` of
+   * `source`, or row `i`) of rid `rids[i]` into list `lists[i]` (each code once, in any order of ranges).
    */
-  private layOut(n: number, lists: Int32Array, rids: ArrayLike<number>, source: Uint8Array, from: Int32Array | null): void {
+  private startLayOut(n: number, lists: Int32Array, rids: ArrayLike<number>, source: Uint8Array, from: Int32Array | null): (begin: number, end: number) => void {
     const count = this.quantiser.count;
     this.len = new Int32Array(count + 1);
     for (let i = 0; i < n; i++) this.len[lists[i]]++;
@@ -235,18 +278,23 @@ export class IvfCodeIndex implements CodeSearch {
     this.codes = this.kernel.reserve(total, this.blocks);
     this.ridAt = new Float64Array(total);
     this.listAt = new Int32Array(total);
+    // Lists fill from their start as codes are placed (len counts the codes placed so far).
     const next = this.start.slice();
+    this.len.fill(0);
     this.slotOf.clear();
     const copy = codeCopier(source, this.codes, this.stride);
-    for (let i = 0; i < n; i++) {
-      const list = lists[i];
-      const slot = next[list]++;
-      copy(from ? from[i] : i, slot);
-      const rid = rids[i];
-      this.ridAt[slot] = rid;
-      this.listAt[slot] = list;
-      this.slotOf.set(rid, slot);
-    }
+    return (begin, end) => {
+      for (let i = begin; i < end; i++) {
+        const list = lists[i];
+        const slot = next[list]++;
+        this.len[list]++;
+        copy(from ? from[i] : i, slot);
+        const rid = rids[i];
+        this.ridAt[slot] = rid;
+        this.listAt[slot] = list;
+        this.slotOf.set(rid, slot);
+      }
+    };
   }
 }
 
