@@ -135,6 +135,55 @@ describe('inverted file over the binary codes', function () {
     store.close();
   });
 
+  it('opens across event-loop turns (codes, then the saved lists placed in steps) and answers the same candidates as a synchronous open', async () => {
+    const file = path.join(dir, 'turns.sqlite');
+    const store = MemoryStore.open(file);
+    const vectors = clustered(5_000, 80, 13);
+    fill(store, vectors, 'v');
+    const queries = vectors.slice(0, 40).map((v) => v.map((x, d) => x + (d === 5 ? 0.1 : 0)));
+    const sync = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false });
+    const want = queries.map((q) => sync.candidates(q, 64));
+    sync.dispose();
+    for (const pass of ['saved lists', 'trained']) {
+      if (pass === 'trained') store.connectionForQueries().exec(`DROP TABLE ${IVF_TABLE}`);
+      const background = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false, background: true });
+      let turns = 0;
+      let done = false;
+      void background.ready.then(() => (done = true));
+      while (!done) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turns++;
+      }
+      // 5 vec0 chunks of codes, then the inverted file in turns of its own: opening (saved lists or training), finding each code's list, assigning, placing.
+      assert.ok(turns >= 8, `${pass}: ready after ${turns} turns (6 when the inverted file opened in one turn)`);
+      assert.ok(background.invertedFile, pass);
+      if (pass === 'saved lists') queries.forEach((q, i) => assert.deepEqual(background.candidates(q, 64), want[i], `${pass}: query ${i}`));
+      else assert.ok(queries.filter((q, i) => background.candidates(q, 64)![0] === want[i]![0]).length >= 38, `${pass}: same nearest code`);
+      background.dispose();
+    }
+    store.close();
+  });
+
+  it('an inverted file built in small steps equals one built at once', () => {
+    const vectors = clustered(4_000, 40, 17);
+    const stride = 16;
+    const codes = new Uint8Array(vectors.length * stride);
+    vectors.forEach((v, i) => codes.set(quantizeBinary(v), i * stride));
+    const rids = vectors.map((_, i) => i + 1);
+    const centroids = trainCentroids(codes, vectors.length, 1, 64, 5);
+    const lists = new Int32Array(vectors.length).map((_, i) => (i % 3 === 0 ? -1 : i % 64));
+    const whole = IvfCodeIndex.build(DIM, centroids, codes, rids, lists.slice());
+    const builder = IvfCodeIndex.builder(DIM, centroids, codes, rids, lists.slice(), vectors.length, 100);
+    let steps = 1;
+    while (builder.step()) steps++;
+    assert.ok(steps > 40, `${steps} steps`);
+    assert.deepEqual(builder.index.assignment(), whole.assignment());
+    for (let i = 0; i < 50; i++) {
+      const q = codes.subarray(i * 7 * stride, (i * 7 + 1) * stride);
+      assert.deepEqual(builder.index.nearest(q, 32), whole.nearest(q, 32), `query ${i}`);
+    }
+  });
+
   it('a code index built from the same codes answers like a scan of all of them when every list is probed', () => {
     const vectors = clustered(3_000, 40, 11);
     const codes = new Uint8Array(vectors.length * 16);

@@ -9,7 +9,7 @@ import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 import { rescore, Scored } from './dense-rescore';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
-import { IVF_RETRAIN_GROWTH, openIvf } from './ivf-persist';
+import { IVF_RETRAIN_GROWTH, IvfOpening, openIvf } from './ivf-persist';
 
 /** From this many active codes on, candidates come from an inverted file over the codes (a few lists) instead of a full scan. */
 export const IVF_MIN_CODES = 250_000;
@@ -326,7 +326,7 @@ export class DenseIndex {
     this.loader = null;
     this.seq = loader.seq;
     const flat = loader.cache;
-    this.cache = flat && flat.size >= this.ivfMinCodes ? openIvf(this.db, flat, loader.seq, this.log, this.logger) : flat;
+    this.cache = flat && flat.size >= this.ivfMinCodes ? (loader.ivf ?? new IvfOpening(this.db, flat, loader.seq, this.log, this.logger)).finish() : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
     this.halves = loader.cache && this.copies ? new HalfVectorCache(loader.cache.dimension, { maxBytes: this.halfVectorBytes }) : null;
     this.halves?.reserve(loader.cache?.size ?? 0);
@@ -379,12 +379,23 @@ export class DenseIndex {
     if (!this.disposed) this.logger.debug(`float16 copies of ${this.halves?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.halves?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
   }
 
+  /** Once the codes are read: one step of the inverted file's open (a few ms); false when there is none to open or it is laid out. */
+  private ivfStep(loader: Loader): boolean {
+    const flat = loader.cache;
+    if (!flat || flat.size < this.ivfMinCodes) return false;
+    if (!loader.ivf) {
+      loader.ivf = new IvfOpening(this.db, flat, loader.seq, this.log, this.logger);
+      return true;
+    }
+    return loader.ivf.step();
+  }
+
   private async loadInBackground(): Promise<void> {
     for (;;) {
       const loader = this.loader;
       if (!loader) return;
       try {
-        if (!this.loadStep(loader)) {
+        if (!this.loadStep(loader) && !this.ivfStep(loader)) {
           this.complete(loader);
           return;
         }
@@ -404,6 +415,8 @@ interface Loader {
   chunkStmt: Statement | null;
   next: number;
   started: number;
+  /** The inverted file's open in steps (background loads of IVF_MIN_CODES codes and more). */
+  ivf?: IvfOpening;
 }
 
 /** Dot product of a query vector and a float32 BLOB (no copy when aligned). */

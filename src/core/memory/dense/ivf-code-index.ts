@@ -1,5 +1,6 @@
 import { createHammingKernel, HammingKernel } from './hamming-kernel';
 import { CentroidScan } from './ivf-train';
+import { RidTable } from '../rid-table';
 
 /** What DenseIndex asks of its codes: BinaryCodeCache (a full scan) or IvfCodeIndex (a few lists). */
 export interface CodeSearch {
@@ -17,6 +18,17 @@ export interface CodeSearch {
 /** Share of the codes a query scans at least (the nearest lists first), and codes scanned at least per candidate asked. */
 export const IVF_PROBE_FRACTION = 1 / 32;
 export const IVF_MIN_SCAN_PER_CANDIDATE = 64;
+/** Codes placed per step of an open across event-loop turns (a few ms each). */
+export const IVF_BUILD_CHUNK = 32_768;
+/** A code assigned to its nearest centroid costs this many placed codes of a step. */
+export const IVF_ASSIGN_COST = 64;
+
+/** An inverted file laid out in steps (see {@link IvfCodeIndex.builder}). */
+export interface IvfBuilder {
+  readonly index: IvfCodeIndex;
+  /** Does the next chunk of work; false once the index is complete. */
+  step(): boolean;
+}
 
 /**
  * An inverted file over the binary codes: each code sits in the list of its
@@ -49,7 +61,8 @@ export class IvfCodeIndex implements CodeSearch {
   private cap = new Int32Array(0);
   private ridAt = new Float64Array(0);
   private listAt = new Int32Array(0);
-  private readonly slotOf = new Map<number, number>();
+  /** Slot of each rid held (rid-indexed: no Map of a million entries to build at open). */
+  private readonly slotOf = new RidTable();
   probeFraction = IVF_PROBE_FRACTION;
 
   /** Bytes the codes, the centroids and the lists hold (with the room reserved at the end of each list). */
@@ -70,13 +83,44 @@ export class IvfCodeIndex implements CodeSearch {
    * lists: its nearest centroid).
    */
   static build(dimension: number, centroids: Uint8Array, codes: Uint8Array, rids: readonly number[], lists: Int32Array | null, trainedSize = rids.length): IvfCodeIndex {
+    const builder = IvfCodeIndex.builder(dimension, centroids, codes, rids, lists, trainedSize);
+    while (builder.step());
+    return builder.index;
+  }
+
+  /**
+   * {@link build} in steps of about `chunk` codes each (an open across event-loop turns): `step()` until
+   * it answers false, then `index` is complete. `codes` and `rids` must not change in between.
+   */
+  static builder(dimension: number, centroids: Uint8Array, codes: Uint8Array, rids: readonly number[], lists: Int32Array | null, trainedSize = rids.length, chunk = IVF_BUILD_CHUNK): IvfBuilder {
     const index = new IvfCodeIndex(dimension, centroids, trainedSize);
-    const assigned = lists ?? new Int32Array(rids.length).fill(-1);
-    for (let i = 0; i < rids.length; i++) {
-      if (assigned[i] < 0 || assigned[i] >= index.lists) assigned[i] = index.quantiser.nearest(codes.subarray(i * index.stride, (i + 1) * index.stride));
-    }
-    index.layOut(rids.length, (i) => assigned[i], (i) => rids[i], (i, into, at) => into.set(codes.subarray(i * index.stride, (i + 1) * index.stride), at));
-    return index;
+    const n = rids.length;
+    const assigned = lists ?? new Int32Array(n).fill(-1);
+    let i = 0;
+    let place: ((begin: number, end: number) => void) | null = null;
+    const step = (): boolean => {
+      if (!place) {
+        // A code without a list scans every centroid: it counts as IVF_ASSIGN_COST codes of the chunk.
+        for (let budget = chunk; i < n && budget > 0; i++) {
+          if (assigned[i] >= 0 && assigned[i] < index.lists) {
+            budget--;
+            continue;
+          }
+          assigned[i] = index.quantiser.nearest(codes.subarray(i * index.stride, (i + 1) * index.stride));
+          budget -= IVF_ASSIGN_COST;
+        }
+        if (i === n) {
+          place = index.startLayOut(n, assigned, rids, codes, null);
+          i = 0;
+        }
+        return true;
+      }
+      const end = Math.min(n, i + chunk);
+      place(i, end);
+      i = end;
+      return i < n;
+    };
+    return { index, step };
   }
 
   get size(): number {
@@ -92,7 +136,7 @@ export class IvfCodeIndex implements CodeSearch {
   }
 
   has(rid: number): boolean {
-    return this.slotOf.has(rid);
+    return this.slotOf.get(rid) >= 0;
   }
 
   /** The rids held and the list of each (for persisting the assignment). */
@@ -100,8 +144,8 @@ export class IvfCodeIndex implements CodeSearch {
     const rids = new Float64Array(this.size);
     const lists = new Int32Array(this.size);
     let i = 0;
-    for (const [rid, slot] of this.slotOf) {
-      rids[i] = rid;
+    for (const slot of this.heldSlots()) {
+      rids[i] = this.ridAt[slot];
       const list = this.listAt[slot];
       // An overflow code belongs to its nearest list.
       lists[i++] = list === this.quantiser.count ? this.quantiser.nearest(this.codeAt(slot)) : list;
@@ -112,7 +156,7 @@ export class IvfCodeIndex implements CodeSearch {
   set(rid: number, code: Uint8Array): void {
     const list = this.quantiser.nearest(code);
     const held = this.slotOf.get(rid);
-    if (held !== undefined) {
+    if (held >= 0) {
       if (this.listAt[held] === list) return this.writeCode(held, code);
       this.delete(rid);
     }
@@ -131,7 +175,7 @@ export class IvfCodeIndex implements CodeSearch {
 
   delete(rid: number): void {
     const slot = this.slotOf.get(rid);
-    if (slot === undefined) return;
+    if (slot < 0) return;
     const list = this.listAt[slot];
     const last = this.start[list] + --this.len[list];
     if (last !== slot) {
@@ -198,41 +242,74 @@ export class IvfCodeIndex implements CodeSearch {
 
   /** Lays the codes out again (overflow codes back in their lists), with fresh room in every list. */
   private relayOut(): void {
-    const slots: number[] = [...this.slotOf.values()];
+    const slots = this.heldSlots();
     const old = this.codes.slice();
-    const oldRid = this.ridAt.slice();
     const overflow = this.quantiser.count;
-    const lists = slots.map((slot) => (this.listAt[slot] === overflow ? this.quantiser.nearest(old.subarray(slot * this.stride, (slot + 1) * this.stride)) : this.listAt[slot]));
-    this.slotOf.clear();
-    this.layOut(slots.length, (i) => lists[i], (i) => oldRid[slots[i]], (i, into, at) => into.set(old.subarray(slots[i] * this.stride, (slots[i] + 1) * this.stride), at));
+    const lists = Int32Array.from(slots, (slot) => (this.listAt[slot] === overflow ? this.quantiser.nearest(old.subarray(slot * this.stride, (slot + 1) * this.stride)) : this.listAt[slot]));
+    const rids = Float64Array.from(slots, (slot) => this.ridAt[slot]);
+    this.startLayOut(slots.length, lists, rids, old, slots)(0, slots.length);
   }
 
-  /** Places `n` codes, list by list, each list with room for an eighth more (and 4), plus the overflow area. */
-  private layOut(n: number, listOf: (i: number) => number, ridOf: (i: number) => number, copy: (i: number, into: Uint8Array, at: number) => void): void {
-    const lists = this.quantiser.count;
-    this.len = new Int32Array(lists + 1);
-    for (let i = 0; i < n; i++) this.len[listOf(i)]++;
-    this.cap = new Int32Array(lists + 1);
-    this.start = new Int32Array(lists + 1);
+  /** The slots holding a code, list by list (the overflow last). */
+  private heldSlots(): Int32Array {
+    const out = new Int32Array(this.size);
+    let i = 0;
+    for (let l = 0; l < this.len.length; l++) for (let s = this.start[l], end = s + this.len[l]; s < end; s++) out[i++] = s;
+    return out;
+  }
+
+  /**
+   * Makes room for `n` codes, list by list, each list with room for an eighth more (and 4), plus the
+   * overflow area; the function returned places codes `begin … end - 1`: code `i` (row `from[i]` of
+   * `source`, or row `i`) of rid `rids[i]` into list `lists[i]` (each code once, in any order of ranges).
+   */
+  private startLayOut(n: number, lists: Int32Array, rids: ArrayLike<number>, source: Uint8Array, from: Int32Array | null): (begin: number, end: number) => void {
+    const count = this.quantiser.count;
+    this.len = new Int32Array(count + 1);
+    for (let i = 0; i < n; i++) this.len[lists[i]]++;
+    this.cap = new Int32Array(count + 1);
+    this.start = new Int32Array(count + 1);
     let total = 0;
-    for (let l = 0; l <= lists; l++) {
-      this.cap[l] = l === lists ? Math.max(1024, Math.ceil(n / 64)) : this.len[l] + (this.len[l] >> 3) + 4;
+    for (let l = 0; l <= count; l++) {
+      this.cap[l] = l === count ? Math.max(1024, Math.ceil(n / 64)) : this.len[l] + (this.len[l] >> 3) + 4;
       this.start[l] = total;
       total += this.cap[l];
     }
     this.codes = this.kernel.reserve(total, this.blocks);
     this.ridAt = new Float64Array(total);
     this.listAt = new Int32Array(total);
+    // Lists fill from their start as codes are placed (len counts the codes placed so far).
     const next = this.start.slice();
+    this.len.fill(0);
     this.slotOf.clear();
-    for (let i = 0; i < n; i++) {
-      const list = listOf(i);
-      const slot = next[list]++;
-      copy(i, this.codes, slot * this.stride);
-      const rid = ridOf(i);
-      this.ridAt[slot] = rid;
-      this.listAt[slot] = list;
-      this.slotOf.set(rid, slot);
-    }
+    const copy = codeCopier(source, this.codes, this.stride);
+    return (begin, end) => {
+      for (let i = begin; i < end; i++) {
+        const list = lists[i];
+        const slot = next[list]++;
+        this.len[list]++;
+        copy(from ? from[i] : i, slot);
+        const rid = rids[i];
+        this.ridAt[slot] = rid;
+        this.listAt[slot] = list;
+        this.slotOf.set(rid, slot);
+      }
+    };
   }
+}
+
+/**
+ * Copies row `from` of `source` to row `to` of `into` (`stride`-byte rows): 32-bit words when both are
+ * aligned (no view object per code: a million of them at open), else bytes.
+ */
+function codeCopier(source: Uint8Array, into: Uint8Array, stride: number): (from: number, to: number) => void {
+  if (source.byteOffset % 4 === 0 && into.byteOffset % 4 === 0 && stride % 4 === 0) {
+    const src = new Int32Array(source.buffer, source.byteOffset, source.byteLength >>> 2);
+    const dst = new Int32Array(into.buffer, into.byteOffset, into.byteLength >>> 2);
+    const words = stride >>> 2;
+    return (from, to) => {
+      for (let w = 0, a = from * words, b = to * words; w < words; w++) dst[b + w] = src[a + w];
+    };
+  }
+  return (from, to) => into.set(source.subarray(from * stride, (from + 1) * stride), to * stride);
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger';
 import type { Database } from '../sqlite/database';
 import type { RecordChangeLog } from '../sqlite/record-changes';
 import type { BinaryCodeCache } from './binary-code-cache';
-import { IvfCodeIndex } from './ivf-code-index';
+import { IVF_BUILD_CHUNK, IvfBuilder, IvfCodeIndex } from './ivf-code-index';
 import { listCountFor, trainCentroids } from './ivf-train';
 
 /**
@@ -74,7 +74,7 @@ export function saveIvf(db: Database, index: IvfCodeIndex, seq: number): void {
 }
 
 /** Index of `rid` in the ascending `rids`, or -1. */
-function find(rids: Float64Array, rid: number): number {
+function findRid(rids: Float64Array, rid: number): number {
   let lo = 0;
   let hi = rids.length - 1;
   while (lo <= hi) {
@@ -92,34 +92,77 @@ function find(rids: Float64Array, rid: number): number {
  * again when trained or when more than 1/20 of the codes had to be placed.
  */
 export function openIvf(db: Database, flat: BinaryCodeCache, seq: number, log: RecordChangeLog, logger: Logger): IvfCodeIndex {
-  const started = Date.now();
-  const { codes, rids } = flat.entries();
-  const saved = loadIvf(db, flat.dimension);
-  const changes = saved && saved.trainedSize * IVF_RETRAIN_GROWTH >= rids.length && saved.seq <= seq ? log.since(saved.seq) : null;
-  let index: IvfCodeIndex;
-  let placed = rids.length;
-  if (saved && changes && !('reload' in changes)) {
-    const changed = new Set(changes.rids);
-    const lists = new Int32Array(rids.length);
-    placed = 0;
-    for (let i = 0; i < rids.length; i++) {
-      const at = changed.has(rids[i]) ? -1 : find(saved.rids, rids[i]);
-      lists[i] = at < 0 ? -1 : saved.lists[at];
-      if (at < 0) placed++;
+  const opening = new IvfOpening(db, flat, seq, log, logger);
+  while (opening.step());
+  return opening.finish();
+}
+
+/**
+ * {@link openIvf} in steps (an open across event-loop turns: a few ms each, the training of a new
+ * quantiser excepted): `step()` until false, then `finish()`; `finish()` earlier does the rest at once.
+ * `flat` must not change in between.
+ */
+export class IvfOpening {
+  private readonly started = Date.now();
+  private readonly builder: IvfBuilder;
+  private readonly placedAll: boolean;
+  private placed: number;
+  private result: IvfCodeIndex | null = null;
+  private find: { saved: SavedIvf; changed: Set<number>; lists: Int32Array; next: number } | null = null;
+  private readonly rids: readonly number[];
+
+  constructor(private readonly db: Database, flat: BinaryCodeCache, private readonly seq: number, log: RecordChangeLog, private readonly logger: Logger) {
+    const { codes, rids } = flat.entries();
+    this.rids = rids;
+    const saved = loadIvf(db, flat.dimension);
+    const changes = saved && saved.trainedSize * IVF_RETRAIN_GROWTH >= rids.length && saved.seq <= seq ? log.since(saved.seq) : null;
+    this.placed = rids.length;
+    if (saved && changes && !('reload' in changes)) {
+      const lists = new Int32Array(rids.length);
+      this.find = { saved, changed: new Set(changes.rids), lists, next: 0 };
+      this.placedAll = false;
+      this.placed = 0;
+      this.builder = IvfCodeIndex.builder(flat.dimension, saved.centroids, codes, rids, lists, saved.trainedSize);
+    } else {
+      const centroids = trainCentroids(codes, rids.length, flat.blocks, listCountFor(rids.length), IVF_SEED);
+      this.placedAll = true;
+      this.builder = IvfCodeIndex.builder(flat.dimension, centroids, codes, rids, null);
     }
-    index = IvfCodeIndex.build(flat.dimension, saved.centroids, codes, rids, lists, saved.trainedSize);
-  } else {
-    const centroids = trainCentroids(codes, rids.length, flat.blocks, listCountFor(rids.length), IVF_SEED);
-    index = IvfCodeIndex.build(flat.dimension, centroids, codes, rids, null);
   }
-  const trained = placed === rids.length;
-  if ((trained || placed * 20 > rids.length) && !db.readonly) {
-    try {
-      saveIvf(db, index, seq);
-    } catch (error) {
-      logger.warn(`could not save the inverted file of the binary codes (${String(error)}); the next open places every code again`);
+
+  /** Does the next chunk of work; false once only `finish()` is left. */
+  step(): boolean {
+    const find = this.find;
+    if (find) {
+      const end = Math.min(this.rids.length, find.next + IVF_BUILD_CHUNK);
+      for (let i = find.next; i < end; i++) {
+        const at = find.changed.has(this.rids[i]) ? -1 : findRid(find.saved.rids, this.rids[i]);
+        find.lists[i] = at < 0 ? -1 : find.saved.lists[at];
+        if (at < 0) this.placed++;
+      }
+      find.next = end;
+      if (end === this.rids.length) this.find = null;
+      return true;
     }
+    return this.builder.step();
   }
-  logger.debug(`inverted file over ${rids.length} codes (${index.lists} lists, ${trained ? 'trained' : `${placed} placed`}) in ${Date.now() - started} ms`);
-  return index;
+
+  /** The index (completing the steps left), saved when trained or when many codes had to be placed. */
+  finish(): IvfCodeIndex {
+    if (this.result) return this.result;
+    while (this.step());
+    const index = this.builder.index;
+    const n = this.rids.length;
+    const trained = this.placedAll;
+    if ((trained || this.placed * 20 > n) && !this.db.readonly) {
+      try {
+        saveIvf(this.db, index, this.seq);
+      } catch (error) {
+        this.logger.warn(`could not save the inverted file of the binary codes (${String(error)}); the next open places every code again`);
+      }
+    }
+    this.logger.debug(`inverted file over ${n} codes (${index.lists} lists, ${trained ? 'trained' : `${this.placed} placed`}) in ${Date.now() - this.started} ms`);
+    this.result = index;
+    return index;
+  }
 }

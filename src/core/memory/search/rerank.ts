@@ -58,7 +58,7 @@ import { programKey } from './program-collapse';
 import { FUNCTION_WORDS } from '../text-processing';
 import type { DomainValues } from './domain-values';
 import { hash53 } from '../../text-hash';
-import { ProgramIds } from './program-ids';
+import { HeldShape, ShapeStore } from './question-shape-store';
 import { literalColumns, phraseKey, programLiterals, ValueVocabulary, valuePhrase, VALUE_PLACEHOLDER } from './value-masking';
 
 /**
@@ -171,13 +171,6 @@ export function recordShape(question: string, code: string): RecordShape {
   return { slots: slotCount(tokens), terms, own: linked(tokens, terms), phrases, words: [...new Set(tokens)], columns: literalColumns(code, phrases) };
 }
 
-/** The packed lists of a record's shape, in order (see {@link QuestionShapes}). */
-const LISTS = ['phrases', 'words', 'terms', 'own', 'columnPhrases', 'columns'] as const;
-const at = (list: (typeof LISTS)[number]): number => LISTS.indexOf(list);
-/** Header of a record's packed shape: the length of each list, then the slot count. */
-const SLOTS = LISTS.length;
-const HEAD = SLOTS + 1;
-
 /** Share of the query's values (each with the columns it may belong to) whose column `held` has (0 without values). */
 function coverage(values: readonly (readonly string[])[], held: ReadonlySet<string>): number {
   if (values.length === 0) return 0;
@@ -187,31 +180,14 @@ function coverage(values: readonly (readonly string[])[], held: ReadonlySet<stri
 }
 
 /**
- * The memory-side state of the re-ranking: each record's shape by key (rid),
- * the value vocabulary of the stored programs, the words stored questions
- * use outside values and the columns each value is compared with, all counted
- * per record so they follow records as they come (`set`) and go (`delete`).
- *
- * Compact: a record's shape is one typed array of ids of interned words
- * (`[the length of each of LISTS, slots, phrase ids…, word ids…, term ids…,
- * own ids…, compared phrase ids…, their column ids…]`), not objects, and its
- * program's identity is kept by rid (program-ids.ts): a query
- * decodes the shapes of its ten candidates (array lookups), so re-ranking
- * computes nothing per candidate. 100k records keep about 58 MB (heap and
- * typed arrays; 77 MB as objects) before the value columns.
+ * The memory-side state of the re-ranking: the storage ({@link ShapeStore},
+ * question-shape-store.ts: each record's shape by key (rid), the value
+ * vocabulary of the stored programs, the words stored questions use outside
+ * values and the columns each value is compared with, counted per record) and
+ * the scoring over it. 100k records keep about 58 MB (heap and typed arrays;
+ * 77 MB as objects) before the value columns and the pooling of equal shapes.
  */
-export class QuestionShapes {
-  private vocabulary = new ValueVocabulary();
-  private readonly known = new Map<string, number>();
-  /** Value phrase → column it is compared with → number of records that do. */
-  private readonly phraseColumns = new Map<string, Map<string, number>>();
-  /** Per record: its packed shape (see the class comment; ids into `words`). */
-  private readonly packed = new Map<number, Uint32Array>();
-  /** Per record: its program's identity (see {@link programId}). */
-  private readonly programs = new ProgramIds();
-  /** Word, phrase or identifier word → id, and back. */
-  private readonly ids = new Map<string, number>();
-  private readonly words: string[] = [];
+export class QuestionShapes extends ShapeStore {
   private domain: DomainValues | null = null;
 
   /** The values of the data the agent works on, by column (null: the memory's programs only). */
@@ -219,94 +195,12 @@ export class QuestionShapes {
     this.domain = values;
   }
 
-  /** Number of records held. */
-  get size(): number {
-    return this.packed.size;
-  }
-
-  has(key: number): boolean {
-    return this.packed.has(key);
-  }
-
   /**
    * Adds a record, or replaces the one held under `key` (its text changed). `language`: its program's
    * language, part of its program identity (see {@link programId}).
    */
   set(key: number, question: string, code: string, language = ''): void {
-    this.delete(key);
-    const shape = recordShape(question, code);
-    const lists: Record<(typeof LISTS)[number], readonly string[]> = {
-      phrases: shape.phrases,
-      words: shape.words,
-      terms: shape.terms,
-      own: [...shape.own],
-      columnPhrases: shape.columns.map(([phrase]) => phrase),
-      columns: shape.columns.map(([, column]) => column),
-    };
-    const out = new Uint32Array(HEAD + LISTS.reduce((n, l) => n + lists[l].length, 0));
-    LISTS.forEach((l, i) => (out[i] = lists[l].length));
-    out[SLOTS] = shape.slots;
-    let i = HEAD;
-    for (const l of LISTS) for (const w of lists[l]) out[i++] = this.idOf(w);
-    for (const p of shape.phrases) this.vocabulary.addPhrase(p);
-    for (const w of shape.words) this.known.set(w, (this.known.get(w) ?? 0) + 1);
-    for (const [phrase, column] of shape.columns) {
-      const byColumn = this.phraseColumns.get(phrase) ?? new Map<string, number>();
-      byColumn.set(column, (byColumn.get(column) ?? 0) + 1);
-      this.phraseColumns.set(phrase, byColumn);
-    }
-    this.packed.set(key, out);
-    this.programs.set(key, hash53(programKey(code, language)));
-  }
-
-  /**
-   * The identity of a held record's program: equal for two records whose programs `programKey` makes
-   * equal (a 53-bit hash of it); undefined when the record is not held. Lets a collapsing search tell
-   * copies apart without reading their rows.
-   */
-  programId(key: number): number | undefined {
-    return this.programs.get(key);
-  }
-
-  /** Un-counts a record (nothing happens when it is not held). */
-  delete(key: number): void {
-    const shape = this.packed.get(key);
-    if (!shape) return;
-    this.packed.delete(key);
-    this.programs.delete(key);
-    for (const id of this.list(shape, 'phrases')) this.vocabulary.removePhrase(this.words[id]);
-    for (const id of this.list(shape, 'words')) decrement(this.known, this.words[id]);
-    const columns = this.list(shape, 'columns');
-    this.list(shape, 'columnPhrases').forEach((id, i) => {
-      const phrase = this.words[id];
-      const byColumn = this.phraseColumns.get(phrase);
-      if (!byColumn) return;
-      decrement(byColumn, this.words[columns[i]]);
-      if (byColumn.size === 0) this.phraseColumns.delete(phrase);
-    });
-  }
-
-  clear(): void {
-    this.packed.clear();
-    this.programs.clear();
-    this.known.clear();
-    this.phraseColumns.clear();
-    this.ids.clear();
-    this.words.length = 0;
-    this.vocabulary = new ValueVocabulary();
-  }
-
-  /** The memory-wide counts, sorted (tests compare an incrementally kept state with a rebuilt one). */
-  snapshot(): { records: number[]; phrases: [string, number][]; known: [string, number][]; columns: [string, number][] } {
-    const byKey = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    const columns: [string, number][] = [];
-    for (const [phrase, byColumn] of this.phraseColumns) for (const [column, n] of byColumn) columns.push([`${phrase} → ${column}`, n]);
-    return {
-      records: [...this.packed.keys()].sort((a, b) => a - b),
-      phrases: this.vocabulary.entries(),
-      known: [...this.known.entries()].sort(byKey),
-      columns: columns.sort(byKey),
-    };
+    this.setShape(key, recordShape(question, code), hash53(programKey(code, language)));
   }
 
   /** Tokens of the query's masked view: vocabulary values, then words no stored question uses, as value slots. */
@@ -373,48 +267,8 @@ export class QuestionShapes {
     }
     return out;
   }
-
-  /** One packed list of a record's shape (ids into `words`). */
-  private list(shape: Uint32Array, name: (typeof LISTS)[number]): Uint32Array {
-    let start = HEAD;
-    for (let i = 0; i < at(name); i++) start += shape[i];
-    return shape.subarray(start, start + shape[at(name)]);
-  }
-
-  /** The slots, identifier words, own words and compared columns of a record held (decoded from its packed shape). */
-  private shapeOf(key: number): HeldShape | undefined {
-    const shape = this.packed.get(key);
-    if (!shape) return undefined;
-    const word = (id: number): string => this.words[id];
-    return {
-      slots: shape[SLOTS],
-      terms: Array.from(this.list(shape, 'terms'), word),
-      own: new Set(Array.from(this.list(shape, 'own'), word)),
-      columns: new Set(Array.from(this.list(shape, 'columns'), word)),
-    };
-  }
-
-  private idOf(word: string): number {
-    let id = this.ids.get(word);
-    if (id === undefined) {
-      id = this.words.length;
-      this.words.push(word);
-      this.ids.set(word, id);
-    }
-    return id;
-  }
 }
-
-/** What the re-ranking reads of a candidate's shape. */
-type HeldShape = Pick<RecordShape, 'slots' | 'terms' | 'own'> & { columns: ReadonlySet<string> };
 
 function heldShape(shape: RecordShape): HeldShape {
   return { slots: shape.slots, terms: shape.terms, own: shape.own, columns: new Set(shape.columns.map(([, column]) => column)) };
-}
-
-/** Takes one from a count, dropping the key at zero. */
-function decrement(counts: Map<string, number>, key: string): void {
-  const n = counts.get(key) ?? 0;
-  if (n > 1) counts.set(key, n - 1);
-  else counts.delete(key);
 }

@@ -110,10 +110,10 @@ export class ValueVocabulary {
     for (const key of valuePhrases(code)) this.removePhrase(key);
   }
 
-  /** Counts one phrase (a key of {@link valuePhrases}: lower-case words joined by single spaces). */
-  addPhrase(key: string): void {
+  /** Counts one phrase (a key of {@link valuePhrases}: lower-case words joined by single spaces), `times` times. */
+  addPhrase(key: string, times = 1): void {
     const n = this.phrases.get(key) ?? 0;
-    this.phrases.set(key, n + 1);
+    this.phrases.set(key, n + times);
     if (n > 0) return;
     const { first, length } = phraseShape(key);
     const byLength = this.lengths.get(first) ?? new Map<number, number>();

@@ -34,12 +34,16 @@ export class RecordChangeLog {
     return this.headStmt.get() as number;
   }
 
-  /** The records changed after `seq` (up to the current head). */
-  since(seq: number): ChangesSince {
+  /**
+   * The records changed after `seq` (up to the current head); 'reload' when the log no longer reaches
+   * back to it or more than `limit` changes came since (an index whose full read costs more than its
+   * increments passes a higher one).
+   */
+  since(seq: number, limit = MAX_INCREMENTAL_CHANGES): ChangesSince {
     const head = this.head();
     if (head <= seq) return { head: seq, rids: [] };
     const oldest = this.minStmt.get() as number | null;
-    if (oldest === null || oldest > seq + 1 || head - seq > MAX_INCREMENTAL_CHANGES) return { head, reload: true };
+    if (oldest === null || oldest > seq + 1 || head - seq > limit) return { head, reload: true };
     return { head, rids: this.sinceStmt.all(seq, head) as number[] };
   }
 }
