@@ -4,8 +4,8 @@
  * between the caches a search fills. Everything in a share is a cache of the database file:
  * beyond its share a search reads what it needs from SQLite (same results, a little slower).
  *
- * - float16 vector copies (HalfVectorCache): the dense side's rescoring; candidates beyond
- *   the cap are read exactly from `records.embedding` (dense-rescore.ts);
+ * - vector copies (VectorCopies: int8 by default, or float16): the dense side's rescoring;
+ *   candidates beyond the cap are read exactly from `records.embedding` (dense-rescore.ts);
  * - keyword caches: the keyword side's cached per-term results (KeywordScorer, filled ahead of
  *   queries by KeywordWarmer), handed to it in postings (KEYWORD_CACHE_BYTES_PER_POSTING);
  * - SQLite's page cache (`cache_size`), per connection: the store's and the keyword worker's
@@ -20,12 +20,13 @@
  *
  * @example
  * const budget = memoryBudget(160);
- * budget.halfVectorBytes;   // 80 MB: float16 copies of 103k records at 384 dimensions (the default, 80: 51k)
+ * budget.vectorCopyBytes;   // 80 MB: int8 copies of 200k records at 384 dimensions (the default, 80: 100k)
  * budget.sqlitePageCacheKiB; // per connection, for `PRAGMA cache_size = -N`
  */
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { TERM_CACHE_BYTES_PER_POSTING } from './keyword/keyword-scorer';
+import { VECTOR_COPY_FORMS, type VectorCopyForm } from './dense/vector-copies';
 
 /**
  * Default budget (MB), sized so a 100k-record memory stays within 400 MB of steady RSS (issue 37;
@@ -39,6 +40,10 @@ export const MIN_MEMORY_BUDGET_MB = 16;
 export const MAX_MEMORY_BUDGET_MB = 65_536;
 export const MemoryBudgetMBSchema = z.number().int().min(MIN_MEMORY_BUDGET_MB).max(MAX_MEMORY_BUDGET_MB);
 
+/** The form of the vector copies by default: int8 holds twice the records of float16 in the same share. */
+export const DEFAULT_VECTOR_COPY_FORM: VectorCopyForm = 'int8';
+export const VectorCopyFormSchema = z.enum(VECTOR_COPY_FORMS);
+
 /** The environment variable a CLI or MCP process reads when no `--memory-budget-mb` is given. */
 export const MEMORY_BUDGET_ENV = 'AGENT_MEMORY_BUDGET_MB';
 
@@ -50,7 +55,7 @@ export const KEYWORD_CACHE_BYTES_PER_POSTING = TERM_CACHE_BYTES_PER_POSTING;
 
 /** The fraction of the budget each share takes (sums to 1). */
 export const BUDGET_SHARES = {
-  halfVectors: 0.5,
+  vectorCopies: 0.5,
   keywordCaches: 0.2,
   /** Split evenly between the SQLITE_CONNECTIONS connections. */
   sqlitePageCache: 0.15,
@@ -61,8 +66,10 @@ export const BUDGET_SHARES = {
 export interface MemoryBudget {
   /** The whole budget, in MB (10^6 bytes) as configured. */
   readonly megabytes: number;
-  /** Cap of the float16 vector copies, in bytes. */
-  readonly halfVectorBytes: number;
+  /** Cap of the vector copies, in bytes. */
+  readonly vectorCopyBytes: number;
+  /** The form of the vector copies (DEFAULT_VECTOR_COPY_FORM unless asked). */
+  readonly vectorCopyForm: VectorCopyForm;
   /** Cap of the keyword side's caches, in bytes. */
   readonly keywordCacheBytes: number;
   /** SQLite page cache of each connection, in KiB (`PRAGMA cache_size = -N`). */
@@ -75,12 +82,13 @@ export interface MemoryBudget {
  * The split of a budget of `megabytes` MB (default DEFAULT_MEMORY_BUDGET_MB). Throws INVALID_INPUT
  * naming the bounds for a budget outside MIN_MEMORY_BUDGET_MB … MAX_MEMORY_BUDGET_MB.
  */
-export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB): MemoryBudget {
+export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB, vectorCopyForm: VectorCopyForm = DEFAULT_VECTOR_COPY_FORM): MemoryBudget {
   const mb = checkedMegabytes(megabytes, `${megabytes} MB`);
   const bytes = mb * 1e6;
   return {
     megabytes: mb,
-    halfVectorBytes: Math.floor(bytes * BUDGET_SHARES.halfVectors),
+    vectorCopyBytes: Math.floor(bytes * BUDGET_SHARES.vectorCopies),
+    vectorCopyForm,
     keywordCacheBytes: Math.floor(bytes * BUDGET_SHARES.keywordCaches),
     sqlitePageCacheKiB: Math.floor((bytes * BUDGET_SHARES.sqlitePageCache) / SQLITE_CONNECTIONS / 1024),
     sqliteMmapBytes: Math.floor((bytes * BUDGET_SHARES.sqliteMmap) / SQLITE_CONNECTIONS),

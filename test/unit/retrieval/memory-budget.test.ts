@@ -5,10 +5,13 @@ import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
 import { HalfVectorCache } from '../../../src/core/memory/dense/half-vector-cache';
+import { Int8VectorCache } from '../../../src/core/memory/dense/int8-vector-cache';
+import { VECTOR_COPY_FORMS } from '../../../src/core/memory/dense/vector-copies';
 import {
   budgetFromCommandLine,
   BUDGET_SHARES,
   DEFAULT_MEMORY_BUDGET_MB,
+  DEFAULT_VECTOR_COPY_FORM,
   KEYWORD_CACHE_BYTES_PER_POSTING,
   keywordCachePostings,
   MAX_MEMORY_BUDGET_MB,
@@ -50,23 +53,26 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
     it('gives every share its fraction and never more than the budget in all', () => {
       for (const mb of [MIN_MEMORY_BUDGET_MB, 100, DEFAULT_MEMORY_BUDGET_MB, 1000, MAX_MEMORY_BUDGET_MB]) {
         const b = memoryBudget(mb);
-        const total = b.halfVectorBytes + b.keywordCacheBytes + SQLITE_CONNECTIONS * (b.sqlitePageCacheKiB * 1024 + b.sqliteMmapBytes);
+        const total = b.vectorCopyBytes + b.keywordCacheBytes + SQLITE_CONNECTIONS * (b.sqlitePageCacheKiB * 1024 + b.sqliteMmapBytes);
         assert.ok(total <= mb * 1e6, `${mb} MB: ${total} bytes`);
         assert.ok(total > mb * 1e6 - 4096, `${mb} MB: the shares use the budget (${total} bytes)`);
         assert.equal(b.megabytes, mb);
-        assert.equal(b.halfVectorBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.halfVectors));
+        assert.equal(b.vectorCopyBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.vectorCopies));
+        assert.equal(b.vectorCopyForm, DEFAULT_VECTOR_COPY_FORM);
         assert.equal(b.keywordCacheBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.keywordCaches));
       }
       const shares = Object.values(BUDGET_SHARES).reduce((a, b) => a + b, 0);
       assert.ok(Math.abs(shares - 1) < 1e-12, `the shares sum to ${shares}`);
     });
 
-    it('by default holds float16 copies of half of a 100k memory at 384 dimensions; 160 MB holds every one', () => {
+    it('by default holds int8 copies of every record of a 100k memory at 384 dimensions (float16: half of them; 160 MB: every one)', () => {
       const b = memoryBudget();
       assert.equal(b.megabytes, DEFAULT_MEMORY_BUDGET_MB);
-      const capacity = new HalfVectorCache(384, { maxBytes: b.halfVectorBytes }).capacity;
-      assert.ok(capacity >= 50_000 && capacity < 100_000, `default capacity ${capacity}`);
-      assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160).halfVectorBytes }).capacity >= 100_000);
+      assert.equal(b.vectorCopyForm, 'int8');
+      assert.ok(new Int8VectorCache(384, { maxBytes: b.vectorCopyBytes }).capacity >= 100_000);
+      const halves = new HalfVectorCache(384, { maxBytes: memoryBudget(DEFAULT_MEMORY_BUDGET_MB, 'float16').vectorCopyBytes }).capacity;
+      assert.ok(halves >= 50_000 && halves < 100_000, `default float16 capacity ${halves}`);
+      assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160, 'float16').vectorCopyBytes }).capacity >= 100_000);
       assert.equal(keywordCachePostings(b), Math.floor(b.keywordCacheBytes / KEYWORD_CACHE_BYTES_PER_POSTING));
     });
 
@@ -120,29 +126,33 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
       assert.equal(open.size, 150);
     });
 
-    it('a dense search capped below the record count ranks as the uncapped one (real store), reading the rest from SQLite', () => {
-      const store = MemoryStore.open(':memory:');
-      try {
-        const vectors = testVectors();
-        store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
-        const full = DenseIndex.open(store);
-        const cap = 300 * (DIM * 2 + 8);
-        const capped = DenseIndex.open(store, { halfVectorBytes: cap });
-        assert.equal(full.halfCopies.records, vectors.length);
-        assert.equal(capped.halfCopies.records, 300);
-        assert.ok(capped.halfCopies.bytes <= cap, `${capped.halfCopies.bytes} bytes under a cap of ${cap}`);
-        for (let qi = 0; qi < 40; qi++) {
-          const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
-          const want = full.search(q, 16, 128)!;
-          const got = capped.search(q, 16, 128)!;
-          assert.deepEqual(got.map((h) => h.rid), want.map((h) => h.rid), `query ${qi}`);
-          got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i].similarity) <= 2 ** -10, `query ${qi} place ${i}`));
+    for (const form of VECTOR_COPY_FORMS) {
+      it(`a dense search with ${form} copies capped below the record count ranks as the uncapped one (real store), reading the rest from SQLite`, () => {
+        const store = MemoryStore.open(':memory:');
+        try {
+          const vectors = testVectors();
+          store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+          const full = DenseIndex.open(store, { copyForm: form });
+          const perRecord = (form === 'int8' ? new Int8VectorCache(DIM) : new HalfVectorCache(DIM)).bytesPerRecord;
+          const cap = 300 * perRecord;
+          const capped = DenseIndex.open(store, { vectorCopyBytes: cap, copyForm: form });
+          assert.deepEqual([full.vectorCopies.form, full.vectorCopies.records], [form, vectors.length]);
+          assert.equal(capped.vectorCopies.records, 300);
+          assert.ok(capped.vectorCopies.bytes <= cap, `${capped.vectorCopies.bytes} bytes under a cap of ${cap}`);
+          for (let qi = 0; qi < 40; qi++) {
+            const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
+            const want = full.search(q, 16, 128)!;
+            const got = capped.search(q, 16, 128)!;
+            assert.deepEqual(got.map((h) => h.rid), want.map((h) => h.rid), `query ${qi}`);
+            // Both within their copies' bounds of the exact cosine (int8: at most √dim / 254 for unit vectors).
+            got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i].similarity) <= (form === 'int8' ? (2 * Math.sqrt(DIM)) / 254 : 2 ** -9), `query ${qi} place ${i}`));
+          }
+          assert.ok(capped.rescoreReads > full.rescoreReads + 40 * 32, `capped read ${capped.rescoreReads} vectors, uncapped ${full.rescoreReads}`);
+        } finally {
+          store.close();
         }
-        assert.ok(capped.rescoreReads > full.rescoreReads + 40 * 64, `capped read ${capped.rescoreReads} vectors, uncapped ${full.rescoreReads}`);
-      } finally {
-        store.close();
-      }
-    });
+      });
+    }
   });
 
   describe('an open memory', () => {
@@ -178,10 +188,14 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
         const search = HybridSearch.open(store, { memoryBudget: budget, file: null });
         try {
           assert.equal(search.dense.size, 50);
-          assert.equal(search.dense.halfCopies.capacity, Math.floor(budget.halfVectorBytes / (DIM * 2 + 8)));
+          assert.equal(search.dense.vectorCopies.capacity, Math.floor(budget.vectorCopyBytes / (DIM + 16)));
           const defaults = HybridSearch.open(store, { file: null });
-          assert.equal(defaults.dense.halfCopies.capacity, Math.floor(memoryBudget().halfVectorBytes / (DIM * 2 + 8)));
+          assert.equal(defaults.dense.vectorCopies.capacity, Math.floor(memoryBudget().vectorCopyBytes / (DIM + 16)));
           defaults.close();
+          const halves = HybridSearch.open(store, { file: null, memoryBudget: memoryBudget(MIN_MEMORY_BUDGET_MB, 'float16') });
+          assert.deepEqual([halves.dense.vectorCopies.form, halves.dense.vectorCopies.capacity], ['float16', Math.floor(budget.vectorCopyBytes / (DIM * 2 + 8))]);
+          assert.equal(halves.dense.vectorCopies.records, 50);
+          halves.close();
         } finally {
           search.close();
         }

@@ -114,7 +114,7 @@ export class HybridSearch {
     const budget = options.memoryBudget ?? memoryBudget();
     const keywordOptions = { ...options, termCachePostings: options.termCachePostings ?? keywordCachePostings(budget) };
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, keywordOptions, logger) : new InlineKeywords(KeywordIndex.open(store, keywordOptions), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background, halfVectorBytes: budget.halfVectorBytes }), { store, logger, background, domainValues: options.domainValues });
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background, vectorCopyBytes: budget.vectorCopyBytes, copyForm: budget.vectorCopyForm }), { store, logger, background, domainValues: options.domainValues });
   }
 
   /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
