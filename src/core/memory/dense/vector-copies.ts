@@ -23,8 +23,9 @@ export interface CopyScores {
 /** What a copy form's scoring loop is handed once per query. */
 export interface QueryTerms {
   query: Float32Array;
-  /** |q_i|. */
+  /** |q_i| and q_i². */
   magnitudes: Float64Array;
+  squares: Float64Array;
   /** Σ|q_i| and √Σq_i². */
   l1: number;
   l2: number;
@@ -140,13 +141,14 @@ export abstract class VectorCopies {
   /** Dot products of `query` with the copies of `rids` (every rid must be held: see `has`), with their error bounds. */
   scores(query: Float32Array, rids: readonly number[]): CopyScores {
     const magnitudes = Float64Array.from(query, Math.abs);
+    const squares = Float64Array.from(query, (x) => x * x);
     let l1 = 0;
-    let squares = 0;
+    let sumSquares = 0;
     for (let i = 0; i < query.length; i++) {
       l1 += magnitudes[i];
-      squares += query[i] * query[i];
+      sumSquares += squares[i];
     }
-    const terms: QueryTerms = { query, magnitudes, l1, l2: Math.sqrt(squares) };
+    const terms: QueryTerms = { query, magnitudes, squares, l1, l2: Math.sqrt(sumSquares) };
     const approx = new Float64Array(rids.length);
     const bound = new Float64Array(rids.length);
     const group = new Int32Array(rids.length);
