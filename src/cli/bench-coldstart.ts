@@ -1,5 +1,5 @@
 /**
- * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank] [-- --memory-budget-mb N] [-- --vector-copies int8|float16] [-- --new-only]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them; `--memory-budget-mb`: the new path's memory budget, default agentMemory.memoryBudgetMB's; `--vector-copies`: the form of the new path's vector copies, default int8; `--new-only`: the old path is not run, no ratios).
+ * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank] [-- --memory-budget-mb N] [-- --vector-copies auto|int8|float16] [-- --new-only]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them; `--memory-budget-mb`: the new path's memory budget, default agentMemory.memoryBudgetMB's; `--vector-copies`: the form of the new path's vector copies, default auto (float16 while the budget holds every record's, else int8); `--new-only`: the old path is not run, no ratios).
  *
  * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
  * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
@@ -43,7 +43,7 @@ import { HELP_SHOWN, parseBenchArgs, usageError } from './args';
 import { tempDirRemovedOnExit } from './exit-cleanup';
 import { runMain } from './run-main';
 import { DEFAULT_MEMORY_BUDGET_MB, DEFAULT_VECTOR_COPY_FORM, memoryBudget, VectorCopyFormSchema, type MemoryBudget } from '../core/memory/memory-budget';
-import type { VectorCopyForm } from '../core/memory/dense/vector-copies';
+import type { VectorCopyChoice } from '../core/memory/dense/vector-copy-choice';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BASELINE = '97d0e4e';
@@ -67,13 +67,13 @@ const ArgsSchema = z.object({
   'new-only': z.boolean().default(false),
 });
 
-const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--memory-budget-mb N] [--vector-copies int8|float16] [--new-only] [--json]
+const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--memory-budget-mb N] [--vector-copies auto|int8|float16] [--new-only] [--json]
 
 Spawns child processes that open a memory of --n synthetic records and answer one hybrid query,
 for this tree and for the --baseline commit's tree (extracted to a temp dir outside the work
 tree, removed on exit or Ctrl+C); prints the median of --runs runs and the old/new ratios.
 --memory-budget-mb N: the new path's memory budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's);
---vector-copies int8|float16: the form of the new path's vector copies (default ${DEFAULT_VECTOR_COPY_FORM});
+--vector-copies auto|int8|float16: the form of the new path's vector copies (default ${DEFAULT_VECTOR_COPY_FORM});
 --new-only: run the new path only (no baseline, no ratios).`;
 
 const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src', 'memory-budget-mb', 'vector-copies'] as const;
@@ -110,7 +110,7 @@ interface ProbeModules {
 interface ProbeSearch {
   search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
   answer?(q: { text: string; vector?: Float32Array }, k: number, options?: { rerank?: boolean }): { hits: { recordId: string }[]; sides: string[] };
-  dense: { ready?: Promise<void>; vectorCopies?: { form: string; bytes: number; records: number; capacity: number };
+  dense: { ready?: Promise<void>; vectorCopies?: { form: string | null; bytes: number; records: number; capacity: number };
     /** A baseline tree's name for the float16 copies. */
     halfCopies?: { bytes: number; records: number; capacity?: number }; size?: number; dimension?: number | null; codeBytes?: number };
   /** The keyword side; its worker (when it has one) is read for its heap statistics only. */
@@ -120,7 +120,7 @@ interface ProbeSearch {
   close(): void;
 }
 
-async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined, form: VectorCopyForm | undefined): Promise<void> {
+async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined, form: VectorCopyChoice | undefined): Promise<void> {
   const t0 = performance.now();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
   // The memory's modules moved into folders (sqlite/, search/); a baseline tree may predate that.
@@ -204,6 +204,8 @@ async function memoryBreakdown(search: ProbeSearch, store: ProbeStore, budget: M
   if (search.dense.size !== undefined) out.dense_codes_mb = mb(search.dense.codeBytes ?? (search.dense.size * dim) / 8);
   const copies = search.dense.vectorCopies ?? search.dense.halfCopies;
   if (copies) {
+    // The form the copies took: 1 int8, 2 float16 (a figure among figures; the run's vector_copy_form names the choice).
+    out.dense_copies_bytes_per_value = search.dense.vectorCopies ? (search.dense.vectorCopies.form === 'int8' ? 1 : 2) : 2;
     out.dense_copies_mb = mb(copies.bytes);
     out.dense_copies_records = copies.records;
     if (copies.capacity !== undefined) out.dense_copies_capacity_records = copies.capacity;
@@ -246,7 +248,7 @@ function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
   });
 }
 
-async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number, form?: VectorCopyForm): Promise<Probe & { spawn_to_first_ms: number }> {
+async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number, form?: VectorCopyChoice): Promise<Probe & { spawn_to_first_ms: number }> {
   const budget = budgetMB === undefined ? [] : ['--memory-budget-mb', String(budgetMB)];
   const copies = form === undefined ? [] : ['--vector-copies', form];
   const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget, ...copies]);

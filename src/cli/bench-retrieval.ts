@@ -58,12 +58,12 @@ import { HELP_SHOWN, parseBenchArgs } from './args';
 /** The float-scan baseline's SQLite page cache (KiB): a bulk reader on its own connection (a memory's connections take theirs from the memory budget). */
 const FLOAT_SCAN_CACHE_SIZE_KIB = 65_536;
 
-const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N] [--vector-copies int8|float16]
+const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N] [--vector-copies auto|int8|float16]
 
 Grows one file-backed memory through --sizes records and measures at each size: insert rate,
 hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).
 --memory-budget-mb N: the hybrid search's cache budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's);
---vector-copies int8|float16: the form of the dense side's vector copies (default ${DEFAULT_VECTOR_COPY_FORM}).`;
+--vector-copies auto|int8|float16: the form of the dense side's vector copies (default ${DEFAULT_VECTOR_COPY_FORM}).`;
 
 const ArgsSchema = z.object({
   json: z.boolean().default(false),
@@ -115,7 +115,7 @@ export interface BenchRow extends DenseFigures {
   /** Hybrid answers (of `queries`) that fused both sides (the rest answered without the keyword side). */
   hybrid_fused: number;
   load_avg_1m: number;
-  /** The budget the hybrid search ran with, the form of its vector copies, and the float vectors its rescoring read from SQLite per timed search (hybrid and re-ranked). */
+  /** The budget the hybrid search ran with, the form its vector copies took (--vector-copies, resolved), and the float vectors its rescoring read from SQLite per timed search (hybrid and re-ranked). */
   memory_budget_mb?: number;
   vector_copy_form?: string;
   dense_exact_reads_per_search?: number;
@@ -209,6 +209,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         }
       });
       const exactReads = (live.dense.rescoreReads - readsBefore) / (2 * queries.length);
+      const copyForm = live.dense.vectorCopies.form;
       hybrid.sort((a, b) => a - b);
       reranked.sort((a, b) => a - b);
       let shapes: ShapeIndex | null = null;
@@ -277,7 +278,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         hybrid_fused: fused,
         load_avg_1m: round(os.loadavg()[0], 2),
         memory_budget_mb: budget.megabytes,
-        vector_copy_form: budget.vectorCopyForm,
+        vector_copy_form: copyForm ?? 'none',
         dense_exact_reads_per_search: round(exactReads, 1),
       });
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');

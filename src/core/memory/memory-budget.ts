@@ -4,7 +4,8 @@
  * between the caches a search fills. Everything in a share is a cache of the database file:
  * beyond its share a search reads what it needs from SQLite (same results, a little slower).
  *
- * - vector copies (VectorCopies: int8 by default, or float16): the dense side's rescoring;
+ * - vector copies (VectorCopies: float16 while the share holds every record's, else int8):
+ *   the dense side's rescoring;
  *   candidates beyond the cap are read exactly from `records.embedding` (dense-rescore.ts);
  * - keyword caches: the keyword side's cached per-term results (KeywordScorer, filled ahead of
  *   queries by KeywordWarmer), handed to it in postings (KEYWORD_CACHE_BYTES_PER_POSTING);
@@ -26,7 +27,7 @@
 import { z } from 'zod';
 import { AgentMemoryError } from '../errors';
 import { TERM_CACHE_BYTES_PER_POSTING } from './keyword/keyword-scorer';
-import { VECTOR_COPY_FORMS, type VectorCopyForm } from './dense/vector-copies';
+import { VECTOR_COPY_CHOICES, type VectorCopyChoice } from './dense/vector-copy-choice';
 
 /**
  * Default budget (MB), sized so a 100k-record memory stays within 400 MB of steady RSS (issue 37;
@@ -40,9 +41,9 @@ export const MIN_MEMORY_BUDGET_MB = 16;
 export const MAX_MEMORY_BUDGET_MB = 65_536;
 export const MemoryBudgetMBSchema = z.number().int().min(MIN_MEMORY_BUDGET_MB).max(MAX_MEMORY_BUDGET_MB);
 
-/** The form of the vector copies by default: int8 holds twice the records of float16 in the same share. */
-export const DEFAULT_VECTOR_COPY_FORM: VectorCopyForm = 'int8';
-export const VectorCopyFormSchema = z.enum(VECTOR_COPY_FORMS);
+/** The form of the vector copies by default: float16 while the share holds every record's, else int8 (copiesFor). */
+export const DEFAULT_VECTOR_COPY_FORM: VectorCopyChoice = 'auto';
+export const VectorCopyFormSchema = z.enum(VECTOR_COPY_CHOICES);
 
 /** The environment variable a CLI or MCP process reads when no `--memory-budget-mb` is given. */
 export const MEMORY_BUDGET_ENV = 'AGENT_MEMORY_BUDGET_MB';
@@ -68,8 +69,8 @@ export interface MemoryBudget {
   readonly megabytes: number;
   /** Cap of the vector copies, in bytes. */
   readonly vectorCopyBytes: number;
-  /** The form of the vector copies (DEFAULT_VECTOR_COPY_FORM unless asked). */
-  readonly vectorCopyForm: VectorCopyForm;
+  /** The form of the vector copies (DEFAULT_VECTOR_COPY_FORM unless asked; 'auto': see copiesFor). */
+  readonly vectorCopyForm: VectorCopyChoice;
   /** Cap of the keyword side's caches, in bytes. */
   readonly keywordCacheBytes: number;
   /** SQLite page cache of each connection, in KiB (`PRAGMA cache_size = -N`). */
@@ -82,7 +83,7 @@ export interface MemoryBudget {
  * The split of a budget of `megabytes` MB (default DEFAULT_MEMORY_BUDGET_MB). Throws INVALID_INPUT
  * naming the bounds for a budget outside MIN_MEMORY_BUDGET_MB … MAX_MEMORY_BUDGET_MB.
  */
-export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB, vectorCopyForm: VectorCopyForm = DEFAULT_VECTOR_COPY_FORM): MemoryBudget {
+export function memoryBudget(megabytes: number = DEFAULT_MEMORY_BUDGET_MB, vectorCopyForm: VectorCopyChoice = DEFAULT_VECTOR_COPY_FORM): MemoryBudget {
   const mb = checkedMegabytes(megabytes, `${megabytes} MB`);
   const bytes = mb * 1e6;
   return {

@@ -7,6 +7,7 @@ import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
 import { HalfVectorCache } from '../../../src/core/memory/dense/half-vector-cache';
 import { Int8VectorCache } from '../../../src/core/memory/dense/int8-vector-cache';
 import { VECTOR_COPY_FORMS } from '../../../src/core/memory/dense/vector-copies';
+import { copiesFor } from '../../../src/core/memory/dense/vector-copy-choice';
 import {
   budgetFromCommandLine,
   BUDGET_SHARES,
@@ -65,11 +66,17 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
       assert.ok(Math.abs(shares - 1) < 1e-12, `the shares sum to ${shares}`);
     });
 
-    it('by default holds int8 copies of every record of a 100k memory at 384 dimensions (float16: half of them; 160 MB: every one)', () => {
+    it('by default holds copies of every record of a 100k memory at 384 dimensions: int8 there (float16 would hold half), float16 at 10k or at 160 MB', () => {
       const b = memoryBudget();
       assert.equal(b.megabytes, DEFAULT_MEMORY_BUDGET_MB);
-      assert.equal(b.vectorCopyForm, 'int8');
-      assert.ok(new Int8VectorCache(384, { maxBytes: b.vectorCopyBytes }).capacity >= 100_000);
+      assert.equal(b.vectorCopyForm, 'auto');
+      const at100k = copiesFor(b.vectorCopyForm, 384, b.vectorCopyBytes, 100_000);
+      assert.equal(at100k.form, 'int8');
+      assert.ok(at100k.capacity >= 100_000, `int8 capacity ${at100k.capacity}`);
+      assert.equal(copiesFor(b.vectorCopyForm, 384, b.vectorCopyBytes, 10_000).form, 'float16');
+      assert.equal(copiesFor(b.vectorCopyForm, 384, memoryBudget(160).vectorCopyBytes, 100_000).form, 'float16');
+      assert.equal(copiesFor('int8', 384, b.vectorCopyBytes, 10).form, 'int8');
+      assert.equal(copiesFor('float16', 384, b.vectorCopyBytes, 100_000).form, 'float16');
       const halves = new HalfVectorCache(384, { maxBytes: memoryBudget(DEFAULT_MEMORY_BUDGET_MB, 'float16').vectorCopyBytes }).capacity;
       assert.ok(halves >= 50_000 && halves < 100_000, `default float16 capacity ${halves}`);
       assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160, 'float16').vectorCopyBytes }).capacity >= 100_000);
@@ -101,7 +108,7 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
     });
   });
 
-  describe('the float16 copies within their cap', () => {
+  describe('the vector copies within their cap', () => {
     it('hold at most maxBytes (measured) and refuse new records when full, replacing held ones', () => {
       const perRecord = DIM * 2 + 8;
       const cap = 100 * perRecord + perRecord - 1;
@@ -155,6 +162,31 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
     }
   });
 
+  describe('the automatic form', () => {
+    it('keeps float16 copies while the cap holds them all, and refills as int8 when the memory outgrows them (rankings unchanged)', () => {
+      const store = MemoryStore.open(':memory:');
+      try {
+        const vectors = testVectors();
+        const first = vectors.slice(0, 400);
+        store.add(first.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: first, embedderId: 'random-64' });
+        const cap = 1200 * (DIM + 16); // float16: 705 records, int8: all 1200
+        const auto = DenseIndex.open(store, { vectorCopyBytes: cap });
+        assert.deepEqual([auto.vectorCopies.form, auto.vectorCopies.records], ['float16', 400]);
+        const rest = vectors.slice(400);
+        store.add(rest.map((_, i) => sampleRecord({ id: `v${400 + i}` })), { trigger: 'user', embeddings: rest, embedderId: 'random-64' });
+        const exact = DenseIndex.open(store, { halfCopies: false });
+        for (let qi = 0; qi < 20; qi++) {
+          const q = unitVector(30_000 + qi, DIM);
+          assert.deepEqual(auto.search(q, 16, 128)!.map((h) => h.rid), exact.search(q, 16, 128)!.map((h) => h.rid), `query ${qi}`);
+        }
+        assert.deepEqual([auto.vectorCopies.form, auto.vectorCopies.records], ['int8', vectors.length]);
+        assert.ok(auto.vectorCopies.bytes <= cap);
+      } finally {
+        store.close();
+      }
+    });
+  });
+
   describe('an open memory', () => {
     let dir: string;
     beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'am-budget-'))));
@@ -188,14 +220,15 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
         const search = HybridSearch.open(store, { memoryBudget: budget, file: null });
         try {
           assert.equal(search.dense.size, 50);
-          assert.equal(search.dense.vectorCopies.capacity, Math.floor(budget.vectorCopyBytes / (DIM + 16)));
+          // 50 records fit the share's float16 copies many times over: 'auto' keeps float16.
+          assert.deepEqual([search.dense.vectorCopies.form, search.dense.vectorCopies.capacity], ['float16', Math.floor(budget.vectorCopyBytes / (DIM * 2 + 8))]);
           const defaults = HybridSearch.open(store, { file: null });
-          assert.equal(defaults.dense.vectorCopies.capacity, Math.floor(memoryBudget().vectorCopyBytes / (DIM + 16)));
+          assert.equal(defaults.dense.vectorCopies.capacity, Math.floor(memoryBudget().vectorCopyBytes / (DIM * 2 + 8)));
           defaults.close();
-          const halves = HybridSearch.open(store, { file: null, memoryBudget: memoryBudget(MIN_MEMORY_BUDGET_MB, 'float16') });
-          assert.deepEqual([halves.dense.vectorCopies.form, halves.dense.vectorCopies.capacity], ['float16', Math.floor(budget.vectorCopyBytes / (DIM * 2 + 8))]);
-          assert.equal(halves.dense.vectorCopies.records, 50);
-          halves.close();
+          const int8 = HybridSearch.open(store, { file: null, memoryBudget: memoryBudget(MIN_MEMORY_BUDGET_MB, 'int8') });
+          assert.deepEqual([int8.dense.vectorCopies.form, int8.dense.vectorCopies.capacity], ['int8', Math.floor(budget.vectorCopyBytes / (DIM + 16))]);
+          assert.equal(int8.dense.vectorCopies.records, 50);
+          int8.close();
         } finally {
           search.close();
         }

@@ -2,9 +2,9 @@ import type { Statement } from 'better-sqlite3';
 import { Logger, nullLogger, tagged } from '../../logger';
 import { BinaryCodeCache, quantizeBinary } from './binary-code-cache';
 import type { Database } from '../sqlite/database';
-import { HalfVectorCache } from './half-vector-cache';
 import { Int8VectorCache } from './int8-vector-cache';
 import type { VectorCopies, VectorCopyForm } from './vector-copies';
+import { copiesFor, type VectorCopyChoice } from './vector-copy-choice';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
@@ -47,8 +47,10 @@ interface ChunkRow {
  * instead of the float vectors.
  *
  * Rescoring: once the codes are loaded, copies of the vectors fill in the
- * background (VectorCopies: int8 by default, dim + 16 bytes per record, 40 MB
- * at 100k × 384; or float16, dim × 2 + 8: 77 MB; `warmed` settles when full). A candidate with a copy is scored from it,
+ * background (VectorCopies, their form chosen by copiesFor: float16, dim × 2 + 8
+ * bytes per record, while the cap holds them all, else int8, dim + 16: 40 MB at
+ * 100k × 384; an 'auto' float16 cache that fills up as the memory grows is
+ * replaced by int8 copies, refilled; `warmed` settles when full). A candidate with a copy is scored from it,
  * with a rigorous error bound; the exact float vectors are read (one
  * `rid IN json_each(?)` query) only for the candidates without a copy and for
  * those whose bounds leave their order among the top `k` undecided, so the
@@ -97,7 +99,7 @@ export class DenseIndex {
     private readonly copies: boolean,
     /** Cap of the vector copies (MemoryBudget.vectorCopyBytes; none: every active record). */
     private readonly vectorCopyBytes: number | undefined,
-    private readonly copyForm: VectorCopyForm,
+    private readonly copyChoice: VectorCopyChoice,
   ) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
@@ -121,11 +123,11 @@ export class DenseIndex {
    * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no vector copies (rescoring
    * reads every candidate's vector; benchmarks of the candidate stage). `vectorCopyBytes`: cap of the
    * copies (MemoryBudget.vectorCopyBytes; none: every active record); `copyForm`: their form
-   * (MemoryBudget.vectorCopyForm; default int8).
+   * (MemoryBudget.vectorCopyForm; default 'auto': see copiesFor).
    */
   static open(
     store: MemoryStore,
-    options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean; vectorCopyBytes?: number; copyForm?: VectorCopyForm } = {},
+    options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean; vectorCopyBytes?: number; copyForm?: VectorCopyChoice } = {},
   ): DenseIndex {
     return new DenseIndex(
       store.connectionForQueries(),
@@ -134,7 +136,7 @@ export class DenseIndex {
       options.ivfMinCodes ?? IVF_MIN_CODES,
       options.halfCopies ?? true,
       options.vectorCopyBytes,
-      options.copyForm ?? 'int8',
+      options.copyForm ?? 'auto',
     );
   }
 
@@ -155,8 +157,8 @@ export class DenseIndex {
   }
 
   /** The copies' form, the records with a copy, the bytes the copies hold, and the most records the cap allows. */
-  get vectorCopies(): { form: VectorCopyForm; records: number; bytes: number; capacity: number } {
-    return { form: this.copyForm, records: this.copyCache?.size ?? 0, bytes: this.copyCache?.bytes ?? 0, capacity: this.copyCache?.capacity ?? 0 };
+  get vectorCopies(): { form: VectorCopyForm | null; records: number; bytes: number; capacity: number } {
+    return { form: this.copyCache?.form ?? null, records: this.copyCache?.size ?? 0, bytes: this.copyCache?.bytes ?? 0, capacity: this.copyCache?.capacity ?? 0 };
   }
 
   /** Bytes the binary codes hold (with the room reserved for more). */
@@ -243,11 +245,12 @@ export class DenseIndex {
     if (!cache) return;
     const rows = this.changedStmt.all(JSON.stringify(changes.rids)) as { rid: number; status: string; embedding: Buffer | null }[];
     const live = new Set<number>();
+    let missed = false;
     for (const row of rows) {
       if (row.status !== 'active' || !row.embedding || row.embedding.byteLength !== cache.dimension * 4) continue;
       const vector = blobToVector(row.embedding);
       cache.set(row.rid, quantizeBinary(vector));
-      this.copyCache?.set(row.rid, vector);
+      if (this.copyCache?.set(row.rid, vector) === false) missed = true;
       live.add(row.rid);
     }
     for (const rid of changes.rids) {
@@ -255,8 +258,20 @@ export class DenseIndex {
       cache.delete(rid);
       this.copyCache?.delete(rid);
     }
+    if (missed && this.copyChoice === 'auto' && this.copyCache?.form === 'float16' && this.copyCache.full) this.refillAsInt8();
     if (cache instanceof BinaryCodeCache && cache.size >= this.ivfMinCodes) this.cache = openIvf(this.db, cache, this.seq, this.log, this.logger);
     else if (cache instanceof IvfCodeIndex && cache.size > cache.trainedSize * IVF_RETRAIN_GROWTH) this.reload();
+  }
+
+  /** The memory outgrew the float16 copies 'auto' chose: int8 copies (half the bytes) replace them, filled from the first rid. */
+  private refillAsInt8(): void {
+    const full = this.copyCache;
+    if (!full) return;
+    this.logger.info(`the float16 vector copies are full (${full.size} records); refilling them as int8 copies`);
+    this.copyCache = new Int8VectorCache(full.dimension, { maxBytes: this.vectorCopyBytes });
+    this.copyCache.reserve(this.cache?.size ?? 0);
+    this.fillFrom = 0;
+    this.startFill();
   }
 
   private storedDimension(): number | null {
@@ -333,7 +348,7 @@ export class DenseIndex {
     const flat = loader.cache;
     this.cache = flat && flat.size >= this.ivfMinCodes ? openIvf(this.db, flat, loader.seq, this.log, this.logger) : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
-    this.copyCache = loader.cache && this.copies ? newCopies(this.copyForm, loader.cache.dimension, this.vectorCopyBytes) : null;
+    this.copyCache = loader.cache && this.copies ? copiesFor(this.copyChoice, loader.cache.dimension, this.vectorCopyBytes, loader.cache.size) : null;
     this.copyCache?.reserve(loader.cache?.size ?? 0);
     this.fillFrom = this.copyCache ? 0 : null;
     this.catchUp();
@@ -381,7 +396,7 @@ export class DenseIndex {
       this.fillFrom = null;
       return;
     }
-    if (!this.disposed) this.logger.debug(`${this.copyForm} copies of ${this.copyCache?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.copyCache?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
+    if (!this.disposed) this.logger.debug(`${this.copyCache?.form ?? 'no'} copies of ${this.copyCache?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.copyCache?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
   }
 
   private async loadInBackground(): Promise<void> {
@@ -400,10 +415,6 @@ export class DenseIndex {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-}
-
-function newCopies(form: VectorCopyForm, dimension: number, maxBytes: number | undefined): VectorCopies {
-  return form === 'float16' ? new HalfVectorCache(dimension, { maxBytes }) : new Int8VectorCache(dimension, { maxBytes });
 }
 
 interface Loader {
