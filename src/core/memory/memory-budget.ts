@@ -21,7 +21,7 @@
  *
  * @example
  * const budget = memoryBudget(160);
- * budget.vectorCopyBytes;   // 80 MB: int8 copies of 200k records at 384 dimensions (the default, 80: 100k)
+ * budget.vectorCopyBytes;   // 80 MB: float16 copies of 103k records at 384 dimensions, int8 of 200k (the default, 80: 51k / 100k)
  * budget.sqlitePageCacheKiB; // per connection, for `PRAGMA cache_size = -N`
  */
 import { z } from 'zod';
@@ -32,9 +32,14 @@ import { VECTOR_COPY_CHOICES, type VectorCopyChoice } from './dense/vector-copy-
 /**
  * Default budget (MB), sized so a 100k-record memory stays within 400 MB of steady RSS (issue 37;
  * `npm run bench:coldstart -- --n 100000 --new-only --memory-budget-mb N`, 28 Nov, load 1–1.5: 80 →
- * 388.5 MB, 90 → 397.6, 100 → 403.4, 160 → 442.9): float16 copies of ~51k records at 384 dimensions,
- * the rest read exactly on demand. The price is speed: hybrid p50 at 100k 2.41 ms against 1.92 ms at
- * 160 (`npm run bench:retrieval -- --sizes 100000 --keywords worker --memory-budget-mb N`, same window).
+ * 388.5 MB, 90 → 397.6, 100 → 403.4, 160 → 442.9) with float16 copies of ~51k records at 384
+ * dimensions; hybrid p50 at 100k was then 2.41 ms against 1.92 ms at 160 (`npm run bench:retrieval --
+ * --sizes 100000 --keywords worker --memory-budget-mb N`, same window). Since the copies' form is
+ * chosen by size (copiesFor), the same 40 MB share holds int8 copies of all 100k: a top-32 dense
+ * search reads 14.0 exact vectors from SQLite instead of 58.6 (float16 at 80) and 5.5 (float16 at
+ * 160), the same rankings (300 queries, 28 Nov, a loaded machine); steady RSS 399.6 MB int8 against
+ * 395.7 float16 at 80, medians of 3 (`npm run bench:coldstart -- --n 100000 --runs 3 --new-only
+ * --vector-copies int8|float16`, on the bench:retrieval memory, load 13–17: to be re-run quiet).
  */
 export const DEFAULT_MEMORY_BUDGET_MB = 80;
 export const MIN_MEMORY_BUDGET_MB = 16;
