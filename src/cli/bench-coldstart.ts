@@ -1,5 +1,5 @@
 /**
- * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank] [-- --memory-budget-mb N] [-- --new-only]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them; `--memory-budget-mb`: the new path's memory budget, default agentMemory.memoryBudgetMB's; `--new-only`: the old path is not run, no ratios).
+ * Cold-start benchmark: `npm run bench:coldstart [-- --n 100000] [-- --runs 5] [-- --db FILE] [-- --json] [-- --rerank] [-- --memory-budget-mb N] [-- --vector-copies auto|int8|float16] [-- --new-only]` (`--rerank`: the new path searches with the re-ranking; its question shapes load in the background after both sides, and `keyword_join_ms` then includes them; `--memory-budget-mb`: the new path's memory budget, default agentMemory.memoryBudgetMB's; `--vector-copies`: the form of the new path's vector copies, default auto (float16 while the budget holds every record's, else int8); `--new-only`: the old path is not run, no ratios).
  *
  * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
  * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
@@ -9,12 +9,12 @@
  *   dense codes loaded, first search) and the sides that answered;
  * - keyword_join_ms: when the keyword side joined (worker loaded);
  * - warm_ms / steady_rss_mb: when the warm caches filled after loading were full (`search.warmed`:
- *   the dense side's float16 vector copies; the old path has none: its warm_ms is its join) and the
+ *   the dense side's vector copies; the old path has none: its warm_ms is its join) and the
  *   RSS one second after that;
  * - max_block_ms: the longest event-loop block from opening the memory until the caches are warm
  *   (a 5 ms setInterval probe: the largest gap between ticks, minus 5 ms);
  * - steady_memory (new path, last run): where the steady RSS goes (issue 37 item 1): the main
- *   isolate's V8 heap, its external memory and ArrayBuffers (the dense side's codes and float16
+ *   isolate's V8 heap, its external memory and ArrayBuffers (the dense side's codes and vector
  *   copies among them, also given by size), the keyword worker's own V8 heap, and the RSS split
  *   by the kernel (/proc/self/status) into anonymous memory and file pages (the SQLite file's pages
  *   and the loaded libraries); the anonymous memory no live JS object or buffer accounts for
@@ -22,7 +22,7 @@
  *   connection), free pages of the V8 heaps, code and malloc arenas. Per thread: the main
  *   isolate's heap used/committed, external and ArrayBuffers; the keyword worker's heap
  *   used/committed and external (v8.getHeapStatistics in the worker). The caches' byte sizes
- *   (binary codes, float16 copies with their cap) and the budget in effect (memory-budget.ts:
+ *   (binary codes, vector copies with their form and cap) and the budget in effect (memory-budget.ts:
  *   its shares, and the cache_size / mmap_size read back from the store's connection). SQLite's
  *   own allocation count (sqlite3_memory_used) is not available: better-sqlite3 has no call for
  *   it and is built with SQLITE_DEFAULT_MEMSTATUS=0, so its page caches are bounded by the
@@ -42,7 +42,8 @@ import { z } from 'zod';
 import { HELP_SHOWN, parseBenchArgs, usageError } from './args';
 import { tempDirRemovedOnExit } from './exit-cleanup';
 import { runMain } from './run-main';
-import { DEFAULT_MEMORY_BUDGET_MB, memoryBudget, type MemoryBudget } from '../core/memory/memory-budget';
+import { DEFAULT_MEMORY_BUDGET_MB, DEFAULT_VECTOR_COPY_FORM, memoryBudget, VectorCopyFormSchema, type MemoryBudget } from '../core/memory/memory-budget';
+import type { VectorCopyChoice } from '../core/memory/dense/vector-copy-choice';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BASELINE = '97d0e4e';
@@ -60,19 +61,22 @@ const ArgsSchema = z.object({
   rerank: z.boolean().default(false),
   /** The new path's memory budget (MB); default: the setting's default. */
   'memory-budget-mb': z.coerce.number().int().optional(),
+  /** The form of the new path's vector copies (default DEFAULT_VECTOR_COPY_FORM). */
+  'vector-copies': VectorCopyFormSchema.optional(),
   /** Run the new path only (no baseline checkout, no ratios). */
   'new-only': z.boolean().default(false),
 });
 
-const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--memory-budget-mb N] [--new-only] [--json]
+const USAGE = `Usage: npm run bench:coldstart -- [--n 100000] [--runs 5] [--db FILE] [--baseline COMMIT] [--rerank] [--memory-budget-mb N] [--vector-copies auto|int8|float16] [--new-only] [--json]
 
 Spawns child processes that open a memory of --n synthetic records and answer one hybrid query,
 for this tree and for the --baseline commit's tree (extracted to a temp dir outside the work
 tree, removed on exit or Ctrl+C); prints the median of --runs runs and the old/new ratios.
 --memory-budget-mb N: the new path's memory budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's);
+--vector-copies auto|int8|float16: the form of the new path's vector copies (default ${DEFAULT_VECTOR_COPY_FORM});
 --new-only: run the new path only (no baseline, no ratios).`;
 
-const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src', 'memory-budget-mb'] as const;
+const VALUED = ['n', 'runs', 'db', 'baseline', 'probe', 'src', 'memory-budget-mb', 'vector-copies'] as const;
 
 const ProbeSchema = z.object({
   imports_ms: z.number(),
@@ -106,7 +110,9 @@ interface ProbeModules {
 interface ProbeSearch {
   search(q: { text: string; vector?: Float32Array }, k: number): { recordId: string }[];
   answer?(q: { text: string; vector?: Float32Array }, k: number, options?: { rerank?: boolean }): { hits: { recordId: string }[]; sides: string[] };
-  dense: { ready?: Promise<void>; halfCopies?: { bytes: number; records: number; capacity?: number }; size?: number; dimension?: number | null; codeBytes?: number };
+  dense: { ready?: Promise<void>; vectorCopies?: { form: string | null; bytes: number; records: number; capacity: number };
+    /** A baseline tree's name for the float16 copies. */
+    halfCopies?: { bytes: number; records: number; capacity?: number }; size?: number; dimension?: number | null; codeBytes?: number };
   /** The keyword side; its worker (when it has one) is read for its heap statistics only. */
   keywords?: { worker?: { getHeapStatistics?(): Promise<{ used_heap_size: number; total_heap_size: number; external_memory?: number }> } };
   ready?: Promise<void>;
@@ -114,7 +120,7 @@ interface ProbeSearch {
   close(): void;
 }
 
-async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined): Promise<void> {
+async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined, form: VectorCopyChoice | undefined): Promise<void> {
   const t0 = performance.now();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
   // The memory's modules moved into folders (sqlite/, search/); a baseline tree may predate that.
@@ -127,7 +133,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
   } as ProbeModules;
   const options = rerank && kind === 'new' ? { rerank: true } : {};
   // The new path opens with the budget in effect (passed explicitly: the same as the default without --memory-budget-mb).
-  const budget = kind === 'new' ? memoryBudget(budgetMB) : undefined;
+  const budget = kind === 'new' ? memoryBudget(budgetMB, form) : undefined;
   const tImports = performance.now();
   let maxGap = 0;
   let last = performance.now();
@@ -196,10 +202,13 @@ async function memoryBreakdown(search: ProbeSearch, store: ProbeStore, budget: M
   const out: Record<string, number> = { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), array_buffers_mb: mb(m.arrayBuffers), ...rssSplit() };
   const dim = search.dense.dimension ?? 0;
   if (search.dense.size !== undefined) out.dense_codes_mb = mb(search.dense.codeBytes ?? (search.dense.size * dim) / 8);
-  if (search.dense.halfCopies) {
-    out.dense_half_copies_mb = mb(search.dense.halfCopies.bytes);
-    out.dense_half_copies_records = search.dense.halfCopies.records;
-    if (search.dense.halfCopies.capacity !== undefined) out.dense_half_copies_capacity_records = search.dense.halfCopies.capacity;
+  const copies = search.dense.vectorCopies ?? search.dense.halfCopies;
+  if (copies) {
+    // The form the copies took: 1 int8, 2 float16 (a figure among figures; the run's vector_copy_form names the choice).
+    out.dense_copies_bytes_per_value = search.dense.vectorCopies ? (search.dense.vectorCopies.form === 'int8' ? 1 : 2) : 2;
+    out.dense_copies_mb = mb(copies.bytes);
+    out.dense_copies_records = copies.records;
+    if (copies.capacity !== undefined) out.dense_copies_capacity_records = copies.capacity;
   }
   const worker = search.keywords?.worker;
   if (worker?.getHeapStatistics) {
@@ -209,7 +218,7 @@ async function memoryBreakdown(search: ProbeSearch, store: ProbeStore, budget: M
     if (h.external_memory !== undefined) out.keyword_worker_external_mb = mb(h.external_memory);
   }
   out.budget_mb = budget.megabytes;
-  out.budget_half_vectors_mb = mb(budget.halfVectorBytes);
+  out.budget_vector_copies_mb = mb(budget.vectorCopyBytes);
   out.budget_keyword_caches_mb = mb(budget.keywordCacheBytes);
   const db = store.connectionForQueries?.();
   // Read back from the store's connection: what SQLite applies (cache_size < 0: KiB).
@@ -239,9 +248,10 @@ function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
   });
 }
 
-async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number): Promise<Probe & { spawn_to_first_ms: number }> {
+async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number, form?: VectorCopyChoice): Promise<Probe & { spawn_to_first_ms: number }> {
   const budget = budgetMB === undefined ? [] : ['--memory-budget-mb', String(budgetMB)];
-  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget]);
+  const copies = form === undefined ? [] : ['--vector-copies', form];
+  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget, ...copies]);
   const p = ProbeSchema.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
   // The child prints after closing; spawn → first result = spawn → child start + the child's own first_ms.
   return { ...p, spawn_to_first_ms: p.first_ms };
@@ -270,7 +280,7 @@ async function main(argv: string[]): Promise<number> {
   if (args === HELP_SHOWN) return 0;
   const budgetMB = args['memory-budget-mb'];
   if (args.probe) {
-    await probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank, budgetMB);
+    await probe(args.probe, args.src ?? path.join(ROOT, 'src'), args.db!, args.rerank, budgetMB, args['vector-copies']);
     return 0;
   }
   memoryBudget(budgetMB); // a budget out of bounds fails here, before seeding
@@ -294,7 +304,7 @@ async function main(argv: string[]): Promise<number> {
     const oldDb = path.join(work, 'old.sqlite');
     if (kinds.length > 1) prepareOldPath(args.baseline, db, oldRoot, oldDb);
     const srcOf = (kind: 'new' | 'old') => path.join(kind === 'new' ? ROOT : oldRoot, 'src');
-    const probeOnce = (kind: 'new' | 'old') => runProbe(kind, srcOf(kind), kind === 'new' ? db : oldDb, kind === 'new' && args.rerank, kind === 'new' ? budgetMB : undefined);
+    const probeOnce = (kind: 'new' | 'old') => runProbe(kind, srcOf(kind), kind === 'new' ? db : oldDb, kind === 'new' && args.rerank, kind === 'new' ? budgetMB : undefined, kind === 'new' ? args['vector-copies'] : undefined);
     process.stderr.write('preparing: first opens write each path\'s keyword index file…\n');
     for (const kind of kinds) await probeOnce(kind);
     const rows: { kind: string; p: Probe & { spawn_to_first_ms: number } }[] = [];
@@ -335,10 +345,10 @@ async function main(argv: string[]): Promise<number> {
       : null;
     const steadyMemory = rows.filter((r) => r.kind === 'new').pop()?.p.steady_memory ?? null;
     const sameTop4 = old ? rows.filter((r) => r.kind === 'new')[0].p.top4.join() === rows.filter((r) => r.kind === 'old')[0].p.top4.join() : null;
-    const budget = memoryBudget(budgetMB);
-    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, steady_memory_new: steadyMemory, memory_budget_mb: budget.megabytes, load_avg_1m: os.loadavg()[0] }) + '\n');
+    const budget = memoryBudget(budgetMB, args['vector-copies']);
+    if (args.json) process.stdout.write(JSON.stringify({ summary, ratios_old_over_new: ratios, same_top4_as_old: sameTop4, steady_memory_new: steadyMemory, memory_budget_mb: budget.megabytes, vector_copy_form: budget.vectorCopyForm, load_avg_1m: os.loadavg()[0] }) + '\n');
     else {
-      process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), memory budget ${budget.megabytes} MB, load avg ${os.loadavg()[0].toFixed(1)}\n`);
+      process.stdout.write(`cold start at n=${args.n}, median of ${args.runs} runs (child processes: node -r tsx/cjs; time from process start), memory budget ${budget.megabytes} MB, ${budget.vectorCopyForm} vector copies, load avg ${os.loadavg()[0].toFixed(1)}\n`);
       const cols = Object.keys(fresh) as (keyof typeof fresh)[];
       for (const c of cols) process.stdout.write(`${c.padEnd(18)} ${String(fresh[c]).padStart(12)} ${old ? String(old[c]).padStart(12) : ''}\n`);
       if (ratios) process.stdout.write(`old/new ratios: first answer ×${ratios.spawn_to_first}, RSS at first answer ×${ratios.first_rss}, longest block ×${ratios.max_block}\n`);

@@ -9,7 +9,7 @@
  *   (durable commit incl. the vec0 bit codes; the keyword index catches up lazily
  *   before the next query, reported separately as keyword_catchup_ms),
  * - hybrid_p50/p95_ms and vector_p50_ms: HybridSearch top-4 once its warm caches are full
- *   (Hamming scan over the cached sqlite-vec bit codes, rescoring from float16 copies with the
+ *   (Hamming scan over the cached sqlite-vec bit codes, rescoring from the vector copies (int8 by default) with the
  *   exact vectors read where the copies leave the order undecided, MiniSearch BM25, RRF,
  *   collapse: the CLI's default), and hybrid_rerank_p50/p95_ms the same search with the
  *   re-ranking of the collapsed top (the editor's default) (`rerank: true`), the two alternating per query (which
@@ -36,7 +36,7 @@
  * already there (a million is built once). `--dense-only` times the dense side alone (no keyword index,
  * no question shapes: the hybrid fields are null).
  */
-import { DEFAULT_MEMORY_BUDGET_MB, memoryBudget } from '../core/memory/memory-budget';
+import { DEFAULT_MEMORY_BUDGET_MB, DEFAULT_VECTOR_COPY_FORM, memoryBudget, VectorCopyFormSchema } from '../core/memory/memory-budget';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -58,11 +58,12 @@ import { HELP_SHOWN, parseBenchArgs } from './args';
 /** The float-scan baseline's SQLite page cache (KiB): a bulk reader on its own connection (a memory's connections take theirs from the memory budget). */
 const FLOAT_SCAN_CACHE_SIZE_KIB = 65_536;
 
-const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N]
+const USAGE = `Usage: npm run bench:retrieval -- [--json] [--sizes 1000,10000,100000] [--queries 200] [--tasks FILE] [--keywords inline|worker] [--dir DIR] [--dense-only] [--memory-budget-mb N] [--vector-copies auto|int8|float16]
 
 Grows one file-backed memory through --sizes records and measures at each size: insert rate,
 hybrid / vector / keyword search latency, recall@4 against an exact scan (see the file comment).
---memory-budget-mb N: the hybrid search's cache budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's).`;
+--memory-budget-mb N: the hybrid search's cache budget (default ${DEFAULT_MEMORY_BUDGET_MB}, agentMemory.memoryBudgetMB's);
+--vector-copies auto|int8|float16: the form of the dense side's vector copies (default ${DEFAULT_VECTOR_COPY_FORM}).`;
 
 const ArgsSchema = z.object({
   json: z.boolean().default(false),
@@ -77,12 +78,13 @@ const ArgsSchema = z.object({
   dir: z.string().min(1).optional(),
   'dense-only': z.boolean().default(false),
   'memory-budget-mb': z.coerce.number().int().default(DEFAULT_MEMORY_BUDGET_MB),
+  'vector-copies': VectorCopyFormSchema.default(DEFAULT_VECTOR_COPY_FORM),
 });
 
 export interface BenchRow extends DenseFigures {
   /** Opening the store and a new HybridSearch on it until an answer fused both sides. */
   first_open_ms: number;
-  /** `--dense-only`: DenseIndex.search top-4 (the product's dense side alone, float16 copies full). */
+  /** `--dense-only`: DenseIndex.search top-4 (the product's dense side alone, vector copies full). */
   dense_search_p50_ms?: number;
   n: number;
   dim: number;
@@ -100,7 +102,7 @@ export interface BenchRow extends DenseFigures {
   float_scan_p50_ms: number;
   recall_at_4: number;
   keyword_catchup_ms: number;
-  /** Waiting after the catch-up until the keyword term cache re-warmed and the dense float16 copies are full. */
+  /** Waiting after the catch-up until the keyword term cache re-warmed and the dense vector copies are full. */
   warm_ms: number;
   rss_mb: number;
   keyword_p50_ms: number;
@@ -113,6 +115,10 @@ export interface BenchRow extends DenseFigures {
   /** Hybrid answers (of `queries`) that fused both sides (the rest answered without the keyword side). */
   hybrid_fused: number;
   load_avg_1m: number;
+  /** The budget the hybrid search ran with, the form its vector copies took (--vector-copies, resolved), and the float vectors its rescoring read from SQLite per timed search (hybrid and re-ranked). */
+  memory_budget_mb?: number;
+  vector_copy_form?: string;
+  dense_exact_reads_per_search?: number;
 }
 
 /** Candidates the dense stage compares (the over-fetch of a top-4 query at 100k). */
@@ -120,7 +126,7 @@ const DENSE_STAGE_CANDIDATES = 128;
 
 
 async function run(argv: string[]): Promise<BenchRow[]> {
-  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'dense-only'], valued: ['sizes', 'queries', 'tasks', 'keywords', 'dir', 'memory-budget-mb'] }, ArgsSchema);
+  const args = parseBenchArgs(argv, { usage: USAGE, flags: ['json', 'dense-only'], valued: ['sizes', 'queries', 'tasks', 'keywords', 'dir', 'memory-budget-mb', 'vector-copies'] }, ArgsSchema);
   if (args === HELP_SHOWN) return [];
   const embedder = new HashingEmbedder();
   const dim = embedder.dimension;
@@ -128,7 +134,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   fs.mkdirSync(dir, { recursive: true });
   const storeFile = path.join(dir, 'memory.sqlite');
   let store = MemoryStore.open(storeFile);
-  const budget = memoryBudget(args['memory-budget-mb']); // out of bounds: fails here, before building
+  const budget = memoryBudget(args['memory-budget-mb'], args['vector-copies']); // out of bounds: fails here, before building
   const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker', memoryBudget: budget });
   let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
@@ -171,7 +177,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       if (args.keywords === 'worker') waitForKeywords(live, queries[0]);
       const qvecs = queries.map((q) => embedder.embedSync(q));
       // The catch-up query applies the whole batch: the keyword index then re-warms its term cache (after a
-      // quiet second) and the dense side fills its float16 copies. Timing starts once both are warm.
+      // quiet second) and the dense side fills its vector copies. Timing starts once both are warm.
       const catchup = timeMs(() => live.search({ text: queries[0], vector: qvecs[0] }, 4));
       void live.shapes; // the re-ranking's state: read now (in the background with the worker), awaited with search.ready
       const warmStarted = process.hrtime.bigint();
@@ -188,6 +194,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       }
 
       let fused = 0;
+      const readsBefore = live.dense.rescoreReads;
       const hybrid: number[] = [];
       const reranked: number[] = [];
       queries.forEach((q, i) => {
@@ -201,6 +208,8 @@ async function run(argv: string[]): Promise<BenchRow[]> {
           hybrid.push(product());
         }
       });
+      const exactReads = (live.dense.rescoreReads - readsBefore) / (2 * queries.length);
+      const copyForm = live.dense.vectorCopies.form;
       hybrid.sort((a, b) => a - b);
       reranked.sort((a, b) => a - b);
       let shapes: ShapeIndex | null = null;
@@ -268,6 +277,9 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         ...keywordStage,
         hybrid_fused: fused,
         load_avg_1m: round(os.loadavg()[0], 2),
+        memory_budget_mb: budget.megabytes,
+        vector_copy_form: copyForm ?? 'none',
+        dense_exact_reads_per_search: round(exactReads, 1),
       });
       if (!args.json) printRow(rows[rows.length - 1], rows.length === 1, search.dense.kernelKind ?? '-');
     }

@@ -8,6 +8,7 @@ import { seededRandom } from '../../../src/core/random';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { dot } from '../../../src/core/memory/dense/vector-index';
+import { VECTOR_COPY_FORMS, type VectorCopyForm } from '../../../src/core/memory/dense/vector-copies';
 import { sampleRecord, unitVector } from '../../support/records';
 
 const DIM = 64;
@@ -36,14 +37,19 @@ function exactTop(q: Float32Array, rids: number[], vectorOf: Map<number, Float32
     .slice(0, k);
 }
 
-describe('dense rescoring from float16 copies', () => {
-  it('ranks exactly as the float vectors do, reading only the candidates the copies leave undecided', () => {
+/** The widest error bound of a copy of a unit vector: float16 2^-10; int8 √dim · max|v_i| / 254 ≤ √dim / 254. */
+const WIDEST_BOUND: Record<VectorCopyForm, number> = { float16: 2 ** -10, int8: Math.sqrt(DIM) / 254 };
+/** Of the candidates a query compares, at most this share is read exactly (the measured share is well below). */
+const MOST_READ: Record<VectorCopyForm, number> = { float16: 1 / 4, int8: 1 / 2 };
+
+describe('dense rescoring from vector copies', () => {
+  for (const form of VECTOR_COPY_FORMS) it(`ranks exactly as the float vectors do from ${form} copies, reading only the candidates the copies leave undecided`, () => {
     const store = MemoryStore.open(':memory:');
     const vectors = [...clusteredVectors(600), ...Array.from({ length: 600 }, (_, i) => unitVector(9000 + i, DIM))];
     store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
     const vectorOf = new Map(vectors.map((v, i) => [store.ridOf(`v${i}`)!, v]));
-    const dense = DenseIndex.open(store);
-    assert.equal(dense.halfCopies.records, vectors.length, 'a synchronous open fills the copies at once');
+    const dense = DenseIndex.open(store, { copyForm: form });
+    assert.equal(dense.vectorCopies.records, vectors.length, 'a synchronous open fills the copies at once');
     let candidates = 0;
     let refined = 0;
     for (let qi = 0; qi < 40; qi++) {
@@ -57,12 +63,12 @@ describe('dense rescoring from float16 copies', () => {
       const want = exactTop(q, pool, vectorOf, 16);
       assert.deepEqual(got.map((h) => h.rid), want.map((w) => w.rid), `query ${qi}`);
       got.forEach((h, i) => {
-        const bound = h.exact ? 0 : 2 ** -10;
+        const bound = h.exact ? 0 : WIDEST_BOUND[form];
         assert.ok(Math.abs(h.similarity - want[i].cos) <= bound, `query ${qi} rank ${i}: ${h.similarity} vs ${want[i].cos} (exact: ${h.exact})`);
       });
     }
     assert.ok(refined > 0, 'near-duplicates were read exactly');
-    assert.ok(refined < candidates / 4, `most candidates are scored from the copies (${refined} of ${candidates} read)`);
+    assert.ok(refined < candidates * MOST_READ[form], `most candidates are scored from the copies (${refined} of ${candidates} read)`);
     dense.dispose();
     store.close();
   });
@@ -109,8 +115,8 @@ describe('dense rescoring from float16 copies', () => {
       search = HybridSearch.open(store, { file: null, background: true });
       await search.ready;
       await search.warmed;
-      assert.equal(search.dense.halfCopies.records, 2500);
-      assert.equal(search.dense.halfCopies.bytes >= 2500 * DIM * 2, true);
+      assert.equal(search.dense.vectorCopies.records, 2500);
+      assert.equal(search.dense.vectorCopies.bytes >= 2500 * (DIM + 16), true);
       // Not one of the seeded vectors (unitVector's generator repeats across far seeds).
       const fresh = normalised(Float32Array.from({ length: DIM }, (_, d) => Math.sin(d * 1.7 + 0.3)));
       store.add([sampleRecord({ id: 'fresh' })], { trigger: 'user', embeddings: [fresh], embedderId: 'random-64' });
@@ -119,7 +125,7 @@ describe('dense rescoring from float16 copies', () => {
       const hits = search.search({ text: '', vector: fresh }, 4, { mode: 'vector' });
       assert.equal(hits[0].recordId, 'fresh');
       assert.ok(Math.abs(hits[0].score - dot(fresh, fresh)) < 1e-12, 'vector mode scores by the exact cosine');
-      assert.equal(search.dense.halfCopies.records, 2500 - 2 + 1);
+      assert.equal(search.dense.vectorCopies.records, 2500 - 2 + 1);
       assert.ok(search.dense.rescoreReads - before < 128, 'the new record was scored from its copy');
     } finally {
       search?.close();

@@ -5,10 +5,14 @@ import * as path from 'node:path';
 import { isAgentMemoryError } from '../../../src/core/errors';
 import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
 import { HalfVectorCache } from '../../../src/core/memory/dense/half-vector-cache';
+import { Int8VectorCache } from '../../../src/core/memory/dense/int8-vector-cache';
+import { VECTOR_COPY_FORMS } from '../../../src/core/memory/dense/vector-copies';
+import { copiesFor } from '../../../src/core/memory/dense/vector-copy-choice';
 import {
   budgetFromCommandLine,
   BUDGET_SHARES,
   DEFAULT_MEMORY_BUDGET_MB,
+  DEFAULT_VECTOR_COPY_FORM,
   KEYWORD_CACHE_BYTES_PER_POSTING,
   keywordCachePostings,
   MAX_MEMORY_BUDGET_MB,
@@ -50,23 +54,32 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
     it('gives every share its fraction and never more than the budget in all', () => {
       for (const mb of [MIN_MEMORY_BUDGET_MB, 100, DEFAULT_MEMORY_BUDGET_MB, 1000, MAX_MEMORY_BUDGET_MB]) {
         const b = memoryBudget(mb);
-        const total = b.halfVectorBytes + b.keywordCacheBytes + SQLITE_CONNECTIONS * (b.sqlitePageCacheKiB * 1024 + b.sqliteMmapBytes);
+        const total = b.vectorCopyBytes + b.keywordCacheBytes + SQLITE_CONNECTIONS * (b.sqlitePageCacheKiB * 1024 + b.sqliteMmapBytes);
         assert.ok(total <= mb * 1e6, `${mb} MB: ${total} bytes`);
         assert.ok(total > mb * 1e6 - 4096, `${mb} MB: the shares use the budget (${total} bytes)`);
         assert.equal(b.megabytes, mb);
-        assert.equal(b.halfVectorBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.halfVectors));
+        assert.equal(b.vectorCopyBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.vectorCopies));
+        assert.equal(b.vectorCopyForm, DEFAULT_VECTOR_COPY_FORM);
         assert.equal(b.keywordCacheBytes, Math.floor(mb * 1e6 * BUDGET_SHARES.keywordCaches));
       }
       const shares = Object.values(BUDGET_SHARES).reduce((a, b) => a + b, 0);
       assert.ok(Math.abs(shares - 1) < 1e-12, `the shares sum to ${shares}`);
     });
 
-    it('by default holds float16 copies of half of a 100k memory at 384 dimensions; 160 MB holds every one', () => {
+    it('by default holds copies of every record of a 100k memory at 384 dimensions: int8 there (float16 would hold half), float16 at 10k or at 160 MB', () => {
       const b = memoryBudget();
       assert.equal(b.megabytes, DEFAULT_MEMORY_BUDGET_MB);
-      const capacity = new HalfVectorCache(384, { maxBytes: b.halfVectorBytes }).capacity;
-      assert.ok(capacity >= 50_000 && capacity < 100_000, `default capacity ${capacity}`);
-      assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160).halfVectorBytes }).capacity >= 100_000);
+      assert.equal(b.vectorCopyForm, 'auto');
+      const at100k = copiesFor(b.vectorCopyForm, 384, b.vectorCopyBytes, 100_000);
+      assert.equal(at100k.form, 'int8');
+      assert.ok(at100k.capacity >= 100_000, `int8 capacity ${at100k.capacity}`);
+      assert.equal(copiesFor(b.vectorCopyForm, 384, b.vectorCopyBytes, 10_000).form, 'float16');
+      assert.equal(copiesFor(b.vectorCopyForm, 384, memoryBudget(160).vectorCopyBytes, 100_000).form, 'float16');
+      assert.equal(copiesFor('int8', 384, b.vectorCopyBytes, 10).form, 'int8');
+      assert.equal(copiesFor('float16', 384, b.vectorCopyBytes, 100_000).form, 'float16');
+      const halves = new HalfVectorCache(384, { maxBytes: memoryBudget(DEFAULT_MEMORY_BUDGET_MB, 'float16').vectorCopyBytes }).capacity;
+      assert.ok(halves >= 50_000 && halves < 100_000, `default float16 capacity ${halves}`);
+      assert.ok(new HalfVectorCache(384, { maxBytes: memoryBudget(160, 'float16').vectorCopyBytes }).capacity >= 100_000);
       assert.equal(keywordCachePostings(b), Math.floor(b.keywordCacheBytes / KEYWORD_CACHE_BYTES_PER_POSTING));
     });
 
@@ -95,7 +108,7 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
     });
   });
 
-  describe('the float16 copies within their cap', () => {
+  describe('the vector copies within their cap', () => {
     it('hold at most maxBytes (measured) and refuse new records when full, replacing held ones', () => {
       const perRecord = DIM * 2 + 8;
       const cap = 100 * perRecord + perRecord - 1;
@@ -120,25 +133,54 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
       assert.equal(open.size, 150);
     });
 
-    it('a dense search capped below the record count ranks as the uncapped one (real store), reading the rest from SQLite', () => {
+    for (const form of VECTOR_COPY_FORMS) {
+      it(`a dense search with ${form} copies capped below the record count ranks as the uncapped one (real store), reading the rest from SQLite`, () => {
+        const store = MemoryStore.open(':memory:');
+        try {
+          const vectors = testVectors();
+          store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+          const full = DenseIndex.open(store, { copyForm: form });
+          const perRecord = (form === 'int8' ? new Int8VectorCache(DIM) : new HalfVectorCache(DIM)).bytesPerRecord;
+          const cap = 300 * perRecord;
+          const capped = DenseIndex.open(store, { vectorCopyBytes: cap, copyForm: form });
+          assert.deepEqual([full.vectorCopies.form, full.vectorCopies.records], [form, vectors.length]);
+          assert.equal(capped.vectorCopies.records, 300);
+          assert.ok(capped.vectorCopies.bytes <= cap, `${capped.vectorCopies.bytes} bytes under a cap of ${cap}`);
+          for (let qi = 0; qi < 40; qi++) {
+            const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
+            const want = full.search(q, 16, 128)!;
+            const got = capped.search(q, 16, 128)!;
+            assert.deepEqual(got.map((h) => h.rid), want.map((h) => h.rid), `query ${qi}`);
+            // Both within their copies' bounds of the exact cosine (int8: at most √dim / 254 for unit vectors).
+            got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i].similarity) <= (form === 'int8' ? (2 * Math.sqrt(DIM)) / 254 : 2 ** -9), `query ${qi} place ${i}`));
+          }
+          assert.ok(capped.rescoreReads > full.rescoreReads + 40 * 32, `capped read ${capped.rescoreReads} vectors, uncapped ${full.rescoreReads}`);
+        } finally {
+          store.close();
+        }
+      });
+    }
+  });
+
+  describe('the automatic form', () => {
+    it('keeps float16 copies while the cap holds them all, and refills as int8 when the memory outgrows them (rankings unchanged)', () => {
       const store = MemoryStore.open(':memory:');
       try {
         const vectors = testVectors();
-        store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
-        const full = DenseIndex.open(store);
-        const cap = 300 * (DIM * 2 + 8);
-        const capped = DenseIndex.open(store, { halfVectorBytes: cap });
-        assert.equal(full.halfCopies.records, vectors.length);
-        assert.equal(capped.halfCopies.records, 300);
-        assert.ok(capped.halfCopies.bytes <= cap, `${capped.halfCopies.bytes} bytes under a cap of ${cap}`);
-        for (let qi = 0; qi < 40; qi++) {
-          const q = qi % 2 ? unitVector(20_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 7], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
-          const want = full.search(q, 16, 128)!;
-          const got = capped.search(q, 16, 128)!;
-          assert.deepEqual(got.map((h) => h.rid), want.map((h) => h.rid), `query ${qi}`);
-          got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i].similarity) <= 2 ** -10, `query ${qi} place ${i}`));
+        const first = vectors.slice(0, 400);
+        store.add(first.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: first, embedderId: 'random-64' });
+        const cap = 1200 * (DIM + 16); // float16: 705 records, int8: all 1200
+        const auto = DenseIndex.open(store, { vectorCopyBytes: cap });
+        assert.deepEqual([auto.vectorCopies.form, auto.vectorCopies.records], ['float16', 400]);
+        const rest = vectors.slice(400);
+        store.add(rest.map((_, i) => sampleRecord({ id: `v${400 + i}` })), { trigger: 'user', embeddings: rest, embedderId: 'random-64' });
+        const exact = DenseIndex.open(store, { halfCopies: false });
+        for (let qi = 0; qi < 20; qi++) {
+          const q = unitVector(30_000 + qi, DIM);
+          assert.deepEqual(auto.search(q, 16, 128)!.map((h) => h.rid), exact.search(q, 16, 128)!.map((h) => h.rid), `query ${qi}`);
         }
-        assert.ok(capped.rescoreReads > full.rescoreReads + 40 * 64, `capped read ${capped.rescoreReads} vectors, uncapped ${full.rescoreReads}`);
+        assert.deepEqual([auto.vectorCopies.form, auto.vectorCopies.records], ['int8', vectors.length]);
+        assert.ok(auto.vectorCopies.bytes <= cap);
       } finally {
         store.close();
       }
@@ -178,10 +220,15 @@ describe('memory budget (agentMemory.memoryBudgetMB)', () => {
         const search = HybridSearch.open(store, { memoryBudget: budget, file: null });
         try {
           assert.equal(search.dense.size, 50);
-          assert.equal(search.dense.halfCopies.capacity, Math.floor(budget.halfVectorBytes / (DIM * 2 + 8)));
+          // 50 records fit the share's float16 copies many times over: 'auto' keeps float16.
+          assert.deepEqual([search.dense.vectorCopies.form, search.dense.vectorCopies.capacity], ['float16', Math.floor(budget.vectorCopyBytes / (DIM * 2 + 8))]);
           const defaults = HybridSearch.open(store, { file: null });
-          assert.equal(defaults.dense.halfCopies.capacity, Math.floor(memoryBudget().halfVectorBytes / (DIM * 2 + 8)));
+          assert.equal(defaults.dense.vectorCopies.capacity, Math.floor(memoryBudget().vectorCopyBytes / (DIM * 2 + 8)));
           defaults.close();
+          const int8 = HybridSearch.open(store, { file: null, memoryBudget: memoryBudget(MIN_MEMORY_BUDGET_MB, 'int8') });
+          assert.deepEqual([int8.dense.vectorCopies.form, int8.dense.vectorCopies.capacity], ['int8', Math.floor(budget.vectorCopyBytes / (DIM + 16))]);
+          assert.equal(int8.dense.vectorCopies.records, 50);
+          int8.close();
         } finally {
           search.close();
         }

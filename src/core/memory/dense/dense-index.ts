@@ -2,7 +2,9 @@ import type { Statement } from 'better-sqlite3';
 import { Logger, nullLogger, tagged } from '../../logger';
 import { BinaryCodeCache, quantizeBinary } from './binary-code-cache';
 import type { Database } from '../sqlite/database';
-import { HalfVectorCache } from './half-vector-cache';
+import { Int8VectorCache } from './int8-vector-cache';
+import type { VectorCopies, VectorCopyForm } from './vector-copies';
+import { copiesFor, type VectorCopyChoice } from './vector-copy-choice';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
@@ -19,14 +21,14 @@ export interface DenseHit {
   rid: number;
   /**
    * Cosine (dot product of the L2-normalised float vectors): exact when
-   * `exact`, else from the record's float16 copy (within 2^-10 of it), which
-   * already decided the hit's place in the ranking.
+   * `exact`, else from the record's copy (int8 or float16, within its error
+   * bound), which already decided the hit's place in the ranking.
    */
   similarity: number;
   exact: boolean;
 }
 
-/** Rows read per step while the float16 copies fill (≈ 1.5 MB of vectors at 384 dimensions: a few ms). */
+/** Rows read per step while the vector copies fill (≈ 1.5 MB of vectors at 384 dimensions: a few ms). */
 export const HALF_FILL_ROWS = 1024;
 
 interface ChunkRow {
@@ -44,14 +46,16 @@ interface ChunkRow {
  * Memory at open: dim/8 bytes per active record (4.8 MB at 100k × 384)
  * instead of the float vectors.
  *
- * Rescoring: once the codes are loaded, float16 copies of the vectors fill in
- * the background (HalfVectorCache, dim × 2 bytes per record: 77 MB at 100k ×
- * 384; `warmed` settles when full). A candidate with a copy is scored from it,
+ * Rescoring: once the codes are loaded, copies of the vectors fill in the
+ * background (VectorCopies, their form chosen by copiesFor: float16, dim × 2 + 8
+ * bytes per record, while the cap holds them all, else int8, dim + 16: 40 MB at
+ * 100k × 384; an 'auto' float16 cache that fills up as the memory grows is
+ * replaced by int8 copies, refilled; `warmed` settles when full). A candidate with a copy is scored from it,
  * with a rigorous error bound; the exact float vectors are read (one
  * `rid IN json_each(?)` query) only for the candidates without a copy and for
  * those whose bounds leave their order among the top `k` undecided, so the
  * ranking is the exact one (that stage: dense-rescore.ts). Until the copies
- * are full, every candidate is read. The copies are capped (`halfVectorBytes`,
+ * are full, every candidate is read. The copies are capped (`vectorCopyBytes`,
  * MemoryBudget): the records beyond the cap keep none and are always read.
  *
  * Freshness: before a query the index re-reads the records changed since the
@@ -61,7 +65,7 @@ interface ChunkRow {
  *
  * `open(store, { background: true })` reads the chunks across event-loop turns
  * (a few ms each) so an editor host never blocks long; a query arriving before
- * the end finishes the load at once. The float16 copies then fill the same
+ * the end finishes the load at once. The vector copies then fill the same
  * way; a query never waits for them.
  *
  * @example
@@ -70,8 +74,8 @@ interface ChunkRow {
  */
 export class DenseIndex {
   private cache: CodeSearch | null = null;
-  private halves: HalfVectorCache | null = null;
-  /** Next rid the float16 fill reads from (null: full, or not started). */
+  private copyCache: VectorCopies | null = null;
+  /** Next rid the copies' fill reads from (null: full, or not started). */
   private fillFrom: number | null = null;
   private seq = 0;
   private loader: Loader | null = null;
@@ -93,8 +97,9 @@ export class DenseIndex {
     private readonly background: boolean,
     private readonly ivfMinCodes: number,
     private readonly copies: boolean,
-    /** Cap of the float16 copies (MemoryBudget.halfVectorBytes; none: every active record). */
-    private readonly halfVectorBytes: number | undefined,
+    /** Cap of the vector copies (MemoryBudget.vectorCopyBytes; none: every active record). */
+    private readonly vectorCopyBytes: number | undefined,
+    private readonly copyChoice: VectorCopyChoice,
   ) {
     this.logger = tagged(logger, 'dense');
     this.log = new RecordChangeLog(db);
@@ -108,20 +113,21 @@ export class DenseIndex {
     this.ready = background ? this.loadInBackground() : Promise.resolve();
   }
 
-  /** Settles when the float16 copies are full too (rescoring then reads almost no vectors from SQLite); a reload refills them. */
+  /** Settles when the vector copies are full too (rescoring then reads almost no vectors from SQLite); a reload refills them. */
   get warmed(): Promise<void> {
     return this.ready.then(() => this.filling ?? undefined);
   }
 
   /**
    * `ivfMinCodes`: active codes from which candidates come from the inverted file (default
-   * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no float16 copies (rescoring
-   * reads every candidate's vector; benchmarks of the candidate stage). `halfVectorBytes`: cap of the
-   * float16 copies (MemoryBudget.halfVectorBytes; none: every active record).
+   * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no vector copies (rescoring
+   * reads every candidate's vector; benchmarks of the candidate stage). `vectorCopyBytes`: cap of the
+   * copies (MemoryBudget.vectorCopyBytes; none: every active record); `copyForm`: their form
+   * (MemoryBudget.vectorCopyForm; default 'auto': see copiesFor).
    */
   static open(
     store: MemoryStore,
-    options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean; halfVectorBytes?: number } = {},
+    options: { logger?: Logger; background?: boolean; ivfMinCodes?: number; halfCopies?: boolean; vectorCopyBytes?: number; copyForm?: VectorCopyChoice } = {},
   ): DenseIndex {
     return new DenseIndex(
       store.connectionForQueries(),
@@ -129,7 +135,8 @@ export class DenseIndex {
       options.background ?? false,
       options.ivfMinCodes ?? IVF_MIN_CODES,
       options.halfCopies ?? true,
-      options.halfVectorBytes,
+      options.vectorCopyBytes,
+      options.copyForm ?? 'auto',
     );
   }
 
@@ -149,9 +156,9 @@ export class DenseIndex {
     return this.cache?.dimension ?? null;
   }
 
-  /** Records with a float16 copy, the bytes the copies hold, and the most records the cap allows. */
-  get halfCopies(): { records: number; bytes: number; capacity: number } {
-    return { records: this.halves?.size ?? 0, bytes: this.halves?.bytes ?? 0, capacity: this.halves?.capacity ?? 0 };
+  /** The copies' form, the records with a copy, the bytes the copies hold, and the most records the cap allows. */
+  get vectorCopies(): { form: VectorCopyForm | null; records: number; bytes: number; capacity: number } {
+    return { form: this.copyCache?.form ?? null, records: this.copyCache?.size ?? 0, bytes: this.copyCache?.bytes ?? 0, capacity: this.copyCache?.capacity ?? 0 };
   }
 
   /** Bytes the binary codes hold (with the room reserved for more). */
@@ -185,7 +192,7 @@ export class DenseIndex {
     const rids = this.candidates(vector, Math.max(k, candidates));
     if (!rids) return null;
     if (rids.length === 0) return [];
-    return rescore(vector, rids, k, this.halves, (ask, into) => this.readExact(vector, ask, into));
+    return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into));
   }
 
   /** Appends the exact cosines of the active records among `rids` (one query). */
@@ -208,7 +215,7 @@ export class DenseIndex {
   dispose(): void {
     this.loader = null;
     this.disposed = true;
-    this.halves = null;
+    this.copyCache = null;
     this.fillFrom = null;
   }
 
@@ -238,20 +245,33 @@ export class DenseIndex {
     if (!cache) return;
     const rows = this.changedStmt.all(JSON.stringify(changes.rids)) as { rid: number; status: string; embedding: Buffer | null }[];
     const live = new Set<number>();
+    let missed = false;
     for (const row of rows) {
       if (row.status !== 'active' || !row.embedding || row.embedding.byteLength !== cache.dimension * 4) continue;
       const vector = blobToVector(row.embedding);
       cache.set(row.rid, quantizeBinary(vector));
-      this.halves?.set(row.rid, vector);
+      if (this.copyCache?.set(row.rid, vector) === false) missed = true;
       live.add(row.rid);
     }
     for (const rid of changes.rids) {
       if (live.has(rid)) continue;
       cache.delete(rid);
-      this.halves?.delete(rid);
+      this.copyCache?.delete(rid);
     }
+    if (missed && this.copyChoice === 'auto' && this.copyCache?.form === 'float16' && this.copyCache.full) this.refillAsInt8();
     if (cache instanceof BinaryCodeCache && cache.size >= this.ivfMinCodes) this.cache = openIvf(this.db, cache, this.seq, this.log, this.logger);
     else if (cache instanceof IvfCodeIndex && cache.size > cache.trainedSize * IVF_RETRAIN_GROWTH) this.reload();
+  }
+
+  /** The memory outgrew the float16 copies 'auto' chose: int8 copies (half the bytes) replace them, filled from the first rid. */
+  private refillAsInt8(): void {
+    const full = this.copyCache;
+    if (!full) return;
+    this.logger.info(`the float16 vector copies are full (${full.size} records); refilling them as int8 copies`);
+    this.copyCache = new Int8VectorCache(full.dimension, { maxBytes: this.vectorCopyBytes });
+    this.copyCache.reserve(this.cache?.size ?? 0);
+    this.fillFrom = 0;
+    this.startFill();
   }
 
   private storedDimension(): number | null {
@@ -328,26 +348,26 @@ export class DenseIndex {
     const flat = loader.cache;
     this.cache = flat && flat.size >= this.ivfMinCodes ? (loader.ivf ?? new IvfOpening(this.db, flat, loader.seq, this.log, this.logger)).finish() : flat;
     // Fresh copies fill from the start (the records' vectors as they are now; later changes come through catchUp).
-    this.halves = loader.cache && this.copies ? new HalfVectorCache(loader.cache.dimension, { maxBytes: this.halfVectorBytes }) : null;
-    this.halves?.reserve(loader.cache?.size ?? 0);
-    this.fillFrom = this.halves ? 0 : null;
+    this.copyCache = loader.cache && this.copies ? copiesFor(this.copyChoice, loader.cache.dimension, this.vectorCopyBytes, loader.cache.size) : null;
+    this.copyCache?.reserve(loader.cache?.size ?? 0);
+    this.fillFrom = this.copyCache ? 0 : null;
     this.catchUp();
     this.startFill();
     this.logger.debug(`loaded ${this.cache?.size ?? 0} binary codes in ${Date.now() - loader.started} ms (${this.cache?.kernelKind ?? 'no'} kernel)`);
   }
 
-  /** Reads the next HALF_FILL_ROWS active vectors into the float16 copies; false when every record has one or the cap is reached. */
+  /** Reads the next HALF_FILL_ROWS active vectors into the vector copies; false when every record has one or the cap is reached. */
   private fillStep(): boolean {
-    const halves = this.halves;
+    const held = this.copyCache;
     const from = this.fillFrom;
-    if (!halves || from === null) return false;
-    if (halves.full) {
+    if (!held || from === null) return false;
+    if (held.full) {
       this.fillFrom = null;
       return false;
     }
     const rows = this.fillStmt.all(from, HALF_FILL_ROWS) as { rid: number; embedding: Buffer | null }[];
     for (const row of rows) {
-      if (row.embedding && row.embedding.byteLength === halves.dimension * 4) halves.set(row.rid, blobToVector(row.embedding));
+      if (row.embedding && row.embedding.byteLength === held.dimension * 4) held.set(row.rid, blobToVector(row.embedding));
     }
     this.fillFrom = rows.length < HALF_FILL_ROWS ? null : rows[rows.length - 1].rid + 1;
     return this.fillFrom !== null;
@@ -371,12 +391,12 @@ export class DenseIndex {
       while (!this.disposed && this.fillStep());
     } catch (error) {
       // Rescoring reads the vectors from SQLite without the copies: slower, same results.
-      this.logger.warn(`could not fill the float16 vector copies (${String(error)}); rescoring reads the vectors from the database`);
-      this.halves = null;
+      this.logger.warn(`could not fill the vector copies (${String(error)}); rescoring reads the vectors from the database`);
+      this.copyCache = null;
       this.fillFrom = null;
       return;
     }
-    if (!this.disposed) this.logger.debug(`float16 copies of ${this.halves?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.halves?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
+    if (!this.disposed) this.logger.debug(`${this.copyCache?.form ?? 'no'} copies of ${this.copyCache?.size ?? 0} vectors in ${Date.now() - started} ms (${((this.copyCache?.bytes ?? 0) / 1e6).toFixed(1)} MB)`);
   }
 
   /** Once the codes are read: one step of the inverted file's open (a few ms); false when there is none to open or it is laid out. */

@@ -1,13 +1,13 @@
 import { quickSelectDescending } from '../keyword/keyword-select';
 import type { DenseHit } from './dense-index';
-import type { HalfVectorCache } from './half-vector-cache';
+import type { VectorCopies } from './vector-copies';
 
 export interface Scored {
   rid: number;
   score: number;
   /** |exact cosine − score| ≤ bound (0: exact). */
   bound: number;
-  /** Candidates of one group have equal vectors (HalfScores.group); -1: none. */
+  /** Candidates of one group have equal vectors (CopyScores.group); -1: none. */
   group: number;
 }
 
@@ -19,18 +19,18 @@ const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact
 
 /**
  * The rescoring stage of a dense search: the `k` best of the coarse (Hamming)
- * candidates `rids` by cosine, in the exact order. A candidate with a float16
- * copy in `halves` is scored from it with a rigorous bound; the others, and
+ * candidates `rids` by cosine, in the exact order. A candidate with a copy
+ * (int8 or float16) in `copies` is scored from it with a rigorous bound; the others, and
  * those whose bounds leave their order among the top `k` undecided, are read
  * exactly through `readExact`. Each round reads the undecided candidates (one
  * per group of equal vectors, whose cosine the group shares); it ends when the
  * first k are decided, usually after one round.
  */
-export function rescore(vector: Float32Array, rids: readonly number[], k: number, halves: HalfVectorCache | null, readExact: ExactReader): DenseHit[] {
-  const copied = halves ? rids.filter((rid) => halves.has(rid)) : [];
+export function rescore(vector: Float32Array, rids: readonly number[], k: number, copies: VectorCopies | null, readExact: ExactReader): DenseHit[] {
+  const copied = copies ? rids.filter((rid) => copies.has(rid)) : [];
   let ranked: Scored[] = [];
-  if (halves && copied.length > 0) {
-    const { approx, bound, group } = halves.scores(vector, copied);
+  if (copies && copied.length > 0) {
+    const { approx, bound, group } = copies.scores(vector, copied);
     copied.forEach((rid, i) => ranked.push({ rid, score: approx[i], bound: bound[i], group: group[i] }));
   }
   if (copied.length < rids.length) {

@@ -1,4 +1,4 @@
-import { RidSlots } from './rid-slots';
+import { QueryTerms, VectorCopies } from './vector-copies';
 
 /** Largest finite float16 magnitude. */
 const HALF_MAX = 65504;
@@ -61,188 +61,62 @@ function halfTable(): Float32Array {
   return decodeTable;
 }
 
-/** Cosines of a query against cached vectors, each with a rigorous error bound. */
-export interface HalfScores {
-  /** Dot product with the float16 copy. */
-  approx: Float64Array;
-  /** |exact float32 dot − approx| ≤ bound. */
-  bound: Float64Array;
-  /** Same group (0, 1, …) = same 64-bit fingerprint of the float32 vector: equal vectors, hence equal exact cosines. */
-  group: Int32Array;
-}
-
-/** Two 32-bit hashes (FNV-1a and a multiply-rotate mix) of a vector's float32 bits. */
-function fingerprint(bits: Uint32Array, into: Uint32Array, at: number): void {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  for (let i = 0; i < bits.length; i++) {
-    const x = bits[i];
-    a = Math.imul(a ^ x, 0x01000193);
-    b = Math.imul(((b ^ x) << 13) | ((b ^ x) >>> 19), 0x85ebca6b) + i;
-  }
-  into[at] = a >>> 0;
-  into[at + 1] = b >>> 0;
-}
-
 /**
- * Float16 copies of the active records' float vectors, keyed by record rowid:
- * 2 bytes per dimension (77 MB at 100k × 384, half the float32 vectors), so
- * the dense side rescores its Hamming candidates in memory instead of reading
- * their float vectors from SQLite (one random page each). A float16 dot
- * product differs from the float32 one by at most Σ|q_i|·err(v̂_i), err =
- * half the float16 spacing at v̂_i (≤ 2^-11·|v̂_i|; 2^-25 for subnormals);
- * `scores` returns that bound with each value, so the
- * caller can read the exact vector of the few candidates whose order it
- * leaves undecided. A 64-bit fingerprint of each float32 vector groups
- * equal vectors (templated memories hold many), whose exact cosines are equal:
- * their order is decided without reading them (a fingerprint collision, odds
- * ~2^-64 per pair, could misorder two records less than 2^-10 apart). A cache:
- * the records' `embedding` column stays the data.
- *
- * `maxBytes` caps what the copies hold (values and fingerprints: dim × 2 + 8
- * bytes per record; MemoryBudget.halfVectorBytes): once `capacity` records
- * have copies, `set` of another record keeps none (it returns false) and the
- * rescoring reads that record's float vector from SQLite instead.
+ * Float16 copies of the active records' float vectors (VectorCopies):
+ * 2 bytes per dimension (77 MB at 100k × 384, half the float32 vectors). A
+ * float16 dot product differs from the float32 one by at most Σ|q_i|·err(v̂_i),
+ * err = half the float16 spacing at v̂_i (≤ 2^-11·|v̂_i|; 2^-25 for
+ * subnormals): below 2^-10 for unit vectors, about 20× tighter than the int8
+ * copies' (Int8VectorCache) at twice their bytes.
  *
  * @example
  * const halves = new HalfVectorCache(384, { maxBytes: 80e6 });
  * halves.set(rid, vector);
  * const { approx, bound } = halves.scores(query, [rid]);
  */
-export class HalfVectorCache {
+export class HalfVectorCache extends VectorCopies {
+  readonly form = 'float16';
   private values = new Uint16Array(0);
-  private prints = new Uint32Array(0);
-  private readonly slots = new RidSlots();
-  /** Most records with a copy (from `maxBytes`). */
-  readonly capacity: number;
 
-  constructor(readonly dimension: number, options: { maxBytes?: number } = {}) {
-    const maxBytes = options.maxBytes ?? Infinity;
-    if (!(maxBytes >= 0)) throw new Error(`a float16 cache cannot be capped at ${maxBytes} bytes`);
-    this.capacity = Math.floor(maxBytes / this.bytesPerRecord);
+  protected get valueBytesPerRecord(): number {
+    return this.dimension * 2;
   }
 
-  get size(): number {
-    return this.slots.size;
-  }
-
-  /** Bytes a record's copy takes: its float16 values and its 8-byte fingerprint. */
-  get bytesPerRecord(): number {
-    return this.dimension * 2 + 8;
-  }
-
-  /** Bytes held by the copies (values and fingerprints, with the room reserved for more): at most `maxBytes`. */
-  get bytes(): number {
-    return this.values.byteLength + this.prints.byteLength;
-  }
-
-  /** As many records have copies as the cap allows: `set` of a record without one keeps none. */
-  get full(): boolean {
-    return this.slots.size >= this.capacity;
-  }
-
-  has(rid: number): boolean {
-    return this.slots.has(rid);
-  }
-
-  /**
-   * Adds or replaces the copy of `rid` and says whether it is held: not when the cache is
-   * `full` (a copy held already is replaced), nor for a vector float16 cannot hold (a component
-   * beyond ±65504 or not finite; any copy of `rid` is dropped).
-   */
-  set(rid: number, vector: Float32Array): boolean {
-    const dim = this.dimension;
-    if (vector.length !== dim) throw new Error(`vector of ${vector.length} dimensions in a ${dim}-dimension cache`);
-    for (let i = 0; i < dim; i++) {
-      if (!(Math.abs(vector[i]) <= HALF_MAX)) {
-        this.delete(rid);
-        return false;
-      }
-    }
-    if (!this.slots.has(rid) && this.full) return false;
-    const slot = this.slots.acquire(rid);
-    this.grow(this.slots.size);
-    const at = slot * dim;
-    for (let i = 0; i < dim; i++) this.values[at + i] = toHalf(vector[i]);
-    fingerprint(new Uint32Array(vector.buffer, vector.byteOffset, dim), this.prints, slot * 2);
+  protected holds(vector: Float32Array): boolean {
+    for (let i = 0; i < vector.length; i++) if (!(Math.abs(vector[i]) <= HALF_MAX)) return false;
     return true;
   }
 
-  delete(rid: number): void {
-    const move = this.slots.release(rid);
-    if (!move || move.from === move.to) return;
+  protected encode(slot: number, vector: Float32Array): void {
+    const at = slot * this.dimension;
+    for (let i = 0; i < vector.length; i++) this.values[at + i] = toHalf(vector[i]);
+  }
+
+  protected moveSlot(from: number, to: number): void {
     const dim = this.dimension;
-    this.values.copyWithin(move.to * dim, move.from * dim, (move.from + 1) * dim);
-    this.prints.copyWithin(move.to * 2, move.from * 2, move.from * 2 + 2);
+    this.values.copyWithin(to * dim, from * dim, (from + 1) * dim);
   }
 
-  /** Room for `n` copies in total, within the cap (one growth instead of many during a bulk fill). */
-  reserve(n: number): void {
-    this.grow(Math.min(n, this.capacity));
+  protected resize(slots: number): void {
+    const next = new Uint16Array(slots * this.dimension);
+    next.set(this.values.subarray(0, Math.min(this.values.length, next.length)));
+    this.values = next;
   }
 
-  clear(): void {
-    this.slots.clear();
-    this.values = new Uint16Array(0);
-    this.prints = new Uint32Array(0);
-  }
-
-  /** Float16 dot products of `query` with the copies of `rids` (every rid must be held: see `has`), with their error bounds. */
-  scores(query: Float32Array, rids: readonly number[]): HalfScores {
+  protected score(slot: number, terms: QueryTerms, approx: Float64Array, bound: Float64Array, at: number): void {
     const dim = this.dimension;
     const table = halfTable();
     const values = this.values;
-    const magnitudes = query.map(Math.abs);
-    const approx = new Float64Array(rids.length);
-    const bound = new Float64Array(rids.length);
-    const group = new Int32Array(rids.length);
-    const prints = this.prints;
-    // Group by the first hash (no key to build per candidate); the second tells apart the rare vectors that share it.
-    const groupOf = new Map<number, number>();
-    const slotOfGroup: number[] = [];
-    let collisions: Map<string, number> | null = null;
-    for (let r = 0; r < rids.length; r++) {
-      const slot = this.slots.slot(rids[r]);
-      if (slot === undefined) throw new Error(`no float16 copy of record ${rids[r]}`);
-      const first = prints[slot * 2];
-      let g = groupOf.get(first);
-      if (g === undefined) {
-        groupOf.set(first, (g = slotOfGroup.length));
-        slotOfGroup.push(slot);
-      } else if (prints[slotOfGroup[g] * 2 + 1] !== prints[slot * 2 + 1]) {
-        const key = `${first}:${prints[slot * 2 + 1]}`;
-        collisions ??= new Map();
-        let other = collisions.get(key);
-        if (other === undefined) {
-          collisions.set(key, (other = slotOfGroup.length));
-          slotOfGroup.push(slot);
-        }
-        g = other;
-      }
-      group[r] = g;
-      const at = slot * dim;
-      let s = 0;
-      let error = 0;
-      for (let i = 0; i < dim; i++) {
-        const h = values[at + i];
-        s += query[i] * table[h];
-        error += magnitudes[i] * HALF_ERROR_BY_EXPONENT[(h >>> 10) & 0x1f];
-      }
-      approx[r] = s;
-      bound[r] = error + SUM_MARGIN;
+    const { query, magnitudes } = terms;
+    const from = slot * dim;
+    let s = 0;
+    let error = 0;
+    for (let i = 0; i < dim; i++) {
+      const h = values[from + i];
+      s += query[i] * table[h];
+      error += magnitudes[i] * HALF_ERROR_BY_EXPONENT[(h >>> 10) & 0x1f];
     }
-    return { approx, bound, group };
-  }
-
-  private grow(n: number): void {
-    const need = n * this.dimension;
-    if (need <= this.values.length) return;
-    const slots = Math.min(Math.max(n, Math.ceil((this.values.length / this.dimension) * 1.5), 1024), this.capacity);
-    const next = new Uint16Array(slots * this.dimension);
-    next.set(this.values);
-    this.values = next;
-    const prints = new Uint32Array(slots * 2);
-    prints.set(this.prints);
-    this.prints = prints;
+    approx[at] = s;
+    bound[at] = error + SUM_MARGIN;
   }
 }

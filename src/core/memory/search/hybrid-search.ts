@@ -69,7 +69,7 @@ interface Ranked {
 /**
  * Hybrid retrieval over the active records: dense candidates (binary-code
  * Hamming scan over sqlite-vec's `vec_bits` codes held in the kernel's memory,
- * then cosine rescoring of the candidates: float16 copies, with the exact
+ * then cosine rescoring of the candidates: int8 or float16 copies, with the exact
  * vectors read from `records.embedding` where the copies leave the order
  * undecided; see DenseIndex),
  * keyword candidates (MiniSearch BM25), fused with reciprocal-rank fusion and
@@ -114,7 +114,7 @@ export class HybridSearch {
     const budget = options.memoryBudget ?? memoryBudget();
     const keywordOptions = { ...options, termCachePostings: options.termCachePostings ?? keywordCachePostings(budget) };
     const keywords = background && !store.connectionForQueries().memory ? new WorkerKeywords(store, keywordOptions, logger) : new InlineKeywords(KeywordIndex.open(store, keywordOptions), logger);
-    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background, halfVectorBytes: budget.halfVectorBytes }), { store, logger, background, domainValues: options.domainValues });
+    return new HybridSearch(store, keywords, DenseIndex.open(store, { logger, background, vectorCopyBytes: budget.vectorCopyBytes, copyForm: budget.vectorCopyForm }), { store, logger, background, domainValues: options.domainValues });
   }
 
   /** Settles when both sides (and the re-ranking's question shapes, once a search asked for them) are loaded. */
@@ -143,7 +143,7 @@ export class HybridSearch {
 
   /**
    * Settles when the warm caches filled after loading are full too: the dense
-   * side's float16 vector copies and the keyword side's per-term results
+   * side's vector copies and the keyword side's per-term results
    * (first warm; both refill after changes).
    */
   get warmed(): Promise<void> {
@@ -422,7 +422,7 @@ export class HybridSearch {
     let cosine = vector && row.embedding && row.embedding.byteLength === vector.byteLength ? dotBlob(vector, row.embedding) : null;
     // Float32 dot products of unit vectors can land a hair outside [-1, 1].
     if (cosine !== null) cosine = Math.min(1, Math.max(-1, cosine));
-    // Vector mode scores by cosine: the exact one (the dense side may rank from float16 copies).
+    // Vector mode scores by cosine: the exact one (the dense side may rank from int8 or float16 copies).
     const hit: SearchHit = { recordId: row.id, rid: row.rid, score: mode === 'vector' && cosine !== null ? cosine : score, inputSimilarity: cosine };
     const dr = ranked.denseRank.get(key);
     const kr = ranked.keywordRank.get(key);

@@ -106,7 +106,7 @@ export interface HybridSearchOptions extends KeywordIndexOptions {
   /** The values of the data the agent works on, by column, for the re-ranking's value columns (see rerank.ts). */
   domainValues?: DomainValues;
   /**
-   * Caps of the float16 vector copies and the keyword caches (default: memoryBudget(), the
+   * Caps (and the form) of the vector copies and the keyword caches (default: memoryBudget(), the
    * default budget); the store's connection takes its share when opened (MemoryStore.open).
    */
   memoryBudget?: MemoryBudget;
