@@ -3,7 +3,7 @@
  *
  *   npm run bench:policies            human-readable figures
  *   npm run bench:policies -- --json  {n, combined_dry_run_ms, history_dry_run_ms, periodic_dry_run_ms, per_task_bookkeeping_ms, per_task_bookkeeping_cpu_ms, ...}
- *   options: --records 100000 --tasks 250000 --k 4 --bookkeeping-tasks 300
+ *   options: --records 100000 --tasks 250000 --k 4 --bookkeeping-tasks 300 --checkpoints idle|sqlite
  *
  * History: `records` active records created over `tasks` tasks, K retrievals per
  * task (~1M retrieval rows at the defaults), every retrieval evaluated (see
@@ -11,6 +11,11 @@
  * (period 200, α 0, n 5, β 0.7) and the default plan limit (first 1000
  * candidates materialized, the total counted); a full materialization of every
  * candidate is timed separately for reference.
+ *
+ * Between two bookkeeping tasks the bench yields to the event loop once (in the product the
+ * next question and the model's answer come in between): the store's idle WAL checkpoint runs
+ * there and is timed apart (`idle_checkpoint_ms`). `--checkpoints sqlite` opens the store with
+ * SQLite's automatic checkpoint alone (inside the commit that crosses 1,000 pages), as earlier builds did.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,15 +27,18 @@ import { MemoryStore } from '../core/memory/sqlite/store';
 import { deletionQueries } from '../core/memory/sqlite/queries/deletion-candidates';
 import { DEFAULT_ALPHA, DEFAULT_BETA_STRICT, DEFAULT_MIN_RETRIEVALS, DEFAULT_PERIOD, planCombined, planHistory, planPeriodic, PolicyDeletionPlan, UTILITY_EPSILON } from '../core/policy/deletion';
 import { RULE_ID } from '../core/policy/names';
+import { CHECKPOINT_MODES } from '../core/memory/sqlite/wal-checkpoint';
 import { buildSyntheticHistory } from '../core/memory/sqlite/queries/synthetic-history';
 import { MemoryManager } from '../core/policy/memory-manager';
 import { HELP_SHOWN, parseBenchArgs } from './args';
 import { runMain } from './run-main';
 
-const USAGE = `Usage: npm run bench:policies -- [--json] [--records 100000] [--tasks 250000] [--k 4] [--bookkeeping-tasks 300]
+const USAGE = `Usage: npm run bench:policies -- [--json] [--records 100000] [--tasks 250000] [--k 4] [--bookkeeping-tasks 300] [--checkpoints idle|sqlite]
 
 Times the deletion policies' dry runs (periodic, history, combined) and the per-task bookkeeping
-over a synthetic history of --records records and --tasks tasks (K retrievals per task).`;
+over a synthetic history of --records records and --tasks tasks (K retrievals per task).
+--checkpoints: idle (default: the WAL is checkpointed between tasks) or sqlite (SQLite's automatic
+checkpoint inside the commits, as before).`;
 
 const ArgsSchema = z.object({
   json: z.boolean().default(false),
@@ -38,6 +46,7 @@ const ArgsSchema = z.object({
   tasks: z.coerce.number().int().min(100).default(250_000),
   k: z.coerce.number().int().min(1).max(20).default(4),
   'bookkeeping-tasks': z.coerce.number().int().min(10).default(300),
+  checkpoints: z.enum(CHECKPOINT_MODES).default('idle'),
 });
 
 function median(values: number[]): number {
@@ -61,12 +70,12 @@ function timeRuns(runs: number, fn: () => PolicyDeletionPlan): { ms: number; pla
   return { ms: median(times), plan };
 }
 
-function main(argv: string[]): Promise<number> {
-  const parsed = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['records', 'tasks', 'k', 'bookkeeping-tasks'] }, ArgsSchema);
-  if (parsed === HELP_SHOWN) return Promise.resolve(0);
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseBenchArgs(argv, { usage: USAGE, flags: ['json'], valued: ['records', 'tasks', 'k', 'bookkeeping-tasks', 'checkpoints'] }, ArgsSchema);
+  if (parsed === HELP_SHOWN) return 0;
   const args = { ...parsed, bookkeepingTasks: parsed['bookkeeping-tasks'] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-memory-bench-policies-'));
-  const store = MemoryStore.open(path.join(dir, 'memory.sqlite'));
+  const store = MemoryStore.open(path.join(dir, 'memory.sqlite'), { checkpoints: args.checkpoints });
   try {
     const buildStart = performance.now();
     const { retrievals } = buildSyntheticHistory(store, { records: args.records, tasks: args.tasks, k: args.k });
@@ -101,7 +110,11 @@ function main(argv: string[]): Promise<number> {
     // leave garbage whose major collection would otherwise land inside one measured task (60–260 ms
     // measured): collected here, so the figures time the step itself.
     collectGarbage();
+    // The WAL the build and the dry runs left is copied into the file first (both modes start alike).
+    store.checkpoints.runNow();
+    const checkpointsBefore = { ...store.checkpoints.stats };
     const per: number[] = [];
+    const idle: number[] = [];
     const cpu: number[] = [];
     const quiet: number[] = [];
     let deletedByRules = 0;
@@ -126,6 +139,10 @@ function main(argv: string[]): Promise<number> {
       cpu.push((used.user + used.system) / 1000);
       if (result.deletions.length === 0) quiet.push(ms);
       deletedByRules += result.deletions.reduce((n, d) => n + d.recordIds.length, 0);
+      // Idle between tasks: the store's deferred checkpoint (scheduled at the task's first commit) runs here.
+      const idleStart = performance.now();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      idle.push(performance.now() - idleStart);
     }
     manager.dispose();
     const perTask = per.reduce((a, b) => a + b, 0) / per.length;
@@ -152,6 +169,12 @@ function main(argv: string[]): Promise<number> {
       naive_combined_candidates_total: naiveTotal,
       naive_over_set_based_ratio: round(naiveMs / combined.ms),
       naive_over_full_materialization_ratio: round(naiveMs / full.ms),
+      checkpoints: args.checkpoints,
+      // Time of the yield between two tasks (the idle checkpoint, when one runs), and what the checkpoints copied.
+      idle_checkpoint_ms: round(idle.reduce((a, b) => a + b, 0) / idle.length),
+      idle_checkpoint_p95_ms: round(percentile(idle, 0.95)),
+      idle_checkpoints: store.checkpoints.stats.runs - checkpointsBefore.runs,
+      idle_checkpoint_frames: store.checkpoints.stats.frames - checkpointsBefore.frames,
       bookkeeping_tasks: per.length,
       bookkeeping_rule_deletions: deletedByRules,
       build_ms: Math.round(buildMs),
@@ -173,6 +196,7 @@ function main(argv: string[]): Promise<number> {
           `  CPU time of this process per task (user + system; less sensitive to other jobs on the machine): mean ${figures.per_task_bookkeeping_cpu_ms} ms`,
           `  without rule-fired deletions (${per.length - quiet.length} tasks had some): mean ${figures.per_task_bookkeeping_without_deletions_ms} ms`,
           `  (records deleted by rules during those tasks: ${figures.bookkeeping_rule_deletions})`,
+          `  WAL checkpoints: ${figures.checkpoints}; between tasks (not in the figures above) mean ${figures.idle_checkpoint_ms} ms, p95 ${figures.idle_checkpoint_p95_ms} ms (${figures.idle_checkpoints} checkpoints, ${figures.idle_checkpoint_frames} frames)`,
           `  the periodic/combined rule is scheduled past these tasks; with the sliding window (default) it runs after every task, adding one combined dry run (above) per task`,
         ].join('\n') + '\n',
       );
@@ -181,7 +205,7 @@ function main(argv: string[]): Promise<number> {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  return Promise.resolve(0);
+  return 0;
 }
 
 /**
