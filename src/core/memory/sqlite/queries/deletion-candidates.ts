@@ -44,8 +44,12 @@ const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_
 const RELATIVE_CONDITION =
   '(r.utility_count >= @n AND r.utility_count > 0 AND r.utility_sum < @acc * r.utility_count AND (r.utility_sum - @acc * r.utility_count) * (r.utility_sum - @acc * r.utility_count) > @z2 * @acc * (1 - @acc) * r.utility_count)';
 const OLDEST_FIRST = 'r.created_task, r.rid';
-/** Mean Φ of the evaluated tasks up to t (reads the covering index `tasks_utility`, schema v10). */
+/** Mean Φ of the evaluated tasks up to t (reads the covering index `tasks_utility`, schema v10): what runningAccuracy returns, read in full. */
 export const RUNNING_ACCURACY_SQL = 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?';
+/** The count and compensated sum of every evaluated task's Φ (schema v12, kept by triggers on `tasks`). */
+const UTILITY_TOTALS_SQL = 'SELECT evaluated, utility_sum, utility_comp FROM task_utility_totals WHERE k = 1';
+/** The evaluated tasks after t (usually none: tasks begun later and evaluated first), on the same index. */
+const UTILITY_AFTER_SQL = 'SELECT COUNT(utility) AS n, SUM(utility) AS s FROM tasks WHERE utility IS NOT NULL AND task_index > ?';
 /** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
 const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
 
@@ -258,10 +262,25 @@ export class DeletionQueries {
     });
   }
 
-  /** The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none is evaluated). */
+  /**
+   * The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none
+   * is evaluated). Read from the running totals (one row) less the evaluated tasks after t (an index
+   * range, empty at the current task); for a t in the first half of the log, the tasks up to t are
+   * read directly instead (fewer rows).
+   */
   runningAccuracy(taskIndex: number): number | null {
-    const row = prepared(this.db, RUNNING_ACCURACY_SQL).get(taskIndex) as { a: number | null };
-    return row.a;
+    const totals = prepared(this.db, UTILITY_TOTALS_SQL).get() as { evaluated: number; utility_sum: number; utility_comp: number } | undefined;
+    if (!totals || taskIndex < this.lastTaskIndex() / 2) return (prepared(this.db, RUNNING_ACCURACY_SQL).get(taskIndex) as { a: number | null }).a;
+    const after = prepared(this.db, UTILITY_AFTER_SQL).get(taskIndex) as { n: number; s: number | null };
+    const count = totals.evaluated - after.n;
+    if (count <= 0) return null;
+    // The compensation is added last (Neumaier), the tasks after t taken off the exact sum.
+    return (totals.utility_sum - (after.s ?? 0) + totals.utility_comp) / count;
+  }
+
+  /** The index of the last task begun (0 before any). */
+  private lastTaskIndex(): number {
+    return (prepared(this.db, 'SELECT COALESCE(MAX(task_index), 0) AS t FROM tasks').get() as { t: number }).t;
   }
 
   /**
