@@ -68,8 +68,7 @@ export class MemoryStore extends Disposable {
   readonly queries: StoreQueries;
   /** Endpoint embeddings by embedder and content hash (src/core/similarity/endpoint-embedder.ts). */
   readonly embeddingCache: EmbeddingCache;
-  /** Checkpoints the WAL once the program is idle after a commit (wal-checkpoint.ts); its stats say what it did. */
-  readonly checkpoints: IdleCheckpointer;
+  readonly checkpoints: IdleCheckpointer; // checkpoints the WAL once idle after a commit (wal-checkpoint.ts)
 
   /** The program this store writes for (kept in every audit entry's evidence as `channel`); none in tests and tools that do not say. */
   readonly channel: AuditChannel | undefined;
