@@ -8,6 +8,7 @@ import { databaseError, restoreAdvice } from './database-errors';
 import { loadVectorExtension, openConnection } from './native-sqlite';
 import { Migration, MIGRATIONS, registerAuditHash, SCHEMA_VERSION } from './schema';
 import { MemoryBudget, memoryBudget } from '../memory-budget';
+import { autocheckpointPages, CheckpointMode } from './wal-checkpoint';
 
 export type Database = BetterSqlite3.Database;
 
@@ -20,6 +21,8 @@ export interface OpenDatabaseOptions {
   integrityCheck?: boolean;
   /** Sizes this connection's page cache and memory map (default: the default budget's; see memory-budget.ts). */
   memoryBudget?: MemoryBudget;
+  /** Where the WAL is checkpointed (default `idle`: after the commits; see wal-checkpoint.ts). */
+  checkpoints?: CheckpointMode;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -83,6 +86,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     if (!inMemory && !options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // The automatic checkpoint is the safety net; the store checkpoints when idle (wal-checkpoint.ts).
+      db.pragma(`wal_autocheckpoint = ${autocheckpointPages(options.checkpoints ?? 'idle')}`);
     }
     if (!options.readonly) migrate(db, inMemory ? null : file, logger);
   } catch (error) {

@@ -233,7 +233,46 @@ CREATE INDEX tasks_utility ON tasks(task_index, utility) WHERE utility IS NOT NU
     description: 'audit hash chain: each entry carries the hash of the previous one (audit --verify shows an edited or deleted entry)',
     run: (db) => addAuditChain(db),
   },
+  {
+    version: 12,
+    description: "running totals of the evaluated tasks' utilities (the relative threshold's running accuracy without reading the task log)",
+    run: (db) => db.exec(taskUtilityTotalsSql()),
+  },
 ];
+
+/**
+ * Count and sum of the evaluated tasks' Φ (schema v12), kept by triggers on `tasks` in the
+ * transaction that writes them (whoever writes: the task log, a transfer, a future tool), so
+ * DeletionQueries.runningAccuracy reads one row instead of every evaluated task (~15 ms at 250k).
+ * The sum is compensated (Neumaier: `utility_comp` holds the rounding error of each addition,
+ * SQLite's own SUM/AVG sums the same way), so it stays the sum of the values present however many
+ * re-evaluations and withdrawals came and went. Evaluated before any trigger exists: the totals of
+ * the tasks already stored.
+ */
+function addToUtilityTotals(x: string): string {
+  return `UPDATE task_utility_totals SET
+    utility_comp = utility_comp + CASE WHEN abs(utility_sum) >= abs(${x}) THEN (utility_sum - (utility_sum + ${x})) + ${x} ELSE (${x} - (utility_sum + ${x})) + utility_sum END,
+    utility_sum = utility_sum + ${x};`;
+}
+function taskUtilityTotalsSql(): string {
+  return `
+CREATE TABLE task_utility_totals (k INTEGER PRIMARY KEY CHECK (k = 1), evaluated INTEGER NOT NULL, utility_sum REAL NOT NULL, utility_comp REAL NOT NULL);
+INSERT INTO task_utility_totals (k, evaluated, utility_sum, utility_comp) SELECT 1, COUNT(utility), COALESCE(SUM(utility), 0.0), 0.0 FROM tasks;
+CREATE TRIGGER tasks_utility_insert AFTER INSERT ON tasks WHEN NEW.utility IS NOT NULL BEGIN
+  UPDATE task_utility_totals SET evaluated = evaluated + 1;
+  ${addToUtilityTotals('NEW.utility')}
+END;
+CREATE TRIGGER tasks_utility_update AFTER UPDATE OF utility ON tasks WHEN OLD.utility IS NOT NEW.utility BEGIN
+  UPDATE task_utility_totals SET evaluated = evaluated + (NEW.utility IS NOT NULL) - (OLD.utility IS NOT NULL);
+  ${addToUtilityTotals('COALESCE(-OLD.utility, 0.0)')}
+  ${addToUtilityTotals('COALESCE(NEW.utility, 0.0)')}
+END;
+CREATE TRIGGER tasks_utility_delete AFTER DELETE ON tasks WHEN OLD.utility IS NOT NULL BEGIN
+  UPDATE task_utility_totals SET evaluated = evaluated - 1;
+  ${addToUtilityTotals('-OLD.utility')}
+END;
+`;
+}
 
 /**
  * The audit's hash chain (audit-chain.ts): computed by an AFTER INSERT trigger through the function

@@ -22,12 +22,12 @@ import {
   TriggerSchema,
 } from '../types';
 import { CommitQueue } from './commit-queue';
+import { CheckpointMode, IdleCheckpointer } from './wal-checkpoint';
 import { EmbeddingCache } from './embedding-cache';
 import { blobToVector, VectorIndex, vectorToBlob } from '../dense/vector-index';
 import { listRecords, ListQuery, ListResult } from './record-query';
 import { redactNewRecords } from '../../security/record-redaction';
 import { redactJson, redactText } from '../../security/redact';
-
 import { AddOptions, IndexedText, mismatchCheck, OperationContext, parseNewRecords, TransitionContext } from './store-types';
 import { StoreQueries } from './store-queries';
 export type { AddOptions, IndexedText, OperationContext, RetrievalLogEntry, TransitionContext } from './store-types';
@@ -68,11 +68,12 @@ export class MemoryStore extends Disposable {
   readonly queries: StoreQueries;
   /** Endpoint embeddings by embedder and content hash (src/core/similarity/endpoint-embedder.ts). */
   readonly embeddingCache: EmbeddingCache;
+  readonly checkpoints: IdleCheckpointer; // checkpoints the WAL once idle after a commit (wal-checkpoint.ts)
 
   /** The program this store writes for (kept in every audit entry's evidence as `channel`); none in tests and tools that do not say. */
   readonly channel: AuditChannel | undefined;
 
-  constructor(private readonly db: Database, options: { logger?: Logger; channel?: AuditChannel } = {}) {
+  constructor(private readonly db: Database, options: { logger?: Logger; channel?: AuditChannel; checkpoints?: CheckpointMode } = {}) {
     super();
     this.channel = options.channel === undefined ? undefined : AuditChannelSchema.parse(options.channel);
     this._register({
@@ -90,6 +91,7 @@ export class MemoryStore extends Disposable {
     this.vectors = new VectorIndex(db);
     this.queries = new StoreQueries(db);
     this.embeddingCache = new EmbeddingCache(db);
+    this.checkpoints = this._register(new IdleCheckpointer(db, this.logger, options.checkpoints)); // disposed before the close
   }
 
   /**
@@ -103,7 +105,7 @@ export class MemoryStore extends Disposable {
 
   /** Opens (creating and migrating as needed) a store at `file` (or ':memory:'). */
   static open(file: string, options: OpenDatabaseOptions & { channel?: AuditChannel } = {}): MemoryStore {
-    return new MemoryStore(openDatabase(file, options), { logger: options.logger, channel: options.channel });
+    return new MemoryStore(openDatabase(file, options), { logger: options.logger, channel: options.channel, checkpoints: options.checkpoints });
   }
 
   /** Closes the connection (same as dispose). */
@@ -430,10 +432,12 @@ export class MemoryStore extends Disposable {
     return this.guard(() => this.commits.atomically(fn));
   }
 
-  /** Runs a write, turning raw SQLite errors (locked, disk full, read-only, damaged) into typed ones naming the file. */
+  /** Runs a write, turning raw SQLite errors (locked, disk full, read-only, damaged) into typed ones naming the file; once committed, the WAL is checkpointed when idle. */
   guard<T>(write: () => T): T {
     try {
-      return write();
+      const result = write();
+      if (!this.db.inTransaction) this.checkpoints.committed();
+      return result;
     } catch (error) {
       throw databaseError(error, this.db.name, 'write to', this.db.open ? (this.db.pragma('busy_timeout', { simple: true }) as number) : undefined);
     }

@@ -44,8 +44,12 @@ const HISTORY_CONDITION = '(r.utility_count >= @n AND r.utility_sum / r.utility_
 const RELATIVE_CONDITION =
   '(r.utility_count >= @n AND r.utility_count > 0 AND r.utility_sum < @acc * r.utility_count AND (r.utility_sum - @acc * r.utility_count) * (r.utility_sum - @acc * r.utility_count) > @z2 * @acc * (1 - @acc) * r.utility_count)';
 const OLDEST_FIRST = 'r.created_task, r.rid';
-/** Mean Φ of the evaluated tasks up to t (reads the covering index `tasks_utility`, schema v10). */
+/** Mean Φ of the evaluated tasks up to t (reads the covering index `tasks_utility`, schema v10): what runningAccuracy returns, read in full. */
 export const RUNNING_ACCURACY_SQL = 'SELECT AVG(utility) AS a FROM tasks WHERE utility IS NOT NULL AND task_index <= ?';
+/** The count and compensated sum of every evaluated task's Φ (schema v12, kept by triggers on `tasks`). */
+const UTILITY_TOTALS_SQL = 'SELECT evaluated, utility_sum, utility_comp FROM task_utility_totals WHERE k = 1';
+/** The evaluated tasks after t (usually none: tasks begun later and evaluated first), on the same index. */
+const UTILITY_AFTER_SQL = 'SELECT COUNT(utility) AS n, SUM(utility) AS s FROM tasks WHERE utility IS NOT NULL AND task_index > ?';
 /** The worst record first: lowest mean Φ, then more evaluated retrievals, then older. */
 const WORST_FIRST = 'r.utility_sum / r.utility_count, r.utility_count DESC, r.created_task, r.rid';
 
@@ -151,9 +155,31 @@ function seedFilter(protectSeeds: boolean): string {
   return protectSeeds ? "AND r.provenance <> 'seed'" : '';
 }
 
+/**
+ * The active records (with `seed`, the seed filter) a periodic condition — alone or OR-ed with the
+ * history condition — can be false for when α ≥ 0: those created inside the window and those with
+ * a retrieval row in it (both bounds' windows). Any other active record is at least one period old
+ * and has no retrieval in the window: 0 ≤ α, the periodic rule holds. Two index ranges
+ * (`records_policy`, `retrievals_task`): a few hundred rows at 100k records.
+ */
+const WINDOW_OUTSIDERS = `SELECT rid FROM records WHERE status = 'active' AND created_task > @windowStart
+  UNION SELECT rid FROM retrievals WHERE task_index >= @windowStart AND task_index <= @t`;
+
+/**
+ * The number of active records (after `seed`) `condition` holds for, counted as all active records
+ * less those among WINDOW_OUTSIDERS it does not hold for (not TRUE: false or NULL). Exact when
+ * `condition` holds for every other active record (a periodic condition with α ≥ 0, alone or OR-ed):
+ * one count of the active records instead of evaluating the condition on each of them.
+ */
+function totalByOutsiders(db: Database, condition: string, seed: string, params: Record<string, unknown>): number {
+  const sql = `SELECT (SELECT COUNT(*) FROM records r WHERE r.status = 'active' ${seed})
+    - (SELECT COUNT(*) FROM records r WHERE r.rid IN (${WINDOW_OUTSIDERS}) AND r.status = 'active' ${seed} AND (${condition}) IS NOT TRUE) AS n`;
+  return (prepared(db, sql).get(params) as { n: number }).n;
+}
+
 function candidates<T extends CandidateRow>(
   db: Database,
-  spec: { from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean },
+  spec: { from?: string; where: string; extraColumns?: string; orderBy?: string; params: Record<string, unknown>; limit: number; countTotal?: boolean; total?: () => number },
 ): CandidateRows<T> {
   const from = spec.from ?? 'records r';
   const extra = spec.extraColumns ? `, ${spec.extraColumns}` : '';
@@ -164,7 +190,7 @@ function candidates<T extends CandidateRow>(
   ).all({ ...spec.params, limit: spec.limit }) as T[];
   let total = rows.length;
   if (rows.length === spec.limit && spec.countTotal !== false) {
-    total = (prepared(db, `SELECT COUNT(*) AS n FROM ${from} WHERE ${spec.where}`).get(spec.params) as { n: number }).n;
+    total = spec.total ? spec.total() : (prepared(db, `SELECT COUNT(*) AS n FROM ${from} WHERE ${spec.where}`).get(spec.params) as { n: number }).n;
   }
   return { rows, total };
 }
@@ -196,11 +222,13 @@ export class DeletionQueries {
   /** Active records at least one period old, retrieved ≤ α times in (t − period, t], oldest first, limit L. */
   periodicCandidates(p: WindowParams, limit: number): CandidateRows<WindowCandidateRow> {
     const window = windowSpec(p);
+    const params = windowParams(p);
     return candidates(this.db, {
       where: `r.status = 'active' AND ${window.periodic} ${seedFilter(p.protectSeeds)}`,
       extraColumns: `${window.count} AS in_window`,
-      params: windowParams(p),
+      params,
       limit,
+      ...(p.alpha >= 0 ? { total: () => totalByOutsiders(this.db, window.periodic, seedFilter(p.protectSeeds), params) } : {}),
     });
   }
 
@@ -249,19 +277,43 @@ export class DeletionQueries {
     const join = p.mode === 'either' ? 'OR' : 'AND';
     const history = historyCondition(p);
     const window = windowSpec(p);
+    const params = { ...windowParams(p), ...historyParams(p) };
+    // Either rule: the periodic rule alone holds for every active record outside the window's few (totalByOutsiders).
+    const sparse = p.mode === 'either' && p.alpha >= 0;
     return candidates(this.db, {
       where: `r.status = 'active' AND (${window.periodic} ${join} ${history}) ${seedFilter(p.protectSeeds)}`,
       extraColumns: `${window.count} AS in_window, ${window.periodic} AS periodic_hit, ${history} AS history_hit`,
       ...(order === 'worst' ? { orderBy: WORST_FIRST } : {}),
-      params: { ...windowParams(p), ...historyParams(p) },
+      params,
       limit,
+      ...(sparse ? { total: () => totalByOutsiders(this.db, `${window.periodic} OR ${history}`, seedFilter(p.protectSeeds), params) } : {}),
     });
   }
 
-  /** The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none is evaluated). */
+  /**
+   * The agent's running accuracy at task t: mean Φ over the evaluated tasks up to t (null when none
+   * is evaluated). Read from the running totals (one row) less the evaluated tasks after t (an index
+   * range, empty at the current task); for a t in the first half of the log, the tasks up to t are
+   * read directly instead (fewer rows).
+   */
   runningAccuracy(taskIndex: number): number | null {
-    const row = prepared(this.db, RUNNING_ACCURACY_SQL).get(taskIndex) as { a: number | null };
-    return row.a;
+    const totals = prepared(this.db, UTILITY_TOTALS_SQL).get() as { evaluated: number; utility_sum: number; utility_comp: number } | undefined;
+    if (!totals || taskIndex < this.lastTaskIndex() / 2) return this.runningAccuracyFullRead(taskIndex);
+    const after = prepared(this.db, UTILITY_AFTER_SQL).get(taskIndex) as { n: number; s: number | null };
+    const count = totals.evaluated - after.n;
+    if (count <= 0) return null;
+    // The compensation is added last (Neumaier), the tasks after t taken off the exact sum.
+    return (totals.utility_sum - (after.s ?? 0) + totals.utility_comp) / count;
+  }
+
+  /** The running accuracy read in full from the task log (RUNNING_ACCURACY_SQL): the reference bench:policies times runningAccuracy against. */
+  runningAccuracyFullRead(taskIndex: number): number | null {
+    return (prepared(this.db, RUNNING_ACCURACY_SQL).get(taskIndex) as { a: number | null }).a;
+  }
+
+  /** The index of the last task begun (0 before any). */
+  private lastTaskIndex(): number {
+    return (prepared(this.db, 'SELECT COALESCE(MAX(task_index), 0) AS t FROM tasks').get() as { t: number }).t;
   }
 
   /**

@@ -9,7 +9,9 @@ import type { MemoryStore } from '../store';
  * `seeds` at task 0 with provenance 'seed'); each task retrieves `k` distinct
  * records already created (half uniformly, half biased toward recent ones);
  * every retrieval gets Φ ~ Bernoulli(quality of the record), where 80% of the
- * records are good (quality 0.85) and 20% bad (quality 0.2). Deterministic (seeded).
+ * records are good (quality 0.85) and 20% bad (quality 0.2). Every task has its row in the task
+ * log, evaluated with the Φ of its first retrieval (tasks without one are not evaluated), so the
+ * running accuracy of the relative threshold reads a task log of `tasks` rows. Deterministic (seeded).
  *
  * @example
  * buildSyntheticHistory(store, { records: 100_000, tasks: 250_000, k: 4 });
@@ -33,6 +35,7 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
   const last = new Int32Array(records).fill(-1);
   const db = store.connectionForQueries();
   const now = new Date().toISOString();
+  const insertTask = db.prepare('INSERT INTO tasks (task_index, question, utility, evaluator, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?)');
   const insertRetrieval = db.prepare('INSERT INTO retrievals (task_index, rid, rank, input_similarity, utility) VALUES (?, ?, ?, ?, ?)');
   const insertRecord = db.prepare(`INSERT INTO records (rid, id, question, code, language, answer, outcome, status, provenance, created_task, created_at, updated_at,
     retrieval_count, utility_sum, utility_count, last_retrieved_task, in_sim_sum, in_sim_count) VALUES (?, ?, ?, ?, 'python', '[[1]]', 'success', 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -91,6 +94,11 @@ export function buildSyntheticHistory(store: MemoryStore, options: { records: nu
       );
     }
     for (let j = 0; j < retrievals; j++) insertRetrieval.run(rTask[j], rRid[j], rRank[j], rSim[j], rPhi[j]);
+    for (let t = 1, j = 0; t <= tasks; t++) {
+      while (j < retrievals && rTask[j] < t) j++;
+      const evaluated = j < retrievals && rTask[j] === t;
+      insertTask.run(t, `synthetic task ${t}`, evaluated ? rPhi[j] : null, evaluated ? 'strict:ground-truth' : null, now, now);
+    }
     db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('next_task_index', String(tasks + 1));
   }).immediate();
   db.exec('ANALYZE'); // planner statistics for the covering indexes
