@@ -135,7 +135,8 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   const storeFile = path.join(dir, 'memory.sqlite');
   let store = MemoryStore.open(storeFile);
   const budget = memoryBudget(args['memory-budget-mb'], args['vector-copies']); // out of bounds: fails here, before building
-  const openSearch = () => HybridSearch.open(store, { file: null, background: args.keywords === 'worker', memoryBudget: budget });
+  // The keyword index keeps its file beside the memory, as the product does: a reopen (first_open_ms) loads it and catches up.
+  const openSearch = () => HybridSearch.open(store, { background: args.keywords === 'worker', memoryBudget: budget });
   let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
   floatDb.pragma(`cache_size = -${FLOAT_SCAN_CACHE_SIZE_KIB}`);
