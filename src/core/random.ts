@@ -7,7 +7,12 @@
  * const rand = seededRandom(42); rand(); // 0.6011…
  */
 export function seededRandom(seed: number): () => number {
-  let a = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+  return mulberry32(Math.trunc(seed) ^ 0x9e3779b9);
+}
+
+/** The mulberry32 generator itself, started from `state` as it is (seededRandom mixes its seed first). */
+export function mulberry32(state: number): () => number {
+  let a = state >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;

@@ -1,18 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { planCombined, planPeriodic } from '../../../src/core/policy/deletion';
 import { History } from './history-helpers';
+import { mulberry32 } from '../../../src/core/random';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG. */
+const rng = mulberry32;
 
 /**
  * The total of a truncated plan (counted without materializing: the active records less the

@@ -8,18 +8,10 @@ import { TaskLog } from '../../../src/core/memory/sqlite/task-log';
 import { planCombined, planHistory, PolicyDeletionPlan } from '../../../src/core/policy/deletion';
 import { MemoryManager } from '../../../src/core/policy/memory-manager';
 import { sampleRecord } from '../../support/records';
+import { mulberry32 } from '../../../src/core/random';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG. */
+const rng = mulberry32;
 
 /** Φ values an evaluator may give, dyadic and not. */
 const PHI = [0, 1, 1, 0, 0.5, 0.3, 0.7, 0.25, 0.9, 0.1];
