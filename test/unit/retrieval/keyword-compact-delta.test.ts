@@ -4,26 +4,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SyntheticRecords } from '../../../src/core/bench/synthetic-records';
 import { DELTA_SUFFIX } from '../../../src/core/memory/keyword/keyword-compact-delta';
-import { KeywordHit, KeywordIndex, KeywordIndexOptions } from '../../../src/core/memory/keyword/keyword-index';
+import { KeywordIndex, KeywordIndexOptions } from '../../../src/core/memory/keyword/keyword-index';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { Logger, nullLogger } from '../../../src/core/logger';
 import { seededRandom } from '../../../src/core/random';
+import { assertSameHits } from '../../support/keyword-hits';
 
 const TASKS = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'ehrsql-mimic3-tasks.jsonl');
-const TOLERANCE = 1e-9;
-
-/** Same hits as the reference: scores within 1e-9, records in the same order except within a run of equal scores. */
-function assertSameHits(got: KeywordHit[], want: KeywordHit[], label: string): void {
-  assert.equal(got.length, want.length, `${label}: ${got.length} hits, the reference ${want.length}`);
-  const near = (a: number, b: number) => Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(b));
-  got.forEach((h, i) => assert.ok(near(h.score, want[i].score), `${label}: hit ${i} scores ${h.score}, the reference ${want[i].score}`));
-  for (let i = 0; i < want.length; ) {
-    let j = i + 1;
-    while (j < want.length && near(want[j].score, want[i].score)) j++;
-    if (j < want.length) assert.deepEqual(new Set(got.slice(i, j).map((h) => h.rid)), new Set(want.slice(i, j).map((h) => h.rid)), `${label}: hits ${i}..${j - 1}`);
-    i = j;
-  }
-}
 
 describe('compact keyword index: a delta file appended beside the base', function () {
   this.timeout(180_000);
