@@ -10,6 +10,7 @@ import type { Language, NewRecordInput, Trigger } from '../memory/types';
 import { findIdentical, mergeIdentical } from '../memory/dedup';
 import { approvePending, decideAddition, rejectPending } from './addition';
 import { applyDeletionPlan, deleteWithinFloor, DeletionParams, floorKeptMessage, planDeletion, purgeRecords, restoreRecords } from './deletion';
+import { followSimilarity } from './follows';
 import { capacityRequiredError, DEFAULT_FOLLOW_THRESHOLD, DEFAULT_MIN_ACTIVE_RECORDS, PolicyDeletionPlan } from './deletion/types';
 import { DeletionPolicyName, policyOf } from './names';
 import { reviewQueries } from '../memory/sqlite/queries/review';
@@ -143,10 +144,9 @@ export class MemoryManager implements Disposable {
     const mode = input.credit === undefined ? (this.options.attribution ?? 'shown') : 'followed';
     const used = typeof input.credit === 'object' ? new Set(input.credit.used) : null;
     const threshold = this.options.followThreshold ?? DEFAULT_FOLLOW_THRESHOLD;
-    const similarityTo = (d: DemonstrationAttributionInput): number => {
-      const sim = finalCode !== null && d.code !== undefined && this.options.codeSimilarity ? this.options.codeSimilarity(d.code, finalCode, d.language ?? language) : 0;
-      return Number.isFinite(sim) ? sim : 0;
-    };
+    const similarity = this.options.codeSimilarity;
+    const similarityTo = (d: DemonstrationAttributionInput): number =>
+      finalCode !== null && d.code !== undefined && similarity ? followSimilarity(similarity, d.code, finalCode, d.language ?? language) : 0;
     // `top-output`: the first shown record with the highest output similarity (ties → the higher-ranked one).
     let top: string | null = null;
     if (mode === 'top-output') {

@@ -7,6 +7,7 @@
  */
 import { codeSimilarity } from '../../similarity/code';
 import { DEFAULT_FOLLOW_THRESHOLD } from '../../policy/deletion/types';
+import { follows } from '../../policy/follows';
 import type { TaskCredit } from '../../policy/memory-manager-types';
 import type { TaskVerdict } from '../../agent/task-evaluators';
 import type { MemoryRecord } from '../types';
@@ -32,7 +33,7 @@ export async function teamCredited(team: TeamMemoryStore, log: SearchLog, credit
   if (credit !== 'followed') return [...credit.used];
   if (code === null) return [];
   const records = await team.getMany(log.demonstrations.map((d) => d.recordId));
-  return records.filter((r) => safeSimilarity(r.execution.code, code, language ?? r.execution.language) >= DEFAULT_FOLLOW_THRESHOLD).map((r) => r.id);
+  return records.filter((r) => follows(codeSimilarity, r.execution.code, code, language ?? r.execution.language, DEFAULT_FOLLOW_THRESHOLD)).map((r) => r.id);
 }
 
 /** Marks the task's not-yet-evaluated retrieval rows followed (credited) or not (no Φ from setTeamUtility). */
@@ -42,15 +43,6 @@ export async function markTeamCredit(team: TeamMemoryStore, taskIndex: number, c
       c.query('SELECT agent_memory_mark_credit($1, $2, $3::text[])', [team.space, taskIndex, [...credited]]),
     'mark the credited retrievals',
   );
-}
-
-function safeSimilarity(reference: string, candidate: string, language: string): number {
-  try {
-    const sim = codeSimilarity(reference, candidate, language);
-    return Number.isFinite(sim) ? sim : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /** The verdict on the task that made each record, when one exists (one query for all of them). */
