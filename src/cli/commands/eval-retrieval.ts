@@ -93,7 +93,7 @@ export async function run(argv: string[]): Promise<number> {
   if (args['values-from'] && !rerank && args['min-score'] === 0) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns and the relevance floor: add --rerank (with the columns part) or a --min-score above 0.');
   const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
   // Re-ranking applies only with the data's values (rerankApplies): said on stderr, so --json's stdout stays one line.
-  if (rerank && args.mode === 'hybrid' && !rerankApplies(domainValues)) process.stderr.write(`eval-retrieval: ${RERANK_NEEDS_VALUES}.\n`);
+  if (rerank && args.mode === 'hybrid' && !args['no-collapse'] && !rerankApplies(domainValues)) process.stderr.write(`eval-retrieval: ${RERANK_NEEDS_VALUES}.\n`);
   const collapseOption = args['no-collapse'] ? false : undefined;
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
   let backend: RetrievalBackend & { readonly embedderId: string };
@@ -132,7 +132,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Collapse (and so the re-ranking) is on by default in hybrid mode only.
   const collapse = !args['no-collapse'] && args.mode === 'hybrid';
-  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, domain_values: domainValues ? domainValues.size : 0 };
+  // rerank_applied: whether the re-ranking ran (asked for, collapsed, and with the data's values: rerankApplies).
+  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, rerank_applied: collapse && rerank !== false && rerankApplies(domainValues), domain_values: domainValues ? domainValues.size : 0 };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

@@ -247,8 +247,9 @@ describe('eval-retrieval', () => {
         return true;
       });
       const { stdout, stderr } = await cli(['--memory', files.memory, '--queries', files.queries, '--rerank', '--values-from', EHR_DATABASE, '--json']);
-      const result = JSON.parse(stdout) as { n: number; domain_values: number; rerank: { columns: boolean } };
+      const result = JSON.parse(stdout) as { n: number; domain_values: number; rerank: { columns: boolean }; rerank_applied: boolean };
       assert.doesNotMatch(stderr, /re-ranking needs the values/);
+      assert.equal(result.rerank_applied, true);
       assert.equal(result.n, 40);
       assert.ok(result.domain_values > 1000, `values read: ${result.domain_values}`);
       assert.equal(result.rerank.columns, true);
@@ -261,6 +262,7 @@ describe('eval-retrieval', () => {
       assert.match(reranked.stderr, /^eval-retrieval: re-ranking needs the values of the database the programs query \(--values-from DB\.sqlite\); without them the fused order was used\.\n$/);
       assert.doesNotMatch(fused.stderr, /re-ranking needs/);
       assert.equal(reranked.stdout.trim().split('\n').length, 1);
+      assert.equal((JSON.parse(reranked.stdout) as { rerank_applied: boolean }).rerank_applied, false);
       const figures = (out: string) => {
         const r = JSON.parse(out) as { hit_at_1: number; precision_at_k: number; distinct_at_k: number; answered_rate: number };
         return [r.hit_at_1, r.precision_at_k, r.distinct_at_k, r.answered_rate];
