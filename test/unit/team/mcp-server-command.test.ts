@@ -9,7 +9,7 @@ describe('the MCP server child the editor starts (core/tools/mcp-server-command)
     // agentMemory.retrieval.rerank on: the server re-ranks memory_search.
     assert.deepEqual(mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node', true).args.slice(-1), ['--rerank']);
     // The agent's database: the server's search gets its values (the re-ranking applies only with them; the floor reads them).
-    assert.deepEqual(mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node', true, 300, '/data/ehr.sqlite').args.slice(5), ['--rerank', '--memory-budget-mb', '300', '--values-from', '/data/ehr.sqlite']);
+    assert.deepEqual(mcpServerCommand('/ext', '/data/memory.sqlite', 'strict', '/bin/node', true, 300, '/data/ehr.sqlite').args.slice(6), ['--rerank', '--memory-budget-mb', '300', '--values-from', '/data/ehr.sqlite']);
   });
 
   it('on the team memory: --db URL --space NAME; the password only in the environment, added at start', () => {
