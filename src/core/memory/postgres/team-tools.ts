@@ -77,7 +77,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     if (!hasContentWords(args.query)) return { retrievalId: '', results: [] };
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
-      const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger, domainValues: await this.deps.domainValues?.() }) : undefined;
+      // Values that cannot be had (the personal app did not open): none, the fused order; the search itself goes on.
+      const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger, domainValues: await this.deps.domainValues?.().catch(() => null) }) : undefined;
       const k = args.k ?? DEFAULT_TOOL_K;
       const workedOnly = args.include_failures !== true;
       // The floor as memory_search applies it (relevance.ts); the team memory does not give document frequencies, so a
