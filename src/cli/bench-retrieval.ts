@@ -43,6 +43,9 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { SyntheticRecords } from '../core/bench/synthetic-records';
 import { HybridSearch } from '../core/memory/search/hybrid-search';
+import { readDomainValues } from '../core/data/domain-values-reader';
+import { DEMO_DATABASE_FILE } from '../core/data/ehr-tasks';
+import { RERANK_NEEDS_VALUES } from '../core/memory/search/rerank';
 import { DenseIndex } from '../core/memory/dense/dense-index';
 import { DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, LARGE_MEMORY } from '../core/memory/search/search-contract';
 import { InlineKeywords } from '../core/memory/keyword/keyword-service';
@@ -136,7 +139,12 @@ async function run(argv: string[]): Promise<BenchRow[]> {
   let store = MemoryStore.open(storeFile);
   const budget = memoryBudget(args['memory-budget-mb'], args['vector-copies']); // out of bounds: fails here, before building
   // The keyword index keeps its file beside the memory, as the product does: a reopen (first_open_ms) loads it and catches up.
-  const openSearch = () => HybridSearch.open(store, { background: args.keywords === 'worker', memoryBudget: budget });
+  // The re-ranked searches re-rank as the editor's do, with the agent database's values (the re-ranking applies only
+  // with them, rerank.ts rerankApplies): the demo database beside the task file; none there, they time the fused search.
+  const valuesFile = path.join(path.dirname(args.tasks), DEMO_DATABASE_FILE);
+  const domainValues = fs.existsSync(valuesFile) ? readDomainValues(valuesFile) : undefined;
+  if (!domainValues) process.stderr.write(`bench-retrieval: ${valuesFile} not found: ${RERANK_NEEDS_VALUES}\n`);
+  const openSearch = () => HybridSearch.open(store, { background: args.keywords === 'worker', memoryBudget: budget, domainValues });
   let search: HybridSearch | null = args['dense-only'] ? null : openSearch();
   const floatDb = openDatabase(path.join(dir, 'float-scan.sqlite'));
   floatDb.pragma(`cache_size = -${FLOAT_SCAN_CACHE_SIZE_KIB}`);

@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger';
 import { TeamMemoryStore } from '../core/memory/postgres/team-store';
 import { TeamMemoryTools } from '../core/memory/postgres/team-tools';
 import { teamShapesFor } from '../core/memory/postgres/team-shapes';
+import type { DomainValues } from '../core/memory/search/domain-values';
 import type { MemoryToolApi } from '../core/tools/memory-tools';
 
 export interface TeamToolMemoryOptions {
@@ -25,6 +26,8 @@ export interface TeamToolMemoryOptions {
   env?: NodeJS.ProcessEnv;
   /** Re-rank memory_search (`mcp --rerank`): the space's records are read once connected, in the background. */
   rerank?: boolean;
+  /** The values of the database the agent's programs query (`mcp --values-from`): the re-ranking applies only with them. */
+  domainValues?: Promise<DomainValues>;
 }
 
 export interface TeamToolMemory {
@@ -40,6 +43,8 @@ export function mcpActor(): { user: string; client: string } {
 }
 
 export function openTeamToolMemory(options: TeamToolMemoryOptions): TeamToolMemory {
+  // A search waits for the values once (a failed read: none, the fused order; the caller logs why).
+  const values = (): Promise<DomainValues | null> => options.domainValues?.catch(() => null) ?? Promise.resolve(null);
   let connecting: Promise<TeamMemoryStore> | undefined;
   let closed = false;
   const connect = (): Promise<TeamMemoryStore> => {
@@ -50,7 +55,15 @@ export function openTeamToolMemory(options: TeamToolMemoryOptions): TeamToolMemo
     ).then(
       (team) => {
         // Searches keep the fused order until this read is complete (team-shapes.ts); a failed read is tried again by a search.
-        if (options.rerank) teamShapesFor(team, { logger: options.logger }).load().catch(() => undefined);
+        // Without the data's values the re-ranking does not apply (TeamShapes.applies): nothing is read.
+        if (options.rerank) {
+          values()
+            .then((domainValues) => {
+              const shapes = teamShapesFor(team, { logger: options.logger, domainValues });
+              return shapes.applies ? shapes.load() : undefined;
+            })
+            .catch(() => undefined);
+        }
         return team;
       },
       (error: unknown) => {
@@ -60,7 +73,7 @@ export function openTeamToolMemory(options: TeamToolMemoryOptions): TeamToolMemo
     );
     return connecting;
   };
-  const tools = new TeamMemoryTools({ team: connect, logger: options.logger, rerank: () => options.rerank === true });
+  const tools = new TeamMemoryTools({ team: connect, logger: options.logger, rerank: () => options.rerank === true, domainValues: values });
   return {
     tools,
     connect,

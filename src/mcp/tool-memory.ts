@@ -16,6 +16,7 @@ import { ServingEmbedder } from '../core/app/endpoint-embedding';
 import { MemoryRetriever } from '../core/agent/retriever';
 import type { Logger } from '../core/logger';
 import type { MemoryBudget } from '../core/memory/memory-budget';
+import type { DomainValues } from '../core/memory/search/domain-values';
 import { MemoryStore } from '../core/memory/sqlite/store';
 import type { AdditionPolicyName } from '../core/policy/addition';
 import { MemoryManager } from '../core/policy/memory-manager';
@@ -30,8 +31,14 @@ export interface ToolMemoryOptions {
   embeddingApiKey?: string;
   /** The folder citations must lie in (default: the working directory, the client's workspace for an MCP server). */
   citationRoot?: string;
-  /** Re-rank memory_search (hybrid-search's opt-in stage; the memory's own values: a tool server has no agent database). */
+  /** Re-rank memory_search (hybrid-search's opt-in stage); it applies only once `domainValues` are given. */
   rerank?: boolean;
+  /**
+   * The values of the database the agent's programs query (`mcp --values-from`), applied when read: the
+   * re-ranking applies only with them and the relevance floor reads them. A rejection leaves the fused
+   * search (the caller says why).
+   */
+  domainValues?: Promise<DomainValues>;
   /** Caps of the memory's caches (default: the default budget; memory-budget.ts). */
   memoryBudget?: MemoryBudget;
 }
@@ -65,6 +72,13 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
   }
   const r = retriever;
   const m = manager;
+  let closed = false;
+  options.domainValues?.then(
+    (values) => {
+      if (!closed) r.configure({ rerank: options.rerank === true, domainValues: values });
+    },
+    () => undefined,
+  );
   let embedder: SyncEmbedder = storeEmbedder(store, logger);
   const currentEmbedder = (): SyncEmbedder => {
     const stored = store.embedder;
@@ -87,6 +101,7 @@ export function openToolMemory(options: ToolMemoryOptions): ToolMemory {
     tools,
     store,
     close: async (waitMs = TOOL_MEMORY_CLOSE_WAIT_MS) => {
+      closed = true;
       m.dispose();
       r.close();
       let timer: NodeJS.Timeout | undefined;

@@ -4,6 +4,7 @@
  * commands, status bar and dashboard, and registers every disposable.
  * No static singletons: everything is reachable from the Container instance.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { tagged, type Logger } from '../core/logger';
@@ -34,6 +35,7 @@ import { watchAgentData } from './data-watcher';
 import { revalidateWithProgress } from './commands/review-commands';
 import type { MemoryNode } from './tree/tree-items';
 import { isPostgresUrl } from '../core/memory/postgres/connection';
+import { agentDataPathOf } from '../core/app/agent-service';
 import { TeamMode } from './team/team-mode';
 import { TEAM_VIEW_ID, TeamTreeProvider, type TeamNode } from './team/team-tree';
 import { TeamStatusBar } from './team/team-status-bar';
@@ -143,7 +145,7 @@ export class Container implements vscode.Disposable {
     this.register(this.settings.onDidChange(() => this.host.current?.embeddingChanged()));
 
     // Team mode: the team memory's session, view, status bar and commands.
-    this.team = this.register(new TeamMode(this.settings, this.teamPassword, tagged(this.logger, 'team')));
+    this.team = this.register(new TeamMode(this.settings, this.teamPassword, tagged(this.logger, 'team'), () => this.host.withApp((app) => app.rerankValues())));
     this.teamTree = this.register(new TeamTreeProvider(this.team));
     this.teamTreeView = this.register(vscode.window.createTreeView(TEAM_VIEW_ID, { treeDataProvider: this.teamTree, canSelectMany: true }));
     this.teamStatusBar = this.register(new TeamStatusBar(this.team));
@@ -171,6 +173,11 @@ export class Container implements vscode.Disposable {
         additionPolicy: () => this.settings.value.addition.policy,
         rerank: () => this.settings.value.retrieval.rerank,
         memoryBudgetMB: () => this.settings.value.memoryBudgetMB,
+        // The agent's database, as its own retriever reads it (AgentService: always when there is one).
+        valuesFrom: () => {
+          const file = agentDataPathOf(this.settings.value, this.demoDataDir);
+          return fs.existsSync(file) ? path.resolve(file) : undefined;
+        },
         onDidChange: this.settings.onDidChange,
         team: {
           target: () => (this.team.config.kind === 'on' ? { url: this.team.config.url, space: this.team.config.space } : undefined),

@@ -188,8 +188,9 @@ describe('team memory (PostgreSQL) in the editor', function () {
     const token = new vscode.CancellationTokenSource().token;
     const [definition] = provider.provideMcpServerDefinitions(token) as McpStdioServerDefinition[];
     assert.equal(definition.label, TEAM_MCP_LABEL);
-    // agentMemory.retrieval.rerank is on by default: the team server re-ranks memory_search too.
-    assert.deepEqual(definition.args.slice(1), ['mcp', '--db', urlWithoutPassword, '--space', SPACE, '--rerank']);
+    // agentMemory.retrieval.rerank is on by default: the team server re-ranks memory_search too, with the agent
+    // database's values (the re-ranking applies only with them: issue 35).
+    assert.deepEqual(definition.args.slice(1), ['mcp', '--db', urlWithoutPassword, '--space', SPACE, '--rerank', '--values-from', path.resolve(api.container.demoDataDir, DEMO_DATABASE_FILE)]);
     assert.ok(!JSON.stringify(definition).includes(password), 'the provided (cacheable) definition carries the password');
     const resolved = await provider.resolveMcpServerDefinition!(definition, token);
     assert.deepEqual(resolved.args, definition.args);

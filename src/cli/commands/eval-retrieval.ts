@@ -18,7 +18,8 @@
  * the benches; the editor's setting agentMemory.retrieval.rerank is on by default),
  * `--rerank-parts` picks its parts (`slots`, `links`, `columns`; default all)
  * for the ablation table, and `--values-from` gives the value columns the
- * values of the database the questions are about. `--backend team` loads the memory into a space of a
+ * values of the database the questions are about; the re-ranking applies only with them (without, `--rerank`
+ * says so on stderr and the figures are the fused ones). `--backend team` loads the memory into a space of a
  * team memory on a throwaway PostgreSQL 15 + pgvector cluster it starts and removes (the space's shared,
  * unfitted embedder; hybrid or keyword mode; no `--mask`) and searches it as Run Task and `memory_search`
  * do on a team space (collapsed; `--rerank` re-ranked, team-shapes.ts). `--min-score X` (default
@@ -27,7 +28,7 @@
  * figures before the floor). Query lines with `answerable: false` (CoNaLa's files) are scored apart.
  */
 import { z } from 'zod';
-import { RERANK_PART_NAMES } from '../../core/memory/search/rerank';
+import { RERANK_NEEDS_VALUES, RERANK_PART_NAMES, rerankApplies } from '../../core/memory/search/rerank';
 import { DEFAULT_MIN_RELEVANCE } from '../../core/memory/search/relevance';
 import { readDomainValues } from '../../core/data/domain-values-reader';
 import { AgentMemoryError } from '../../core/errors';
@@ -91,6 +92,8 @@ export async function run(argv: string[]): Promise<number> {
   const rerank = args.rerank && Object.values(parts).some(Boolean) ? parts : false;
   if (args['values-from'] && !rerank && args['min-score'] === 0) throw new AgentMemoryError('INVALID_INPUT', '--values-from feeds the re-ranking\'s value columns and the relevance floor: add --rerank (with the columns part) or a --min-score above 0.');
   const domainValues = args['values-from'] ? readDomainValues(args['values-from']) : undefined;
+  // Re-ranking applies only with the data's values (rerankApplies): said on stderr, so --json's stdout stays one line.
+  if (rerank && args.mode === 'hybrid' && !args['no-collapse'] && !rerankApplies(domainValues)) process.stderr.write(`eval-retrieval: ${RERANK_NEEDS_VALUES}.\n`);
   const collapseOption = args['no-collapse'] ? false : undefined;
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
   let backend: RetrievalBackend & { readonly embedderId: string };
@@ -129,7 +132,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Collapse (and so the re-ranking) is on by default in hybrid mode only.
   const collapse = !args['no-collapse'] && args.mode === 'hybrid';
-  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, domain_values: domainValues ? domainValues.size : 0 };
+  // rerank_applied: whether the re-ranking ran (asked for, collapsed, and with the data's values: rerankApplies).
+  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, rerank_applied: collapse && rerank !== false && rerankApplies(domainValues), domain_values: domainValues ? domainValues.size : 0 };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

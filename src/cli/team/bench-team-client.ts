@@ -9,10 +9,13 @@
  * parent knows what was acknowledged even when this process is SIGKILLed).
  * Input: argv[2] is a JSON BenchClientInput; the password comes in AGENT_MEMORY_PG_PASSWORD.
  */
+import * as path from 'node:path';
 import { isAgentMemoryError } from '../../core/errors';
 import { TeamChangeFeed } from '../../core/memory/postgres/change-feed';
 import { searchTeam } from '../../core/memory/postgres/team-search';
 import { TeamShapes } from '../../core/memory/postgres/team-shapes';
+import { readDomainValues } from '../../core/data/domain-values-reader';
+import { DEMO_DATABASE_FILE } from '../../core/data/ehr-tasks';
 import { TeamMemoryStore } from '../../core/memory/postgres/team-store';
 import { sweepTeam } from '../../core/memory/postgres/team-sweep';
 import { beginTeamTask, logTeamRetrievals, setTeamUtility } from '../../core/memory/postgres/team-utility';
@@ -45,8 +48,10 @@ async function main(): Promise<void> {
   });
   let shapes: TeamShapes | undefined;
   if (input.rerank) {
+    // As the editor's searches re-rank: with the agent database's values (the re-ranking applies only with them).
+    const domainValues = readDomainValues(path.join(process.cwd(), 'data', 'ehr', DEMO_DATABASE_FILE));
     const t = performance.now();
-    shapes = new TeamShapes(team);
+    shapes = new TeamShapes(team, { domainValues });
     await shapes.load();
     emit({ t: 'shapes', ms: performance.now() - t });
   }

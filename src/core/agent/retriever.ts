@@ -33,7 +33,7 @@ export interface MemoryRetrieverOptions {
   /** Keyword index file (default: beside the database; null: in memory only). */
   file?: string | null;
   logger?: Logger;
-  /** Re-rank every search (the opt-in stage of hybrid-search; default: the search's own, off). */
+  /** Re-rank every search (the opt-in stage of hybrid-search; default: the search's own, off); it applies only with `domainValues`. */
   rerank?: boolean;
   /** The values of the database the agent queries, by column (the re-ranking's value columns; the relevance floor's values). */
   domainValues?: DomainValues;
@@ -62,7 +62,7 @@ export class MemoryRetriever extends Disposable {
   static open(store: MemoryStore, options: MemoryRetrieverOptions = {}): MemoryRetriever {
     const retriever = new MemoryRetriever(store, HybridSearch.open(store, options), options.rerank);
     retriever.domainValues = options.domainValues ?? null;
-    if (options.rerank) retriever.startShapes();
+    if (options.rerank && retriever.search.rerankApplies) retriever.startShapes();
     return retriever;
   }
 
@@ -89,7 +89,8 @@ export class MemoryRetriever extends Disposable {
     this.rerank = options.rerank;
     this.domainValues = options.domainValues;
     this.search.setDomainValues(options.domainValues);
-    if (options.rerank) this.startShapes();
+    // Without the data's values the re-ranking does not apply (rerankApplies): nothing is read for it.
+    if (options.rerank && this.search.rerankApplies) this.startShapes();
   }
 
   /**

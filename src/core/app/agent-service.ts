@@ -46,6 +46,11 @@ interface Model {
 /** A database larger than this is not scanned for the re-ranking's value columns in the editor's process. */
 export const MAX_DOMAIN_VALUES_FILE_MB = 256;
 
+/** The database the agent's programs query: agentMemory.agent.dataPath, else the bundled demo in `demoDataDir`. */
+export function agentDataPathOf(settings: Settings, demoDataDir: string): string {
+  return settings.agent.dataPath || path.join(demoDataDir, DEMO_DATABASE_FILE);
+}
+
 export interface AgentServiceOptions {
   demoDataDir: string;
   storageDir: string;
@@ -68,8 +73,8 @@ export class AgentService extends Disposable {
     this.options.logger.info(`retrieval: the values of ${file} are not read for re-ranking (over ${MAX_DOMAIN_VALUES_FILE_MB} MB)`);
     return Promise.resolve(null);
   });
-  /** The values the re-ranking last used (null: the memory's programs only). */
-  private domainValues: DomainValues | null = null;
+  /** The values the retriever last got, and the database they are of (null: none). */
+  private domainValues: { path: string; values: DomainValues | null } | null = null;
 
   constructor(
     private readonly session: SettingsSession,
@@ -83,26 +88,40 @@ export class AgentService extends Disposable {
     this.model = this.createModel(session.settings, session.apiKey);
     this._register({ dispose: () => this.dataDb?.db.close() });
     this.retriever.configure({ rerank: session.settings.retrieval.rerank, domainValues: null });
+    this.startDomainValues(session.settings);
     this._register(
       session.onDidApply(({ settings, apiKey }) => {
         this.runners.use(settings.runner);
         this.model = this.createModel(settings, apiKey);
-        this.retriever.configure({ rerank: settings.retrieval.rerank, domainValues: settings.retrieval.rerank ? this.domainValues : null });
+        const known = this.domainValues?.path === this.dataPath(settings) ? this.domainValues.values : null;
+        this.retriever.configure({ rerank: settings.retrieval.rerank, domainValues: known });
+        this.startDomainValues(settings);
       }),
     );
   }
 
+  /** {@link useDomainValues} in the background (the editor does not wait; a task does, see run). */
+  private startDomainValues(settings: Settings): void {
+    this.useDomainValues(settings).catch((error: unknown) => this.options.logger.warn(`retrieval: the agent database's values were not applied (${errorMessage(error)})`));
+  }
+
   /**
-   * With re-ranking on, the values of the database the agent queries (its value columns), read in a
-   * worker thread at the first task on that file (about 0.6 s for the demo; the task waits, the editor
-   * does not) and again when the file changes; a file over
+   * Whenever the agent has a database (issue 35; re-ranking on or off), its values go to the retriever:
+   * the re-ranking applies only with them (rerank.ts, rerankApplies) and memory_search's relevance floor
+   * leaves a query's words in them out of its known share. Read in a worker thread when the app starts,
+   * when the settings name another file, and before each task (again only when the file changed; about
+   * 0.6 s for the demo: the task waits, the editor does not); a file over
    * {@link MAX_DOMAIN_VALUES_FILE_MB} MB is not read (its columns would be scanned in the editor's
-   * process), nor one that cannot be read: the re-ranking then uses the memory's programs only.
+   * process), nor one that cannot be read, nor a missing one: the search is then the fused one.
    */
-  private async useDomainValues(settings: Settings, dataPath: string): Promise<void> {
-    if (!settings.retrieval.rerank) return;
-    this.domainValues = await this.valuesFor(dataPath);
-    this.retriever.configure({ rerank: true, domainValues: this.domainValues });
+  private async useDomainValues(settings: Settings): Promise<void> {
+    const dataPath = this.dataPath(settings);
+    const values = fs.existsSync(dataPath) ? await this.valuesFor(dataPath) : null;
+    // Read for a database the settings no longer name (changed meanwhile): the newer read applies.
+    const current = this.session.settings;
+    if (this.isDisposed || this.dataPath(current) !== dataPath) return;
+    this.domainValues = { path: dataPath, values };
+    this.retriever.configure({ rerank: current.retrieval.rerank, domainValues: values });
   }
 
   /** The agent database's values for a re-ranking (the team memory's too), as the personal memory's tasks read them. */
@@ -129,7 +148,7 @@ export class AgentService extends Disposable {
   }
 
   private dataPath(settings: Settings): string {
-    return settings.agent.dataPath || path.join(this.options.demoDataDir, DEMO_DATABASE_FILE);
+    return agentDataPathOf(settings, this.options.demoDataDir);
   }
 
   private createModel(settings: Settings, apiKey: string | undefined): Model {
@@ -160,7 +179,7 @@ export class AgentService extends Disposable {
   private async run(settings: Settings, question: string, options: { signal?: AbortSignal; groundTruth?: unknown; humanReview?: boolean }): Promise<AgentTaskResult> {
     const dataPath = this.dataPath(settings);
     assertDataDatabase(dataPath);
-    await this.useDomainValues(settings, dataPath);
+    await this.useDomainValues(settings);
     // Re-ranking on: the task re-ranks from its first retrieval (the shapes read in the background since the setting applied).
     if (settings.retrieval.rerank) await this.retriever.ready;
     const language = settings.runner.language;

@@ -63,7 +63,8 @@ export async function runTeamTasks(team: TeamMemoryStore, items: { question: str
   const embedder = await teamQuestionEmbedder(team, logger);
   const shapes = options.rerank ? teamShapesFor(team, { logger, domainValues: options.rerank.domainValues }) : undefined;
   // Read before the first task, so every task is re-ranked; a space that cannot be read keeps the fused order (said in the log).
-  await shapes?.load().catch((error: unknown) => logger.warn(`[team] the re-ranking could not read space '${team.space}' (${redactText(errorMessage(error))}); tasks keep the fused order.`));
+  // Without the data's values the re-ranking does not apply (TeamShapes.applies): nothing is read.
+  if (shapes?.applies) await shapes.load().catch((error: unknown) => logger.warn(`[team] the re-ranking could not read space '${team.space}' (${redactText(errorMessage(error))}); tasks keep the fused order.`));
   const shared = createTeamTaskMemory(team, { logger, codeSimilarity: (a, b, lang) => codeSimilarity(a, b, lang), sweep: options.sweep, embedder, rerank: shapes });
   const session = createBenchSession({ databasePath: options.dataPath, language, endpoint: options.endpoint, logger });
   try {

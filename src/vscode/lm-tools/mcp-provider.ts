@@ -40,6 +40,11 @@ export interface McpProviderOptions {
   additionPolicy: () => string;
   /** agentMemory.retrieval.rerank: the server re-ranks memory_search (`--rerank`). */
   rerank: () => boolean;
+  /**
+   * The database the agent's programs query, when it exists (`--values-from`): the server's search gets its
+   * values as the editor's own does (the re-ranking applies only with them; the relevance floor reads them).
+   */
+  valuesFrom?: () => string | undefined;
   /** agentMemory.memoryBudgetMB: the server's caches on a memory file (`--memory-budget-mb`). */
   memoryBudgetMB: () => number;
   /** Fires when the database path, the policy or the re-ranking setting changed. */
@@ -96,10 +101,10 @@ export function registerMcpServerProvider(options: McpProviderOptions): McpProvi
         const team = options.team?.target();
         if (team) {
           // No password here: the editor may cache provided definitions; it is added when the server starts (below).
-          const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team, undefined, options.rerank());
+          const { command, args, env } = mcpTeamServerCommand(options.extensionPath, team, undefined, options.rerank(), options.valuesFrom?.());
           return [new Definition(TEAM_MCP_LABEL, command, args, env, options.version)];
         }
-        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank(), options.memoryBudgetMB());
+        const { command, args, env } = mcpServerCommand(options.extensionPath, options.databasePath(), options.additionPolicy(), undefined, options.rerank(), options.memoryBudgetMB(), options.valuesFrom?.());
         return [new Definition('Agent Memory', command, args, env, options.version)];
       },
       resolveMcpServerDefinition: async (server) => {

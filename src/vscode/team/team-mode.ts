@@ -4,6 +4,7 @@
  * any change closes the session and opens a new one (src/core/team/team-session.ts). The
  * tree, the status bar, the language-model tools and the MCP provider read it from here.
  */
+import type { DomainValues } from '../../core/memory/search/domain-values';
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
@@ -42,6 +43,8 @@ export class TeamMode implements vscode.Disposable {
     private readonly settings: SettingsService,
     private readonly password: ApiKeyStore,
     private readonly logger: Logger,
+    /** The agent database's values (the chat tools' re-ranking applies only with them; see TeamShapes.applies). */
+    private readonly domainValues?: () => Promise<DomainValues | null>,
   ) {
     this.disposables.push(
       this.changed,
@@ -134,6 +137,7 @@ export class TeamMode implements vscode.Disposable {
         citationRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd(),
         // agentMemory.retrieval.rerank, read at each search: the chat tools re-rank the team memory as they do the personal one.
         rerank: () => this.settings.value.retrieval.rerank,
+        domainValues: this.domainValues,
       });
       session.start();
       this.logger.info(`[team] team memory ${config.host}, space '${config.space}' (password ${password ? 'stored' : 'not stored'})`);

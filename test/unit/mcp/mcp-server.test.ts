@@ -10,7 +10,12 @@ import { refitAndReembed, storeEmbedder } from '../../../src/core/app/embedding'
 import { MemoryRetriever } from '../../../src/core/agent/retriever';
 import { nullLogger } from '../../../src/core/logger';
 import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../support/records';
-import { call, connectServer, SEED, seedMemory, text } from './mcp-support';
+import { call, connectServer, MAIN, ROOT, SEED, seedMemory, text, TSX } from './mcp-support';
+import { spawnSync } from 'node:child_process';
+import { readDomainValues } from '../../../src/core/data/domain-values-reader';
+
+/** The database the EHR records' programs query: its values make `--rerank` apply (`--values-from`). */
+const EHR_DATABASE = path.join(ROOT, 'data', 'ehr', 'mimic3-demo.sqlite');
 
 interface SearchOut {
   retrievalId: string;
@@ -173,7 +178,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
     // Lab values the memory compares with d_labitems.label: the value columns prefer a lab program to the chart one that shares more words.
     const QUERIES = ['What was the last sodium value of patient 12?', 'What was the last potassium value of patient 12?'];
 
-    it('re-ranks memory_search, once its shapes are read, as the in-process re-ranked retriever does (and the fused server keeps the fused order)', async () => {
+    it('re-ranks memory_search with --values-from, once its values and shapes are read, as the in-process re-ranked retriever does (and the fused server, and --rerank without values, keep the fused order)', async () => {
       const file = path.join(dir, 'rerank.sqlite');
       const seeded = MemoryStore.open(file);
       const expected: { query: string; fused: string; reranked: string }[] = [];
@@ -185,7 +190,7 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
         refitAndReembed(seeded, 'user');
         const embedder = storeEmbedder(seeded, nullLogger);
         const fused = MemoryRetriever.open(seeded, { file: null });
-        const reranked = MemoryRetriever.open(seeded, { file: null, rerank: true });
+        const reranked = MemoryRetriever.open(seeded, { file: null, rerank: true, domainValues: readDomainValues(EHR_DATABASE) });
         for (const query of QUERIES) {
           const v = embedder.embedSync(query);
           expected.push({ query, fused: fused.retrieve(query, v, 4)[0].recordId, reranked: reranked.retrieve(query, v, 4)[0].recordId });
@@ -197,7 +202,8 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
       }
       assert.ok(expected.some((e) => e.fused !== e.reranked), `some query orders differently re-ranked: ${JSON.stringify(expected)}`);
       const plain = await connectServer(file, 'strict');
-      const reranking = await connectServer(file, 'strict', 'test-client', ['--rerank']);
+      const reranking = await connectServer(file, 'strict', 'test-client', ['--rerank', '--values-from', EHR_DATABASE]);
+      const withoutValues = await connectServer(file, 'strict', 'test-client', ['--rerank']);
       try {
         const top = async (c: Client, query: string): Promise<string> => ((await call(c, 'memory_search', { query, k: 4 })).structuredContent as unknown as SearchOut).results[0].id;
         // A file memory opens in the background: the shapes are read after both sides, and until then a search keeps the fused order.
@@ -205,11 +211,28 @@ describe('MCP server (the SDK client driving `agent-memory mcp` over stdio)', fu
         for (const e of expected) {
           assert.equal(await top(plain, e.query), e.fused, e.query);
           assert.equal(await top(reranking, e.query), e.reranked, e.query);
+          assert.equal(await top(withoutValues, e.query), e.fused, `${e.query}: --rerank without --values-from`);
         }
       } finally {
         await plain.close();
         await reranking.close();
+        await withoutValues.close();
       }
+    });
+
+    it('--rerank without --values-from says on stderr that the fused order is used', function () {
+      this.timeout(60_000);
+      const file = path.join(dir, 'notice.sqlite');
+      seedMemory(file);
+      // stdin closed at once: the server starts, logs, and stops; its stderr.
+      const run = (args: string[]): string => {
+        const r = spawnSync(process.execPath, [TSX, MAIN, 'mcp', '--db', file, ...args], { cwd: ROOT, input: '', encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stderr);
+        return r.stderr;
+      };
+      assert.match(run(['--rerank']), /\[mcp\] --rerank: re-ranking needs the values of the database the programs query \(--values-from DB\.sqlite\); without them the fused order was used/);
+      assert.doesNotMatch(run(['--rerank', '--values-from', EHR_DATABASE]), /re-ranking needs the values/);
+      assert.doesNotMatch(run([]), /re-ranking needs the values/);
     });
   });
 });

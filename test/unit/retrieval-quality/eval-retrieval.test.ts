@@ -104,10 +104,12 @@ describe('eval-retrieval', () => {
       const copied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid' });
       assert.ok(Math.abs(copied.hit_at_1 - single.hit_at_1) <= 0.01, `hit@1 ${copied.hit_at_1} with copies vs ${single.hit_at_1}`);
       assert.equal(copied.distinct_at_k, single.distinct_at_k);
-      // The opt-in re-ranking too: a re-ranked search whose collapsed top holds copies collapses per side
-      // (SearchOptions.collapseSides), so it re-ranks the programs it would see without the copies.
-      const reranked = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true }) });
-      const rerankedCopied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true }) });
+      // The opt-in re-ranking too (it applies with the data's values): a re-ranked search whose collapsed top holds
+      // copies collapses per side (SearchOptions.collapseSides), so it re-ranks the programs it would see without the copies.
+      const domainValues = readDomainValues(EHR_DATABASE);
+      const reranked = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true, domainValues }) });
+      const rerankedCopied = await evaluateRetrieval({ memory: copies, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true, domainValues }) });
+      assert.notDeepEqual(reranked.hit_at_1, single.hit_at_1, 'the re-ranking applied (with the values)');
       assert.ok(Math.abs(rerankedCopied.hit_at_1 - reranked.hit_at_1) <= 0.01, `re-ranked hit@1 ${rerankedCopied.hit_at_1} with copies vs ${reranked.hit_at_1}`);
       assert.equal(rerankedCopied.distinct_at_k, single.distinct_at_k);
       // Without collapse the copies fill the top 4 (the issue's symptom).
@@ -123,7 +125,7 @@ describe('eval-retrieval', () => {
     }
   });
 
-  it('real data: hybrid reaches hit@1 ≥ 0.50 and beats the TF-IDF baseline (≈0.44); the opt-in re-ranking lifts hit@1, more with the database\'s values', async function () {
+  it('real data: hybrid reaches hit@1 ≥ 0.50 and beats the TF-IDF baseline (≈0.44); the opt-in re-ranking applies only with the database\'s values, and lifts hit@1', async function () {
     this.timeout(180_000);
     const files = writeEhrSplit();
     try {
@@ -136,9 +138,10 @@ describe('eval-retrieval', () => {
       const reranked = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true }) });
       const withValues = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new StoreBackend({ rerank: true, domainValues: readDomainValues(EHR_DATABASE) }) });
       const reference = await evaluateRetrieval({ memory, queries, mode: 'hybrid', backend: new InProcessBackend() });
-      assert.ok(reranked.hit_at_1 > hybrid.hit_at_1, `re-ranked hit@1 ${reranked.hit_at_1} vs fused ${hybrid.hit_at_1}`);
+      // Without the values the re-ranking does not apply (rerankApplies): the fused figures, exactly.
+      assert.deepEqual({ hit: reranked.hit_at_1, precision: reranked.precision_at_k, distinct: reranked.distinct_at_k }, { hit: hybrid.hit_at_1, precision: hybrid.precision_at_k, distinct: hybrid.distinct_at_k });
       // The database's values tell the value columns what a value no stored program used is; issue 18's target holds.
-      assert.ok(withValues.hit_at_1 > reranked.hit_at_1, `with the database's values hit@1 ${withValues.hit_at_1} vs ${reranked.hit_at_1}`);
+      assert.ok(withValues.hit_at_1 > hybrid.hit_at_1, `with the database's values hit@1 ${withValues.hit_at_1} vs fused ${hybrid.hit_at_1}`);
       assert.ok(withValues.hit_at_1 >= 0.72, `with the database's values hit@1 ${withValues.hit_at_1}`);
       assert.ok(baseline.hit_at_1 > 0.4 && baseline.hit_at_1 < 0.47, `baseline hit@1 ${baseline.hit_at_1}`);
       assert.ok(hybrid.hit_at_1 >= 0.5, `hybrid hit@1 ${hybrid.hit_at_1}`);
@@ -243,11 +246,28 @@ describe('eval-retrieval', () => {
         assert.match(err.stderr, /--values-from feeds the re-ranking's value columns and the relevance floor: add --rerank/);
         return true;
       });
-      const { stdout } = await cli(['--memory', files.memory, '--queries', files.queries, '--rerank', '--values-from', EHR_DATABASE, '--json']);
-      const result = JSON.parse(stdout) as { n: number; domain_values: number; rerank: { columns: boolean } };
+      const { stdout, stderr } = await cli(['--memory', files.memory, '--queries', files.queries, '--rerank', '--values-from', EHR_DATABASE, '--json']);
+      const result = JSON.parse(stdout) as { n: number; domain_values: number; rerank: { columns: boolean }; rerank_applied: boolean };
+      assert.doesNotMatch(stderr, /re-ranking needs the values/);
+      assert.equal(result.rerank_applied, true);
       assert.equal(result.n, 40);
       assert.ok(result.domain_values > 1000, `values read: ${result.domain_values}`);
       assert.equal(result.rerank.columns, true);
+    });
+
+    it('--rerank without --values-from says on stderr that the fused order was used, and its figures are the fused ones (stdout one JSON line)', async function () {
+      this.timeout(60_000);
+      const reranked = await cli(['--memory', files.memory, '--queries', files.queries, '--rerank', '--json']);
+      const fused = await cli(['--memory', files.memory, '--queries', files.queries, '--json']);
+      assert.match(reranked.stderr, /^eval-retrieval: re-ranking needs the values of the database the programs query \(--values-from DB\.sqlite\); without them the fused order was used\.\n$/);
+      assert.doesNotMatch(fused.stderr, /re-ranking needs/);
+      assert.equal(reranked.stdout.trim().split('\n').length, 1);
+      assert.equal((JSON.parse(reranked.stdout) as { rerank_applied: boolean }).rerank_applied, false);
+      const figures = (out: string) => {
+        const r = JSON.parse(out) as { hit_at_1: number; precision_at_k: number; distinct_at_k: number; answered_rate: number };
+        return [r.hit_at_1, r.precision_at_k, r.distinct_at_k, r.answered_rate];
+      };
+      assert.deepEqual(figures(reranked.stdout), figures(fused.stdout));
     });
 
     it('rejects an unknown mode with usage (exit 2)', async function () {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
+import { DomainValues } from '../../../src/core/memory/search/domain-values';
 import { collapseByProgram, programKey, type ProgramCandidate } from '../../../src/core/memory/search/program-collapse';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
@@ -51,7 +52,8 @@ describe('HybridSearch: duplicate-aware ranking', () => {
     const records = [];
     for (let c = 0; c < copies; c++) for (const [i, q] of QUESTIONS.entries()) records.push(sampleRecord({ id: `r${i}-c${c}`, question: q, code: codeOf(i), createdTask: c }));
     store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
-    return { store, search: HybridSearch.open(store, { file: null }) };
+    // With a database's values attached, so a re-ranked search re-ranks (rerankApplies).
+    return { store, search: HybridSearch.open(store, { file: null, domainValues: new DomainValues([['aspirin', 'prescriptions.drug']]) }) };
   }
 
   it('ranks a memory of 20 copies per record as the memory without copies, and counts the copies', () => {

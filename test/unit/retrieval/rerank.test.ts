@@ -14,6 +14,9 @@ const COST_PATIENT = { question: 'What is the cost of the hospital stay of patie
 const WARD = { question: 'What was the first ward of patient 7 this year?', code: 'answer = sql("select wardid from transfers where subject_id = 7")' };
 const CAREUNIT = { question: 'What was the first care unit of patient 7 this year?', code: 'answer = sql("select careunit from transfers where subject_id = 7")' };
 
+/** Values of a database the programs query: with them attached the re-ranking applies (rerankApplies). */
+const VALUES = new DomainValues([['hip replacement', 'd_icd_procedures.short_title'], ['potassium', 'd_labitems.label']]);
+
 function shapesOf(...records: { question: string; code: string }[]): QuestionShapes {
   const shapes = new QuestionShapes();
   records.forEach((r, i) => shapes.set(i, r.question, r.code));
@@ -147,7 +150,7 @@ describe('HybridSearch with the re-ranking stage', () => {
 
   it('re-orders the collapsed top and still returns k distinct programs', () => {
     const store = storeOf(WARD, CAREUNIT, COST_PROCEDURE, COST_PATIENT);
-    const search = HybridSearch.open(store, { file: null });
+    const search = HybridSearch.open(store, { file: null, domainValues: VALUES });
     try {
       const q = 'Which ward was patient 12 in first this year?';
       const query = { text: q, vector: embedder.embedSync(q) };
@@ -171,7 +174,9 @@ describe('HybridSearch with the re-ranking stage', () => {
       const top = (): string => retriever.retrieve(q, embedder.embedSync(q), 2)[0].recordId;
       assert.equal(top(), 'r0', 'fused: the chart record shares more words');
       retriever.configure({ rerank: true, domainValues: null });
-      assert.equal(top(), 'r0', 're-ranked from the memory alone: the value names no column');
+      assert.equal(top(), 'r0', 'without the database\'s values the re-ranking does not apply: the fused order');
+      retriever.configure({ rerank: true, domainValues: VALUES });
+      assert.equal(top(), 'r0', 're-ranked with values that do not hold it: the value names no column');
       retriever.configure({ rerank: true, domainValues: readDomainValues(path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite')) });
       assert.equal(top(), 'r1', 'with the database\'s values it is a d_labitems.label value: the lab program');
       retriever.configure({ rerank: false, domainValues: null });
@@ -182,19 +187,22 @@ describe('HybridSearch with the re-ranking stage', () => {
     }
   });
 
-  it('the agent\'s retriever re-ranks when opened with rerank (the bench\'s `rerank` switch), and keeps the fused order otherwise', () => {
+  it('the agent\'s retriever re-ranks when opened with rerank and the data\'s values (the bench\'s `rerank` switch), and keeps the fused order otherwise', () => {
     const COST_PROCEDURE_OF_PATIENT = { question: 'What is the cost of a procedure for patient 42?', code: `answer = sql("select sum(cost) from cost where event_type = 'procedures_icd' and subject_id = 42")` };
     const store = storeOf(COST_PROCEDURE, COST_PROCEDURE_OF_PATIENT, WARD, CAREUNIT);
     const fused = MemoryRetriever.open(store, { file: null });
-    const reranked = MemoryRetriever.open(store, { file: null, rerank: true });
+    const reranked = MemoryRetriever.open(store, { file: null, rerank: true, domainValues: VALUES });
+    const withoutValues = MemoryRetriever.open(store, { file: null, rerank: true });
     try {
       // One value slot ("hip arthroplasty"), as the knee-replacement record's question; the patient record's words overlap more.
       const q = 'What is the cost of a procedure named hip arthroplasty for patient?';
       assert.equal(fused.retrieve(q, embedder.embedSync(q), 4)[0].recordId, 'r1');
       assert.equal(reranked.retrieve(q, embedder.embedSync(q), 4)[0].recordId, 'r0');
+      assert.equal(withoutValues.retrieve(q, embedder.embedSync(q), 4)[0].recordId, 'r1', 'without the values: the fused order');
     } finally {
       fused.close();
       reranked.close();
+      withoutValues.close();
       store.close();
     }
   });

@@ -4,12 +4,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { QuestionShapes } from '../../../src/core/memory/search/rerank';
+import { DomainValues } from '../../../src/core/memory/search/domain-values';
 import { SHAPE_PAGE_ROWS, ShapeIndex } from '../../../src/core/memory/search/shape-index';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
 import { sampleRecord } from '../../support/records';
 
 /** EHR-style records of a few shapes: value phrases in their programs, question words of their own. */
+/** Values of a database the programs query: with them attached the re-ranking applies (rerankApplies). */
+const VALUES = new DomainValues([['aspirin', 'prescriptions.drug']]);
+
 const RECORDS = [
   { id: 'drug', question: 'What is the intake method of danazol?', code: `answer = sql("select route from prescriptions where drug = 'danazol'")` },
   { id: 'lab', question: 'When did patient 10006 last get a blood glucose test?', code: `answer = sql("select charttime from labevents where itemid in (select itemid from d_labitems where label = 'blood glucose') and subject_id = 10006")` },
@@ -87,7 +91,7 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
 
   it('follows add, delete, restore, purge and a new record through the change log, equal to a rebuild each time', () => {
     const store = MemoryStore.open(path.join(dir, 'm.sqlite'));
-    const search = HybridSearch.open(store, { file: null, background: false });
+    const search = HybridSearch.open(store, { file: null, background: false, domainValues: VALUES });
     try {
       embedded(store, RECORDS.slice(0, 4));
       const shapes = search.shapes.shapes()!;
@@ -152,7 +156,7 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
     }
   });
 
-  it('off by default: nothing is read until a search asks for the re-ranking; before the background load completes it keeps the fused order, and re-ranks once loaded', async () => {
+  it('off by default: nothing is read until a search asks for the re-ranking with the data\'s values; before the background load completes it keeps the fused order, and re-ranks once loaded', async () => {
     const store = MemoryStore.open(path.join(dir, 'm.sqlite'));
     embedded(store, RECORDS);
     const search = HybridSearch.open(store, { file: null, background: true });
@@ -162,6 +166,9 @@ describe('ShapeIndex (the re-ranking state kept with the store)', function () {
       const query = { text: q, vector: embedder.embedSync(q) };
       await search.ready;
       assert.equal((search as unknown as { shapeIndex: unknown }).shapeIndex, null, 'no shapes read while the re-ranking is off');
+      assert.deepEqual(search.search(query, 4, { rerank: true }), search.search(query, 4), 'without the data\'s values a re-ranked search is the fused one');
+      assert.equal((search as unknown as { shapeIndex: unknown }).shapeIndex, null, 'and reads no shapes');
+      search.setDomainValues(VALUES);
       const early = search.search(query, 4, { rerank: true });
       assert.deepEqual(early.map((h) => h.recordId), search.search(query, 4).map((h) => h.recordId), 'fused order while loading');
       await search.ready;

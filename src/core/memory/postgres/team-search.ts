@@ -52,7 +52,8 @@ export interface TeamSearchOptions {
   collapse?: boolean;
   /**
    * Re-rank the collapsed top {@link RERANK_DEPTH} as the personal memory does (team-shapes.ts; the fused order
-   * while its first read of the space is not complete). Default: none.
+   * while its first read of the space is not complete, and always without the data's values: TeamShapes.applies).
+   * Default: none.
    */
   rerank?: TeamShapes;
 }
@@ -195,10 +196,12 @@ function betterMember(a: CandidateRow, b: CandidateRow): boolean {
  */
 export async function searchTeam(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
   const collapse = options.collapse ?? true;
+  // Re-ranking applies only with the data's values (TeamShapes.applies): else this is the fused search, exactly.
+  const rerank = options.rerank?.applies ? options.rerank : undefined;
   // A re-ranked search fuses the best RERANK_DEPTH and re-orders them (as hybrid-search.ts does).
-  const want = options.rerank ? Math.max(k, RERANK_DEPTH) : k;
+  const want = rerank ? Math.max(k, RERANK_DEPTH) : k;
   // The re-ranking's catch-up runs beside the search's own read (prepare never rejects).
-  const prepared = options.rerank?.prepare();
+  const prepared = rerank?.prepare();
   const keyOf = collapse ? (r: CandidateRow): string => programKey(r.code, r.language) : (r: CandidateRow): string => r.id;
   let spaceInScan = false;
   for (let depth = SIDE_DEPTH; ; ) {
@@ -238,7 +241,7 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
       if (group.length > 1) hit.identical = group.length - 1;
       return { rid: Number(representative.rid), score: h.score, question: representative.question, code: representative.code, hit };
     });
-    const ordered = options.rerank && (await prepared) ? options.rerank.order(query, hits) : hits;
+    const ordered = rerank && (await prepared) ? rerank.order(query, hits) : hits;
     return ordered.slice(0, k).map((c) => c.hit);
   }
 }

@@ -22,7 +22,7 @@
  * const hits = await searchTeam(team, question, vector, 4, { rerank: shapes });
  * ```
  */
-import { QuestionShapes, type RerankParts, ALL_RERANK_PARTS } from '../search/rerank';
+import { QuestionShapes, type RerankParts, ALL_RERANK_PARTS, rerankApplies } from '../search/rerank';
 import type { DomainValues } from '../search/domain-values';
 import { errorMessage } from '../../errors';
 import { Logger, nullLogger } from '../../logger';
@@ -58,6 +58,7 @@ export class TeamShapes {
   private readonly shapes = new QuestionShapes();
   private readonly parts: RerankParts;
   private readonly log: Logger;
+  private values: DomainValues | null;
   private lastSeq = 0;
   private loading: Promise<void> | undefined;
   private loaded = false;
@@ -67,7 +68,16 @@ export class TeamShapes {
   constructor(private readonly team: TeamMemoryStore, options: TeamShapesOptions = {}) {
     this.parts = options.parts ?? ALL_RERANK_PARTS;
     this.log = options.logger ?? nullLogger;
-    this.shapes.setDomainValues(options.domainValues ?? null);
+    this.values = options.domainValues ?? null;
+    this.shapes.setDomainValues(this.values);
+  }
+
+  /**
+   * Whether the re-ranking applies (rerank.ts, rerankApplies): only with the values of the data the programs
+   * query; without them a search given these shapes is the fused search and nothing is read for them.
+   */
+  get applies(): boolean {
+    return rerankApplies(this.values);
   }
 
   /** Whether the first read is complete (searches re-rank from then on). */
@@ -87,6 +97,7 @@ export class TeamShapes {
 
   /** The values of the data the agent works on (null: none). */
   setDomainValues(values: DomainValues | null): void {
+    this.values = values;
     this.shapes.setDomainValues(values);
   }
 

@@ -28,6 +28,7 @@ import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
 import { searchTeam } from './team-search';
 import { teamShapesFor } from './team-shapes';
+import type { DomainValues } from '../search/domain-values';
 import { beginTeamTask, finishTeamTask, setTeamUtility, type TeamTaskFinish } from './team-utility';
 
 /** Connected or not, as the last call found it (for a status bar or a health line). */
@@ -41,6 +42,11 @@ export interface TeamToolsDeps {
   citationRoot?(): string;
   /** Whether memory_search re-ranks as the personal memory does (team-shapes.ts: the fused order until the space is read); default no. */
   rerank?: () => boolean;
+  /**
+   * The values of the database the agent queries (the editor's agent database, `mcp --values-from`): the
+   * re-ranking applies only with them (TeamShapes.applies). Default: none (a re-ranked search is the fused one).
+   */
+  domainValues?: () => Promise<DomainValues | null>;
 }
 
 interface ToolTask {
@@ -71,7 +77,8 @@ export class TeamMemoryTools implements MemoryToolApi {
     if (!hasContentWords(args.query)) return { retrievalId: '', results: [] };
     return this.online('memory_search', 'memory_search returned no shared records; continue the task without them and search again later', async (team) => {
       const embedder = await this.sharedEmbedder(team);
-      const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger }) : undefined;
+      // Values that cannot be had (the personal app did not open): none, the fused order; the search itself goes on.
+      const rerank = this.deps.rerank?.() ? teamShapesFor(team, { logger: this.deps.logger, domainValues: await this.deps.domainValues?.().catch(() => null) }) : undefined;
       const k = args.k ?? DEFAULT_TOOL_K;
       const workedOnly = args.include_failures !== true;
       // The floor as memory_search applies it (relevance.ts); the team memory does not give document frequencies, so a

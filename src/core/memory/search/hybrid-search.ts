@@ -7,7 +7,8 @@ import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keywor
 import type { MemoryStore } from '../sqlite/store';
 import { dotBlob } from '../dense/dense-index';
 import { collapseByProgram, ProgramCandidate, programKey, ProgramGroup } from './program-collapse';
-import { QuestionShapes, RERANK_DEPTH } from './rerank';
+import { QuestionShapes, RERANK_DEPTH, rerankApplies } from './rerank';
+import { topProgramMembers, type ProgramMember } from './program-members';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
 import { keywordCachePostings, memoryBudget } from '../memory-budget';
@@ -23,14 +24,6 @@ interface CandidateRow {
 }
 
 type UtilityRow = Pick<ProgramRow, 'rid' | 'utility_sum' | 'utility_count' | 'created_task'>;
-
-/** A member of one of the best programs of a pass (its program identity held with the question shapes; nothing read yet). */
-interface ProgramMember {
-  rid: number;
-  program: number;
-  /** Its fused score (-Infinity for a copy left out of the rankings). */
-  score: number;
-}
 
 /** A collapse candidate that carries its program identity (its code is not read: ''). */
 type IdentifiedCandidate = ProgramCandidate & { program: number };
@@ -135,6 +128,11 @@ export class HybridSearch {
     return this.shapeIndex;
   }
 
+  /** Whether a search asking for re-ranking re-ranks: the data's values are attached (rerank.ts, rerankApplies); else it is the fused search. */
+  get rerankApplies(): boolean {
+    return rerankApplies(this.shapeOptions?.domainValues);
+  }
+
   /** The values of the data the agent works on, for the re-ranking's value columns (null: none); kept for a later shapes read. */
   setDomainValues(values: DomainValues | null): void {
     if (this.shapeOptions) this.shapeOptions.domainValues = values;
@@ -165,7 +163,8 @@ export class HybridSearch {
     let perSide = collapsing && options.collapseSides === true;
     const sidesWhenCopies = collapsing && options.collapseSides === undefined;
     const baseDepth = Math.max(MIN_FUSION_DEPTH, k * FUSION_DEPTH);
-    const parts = collapsing ? rerankParts(options.rerank) : null;
+    // Re-ranking applies only with the data's values attached (rerankApplies): else this is the fused search, exactly.
+    const parts = collapsing && this.rerankApplies ? rerankParts(options.rerank) : null;
     const shapes = parts ? this.shapes.shapes() : null;
     let depth = baseDepth;
     // A re-ranked search may look again, deeper: its dense answer serves every pass it covers.
@@ -197,7 +196,7 @@ export class HybridSearch {
       let groups: ProgramGroup<ProgramCandidate>[];
       const byMembers = shapes !== null && !recency && diversity === 0;
       if (byMembers) {
-        const members = this.topProgramMembers(ranked, want, shapes);
+        const members = topProgramMembers(ranked.fused, ranked.copies, want, shapes);
         // The program identities tell whether another pass follows: no row is read for a pass that does not answer.
         const next = nextPass(members.programs, members.list.length);
         if (next) {
@@ -245,32 +244,6 @@ export class HybridSearch {
     }
     if (reorder) candidates.sort((a, b) => b.score - a.score);
     return candidates;
-  }
-
-  /**
-   * With program identities held, without recency or diversity: only the members of the best `want`
-   * programs of the fused order matter (the others make groups past `want`): those of the fused order,
-   * then the copies of them, with how many programs they make. Nothing is read.
-   */
-  private topProgramMembers(ranked: Ranked, want: number, identity: QuestionShapes): { list: ProgramMember[]; programs: number } {
-    const ids = ranked.fused.map((h) => identity.programId(Number(h.key)));
-    const top = new Set<number>();
-    for (const id of ids) {
-      if (top.size >= want) break;
-      if (id !== undefined) top.add(id);
-    }
-    const list: ProgramMember[] = [];
-    ranked.fused.forEach((h, i) => {
-      const id = ids[i];
-      if (id !== undefined && top.has(id)) list.push({ rid: Number(h.key), program: id, score: h.score });
-    });
-    for (const key of ranked.copies) {
-      const rid = Number(key);
-      const id = identity.programId(rid);
-      // A copy's program has a fused member (it was left out as that member's copy on its side).
-      if (id !== undefined && top.has(id)) list.push({ rid, program: id, score: -Infinity });
-    }
-    return { list, programs: top.size };
   }
 
   /**

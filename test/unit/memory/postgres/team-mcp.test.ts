@@ -11,6 +11,10 @@ import { call, text } from '../../mcp/mcp-support';
 import { searchTeam } from '../../../../src/core/memory/postgres/team-search';
 import { TeamShapes } from '../../../../src/core/memory/postgres/team-shapes';
 import { CHART_HEART_RATE, LAB_POTASSIUM } from '../../../support/records';
+import { readDomainValues } from '../../../../src/core/data/domain-values-reader';
+
+/** The database the EHR records' programs query: its values make `--rerank` apply (`--values-from`). */
+const EHR_DATABASE = path.join(__dirname, '..', '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
 
 interface SearchOut {
   retrievalId: string;
@@ -101,7 +105,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     }
   });
 
-  it('`mcp --rerank` re-ranks memory_search once it has read the space, as TeamShapes does in process; a server without it keeps the fused order', async () => {
+  it('`mcp --rerank --values-from DB` re-ranks memory_search once it has read the space, as TeamShapes does in process; a server without it (or without values) keeps the fused order', async () => {
     const SODIUM = { question: 'Sodium in the lab for patient 9?', code: `answer = sql("select valuenum from labevents where itemid in (select itemid from d_labitems where d_labitems.label = 'sodium') and subject_id = 9")` };
     const queries = ['What was the last sodium value of patient 12?', 'What was the last potassium value of patient 12?'];
     const expected: { query: string; fused: string; reranked: string }[] = [];
@@ -112,7 +116,7 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
         [CHART_HEART_RATE, LAB_POTASSIUM, SODIUM].map((r) => ({ question: r.question, execution: { code: r.code, language: 'python' as const, outcome: 'success' as const }, provenance: 'seed' as const })),
         { trigger: 'user', reason: 'test seed', merge: false, embedder },
       );
-      const shapes = new TeamShapes(team);
+      const shapes = new TeamShapes(team, { domainValues: readDomainValues(EHR_DATABASE) });
       await shapes.load();
       for (const query of queries) {
         const v = embedder.embedSync(query);
@@ -123,14 +127,16 @@ describe('team memory through real processes: `agent-memory mcp --db postgres://
     }
     assert.ok(expected.every((e) => e.fused !== e.reranked), `every query orders differently re-ranked: ${JSON.stringify(expected)}`);
     const plain = await connectTeamServer(bare, password, ['--space', 'rerank'], 'plain');
-    const reranking = await connectTeamServer(bare, password, ['--space', 'rerank', '--rerank'], 'reranking');
-    clients.push(plain, reranking);
+    const reranking = await connectTeamServer(bare, password, ['--space', 'rerank', '--rerank', '--values-from', EHR_DATABASE], 'reranking');
+    const withoutValues = await connectTeamServer(bare, password, ['--space', 'rerank', '--rerank'], 'without-values');
+    clients.push(plain, reranking, withoutValues);
     const top = async (c: Client, query: string): Promise<string> => ((await call(c, 'memory_search', { query, k: 4 })).structuredContent as unknown as SearchOut).results[0].id;
     // The server reads the space in the background once connected; until then a search keeps the fused order.
     for (let waited = 0; (await top(reranking, expected[0].query)) !== expected[0].reranked && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     for (const e of expected) {
       assert.equal(await top(plain, e.query), e.fused, e.query);
       assert.equal(await top(reranking, e.query), e.reranked, e.query);
+      assert.equal(await top(withoutValues, e.query), e.fused, `${e.query}: --rerank without --values-from`);
     }
   });
 

@@ -61,6 +61,24 @@ describe('team memory search re-ranks as the personal memory does (TeamShapes; r
     for (const t of tops) assert.ok(t.reranked === ids[1] || t.reranked === ids[2], JSON.stringify(t));
   });
 
+  it('without the data\'s values the re-ranking does not apply: the fused search exactly (records, order, scores), nothing read', async () => {
+    const team = await connect('novalues');
+    await seed(team);
+    const shapes = new TeamShapes(team);
+    assert.equal(shapes.applies, false);
+    const { embedder } = await team.sharedEmbedder();
+    for (const query of QUERIES) {
+      const v = embedder.embedSync(query);
+      for (const k of [1, 4]) {
+        const strip = (hits: Awaited<ReturnType<typeof searchTeam>>) => hits.map((h) => ({ id: h.record.id, score: h.score, identical: h.identical }));
+        assert.deepEqual(strip(await searchTeam(team, query, v, k, { rerank: shapes })), strip(await searchTeam(team, query, v, k)), `${query} k ${k}`);
+      }
+    }
+    assert.equal(shapes.ready, false, 'the space was not read for the re-ranking');
+    shapes.setDomainValues(values);
+    assert.equal(shapes.applies, true);
+  });
+
   it('keeps the fused order until the space is read, then re-ranks; k is respected', async () => {
     const team = await connect('loading');
     const ids = await seed(team);
