@@ -4,7 +4,10 @@
  * Spawns real child processes (node + tsx, as `npm run` does) that open a memory
  * of N synthetic records (`agent-memory seed --synthetic N`, seeded once) and
  * answer one hybrid query, and reports, median of `runs`:
- * - spawn_to_first_ms: from spawning the child to its first hybrid result (measured by the parent);
+ * - spawn_to_first_ms: from the child's process start to its first hybrid result (the child's clock);
+ * - first_thread_cpu_ms: the CPU time of the child's main thread until then (user + system,
+ *   process.threadCpuUsage), with imports_cpu_ms and dense_cpu_ms its shares of the imports and
+ *   the dense open: figures a loaded machine inflates far less than the wall-clock ones;
  * - first_rss_mb: the child's RSS at that moment; the child's own breakdown (imports, store open,
  *   dense codes loaded, first search) and the sides that answered;
  * - keyword_join_ms: when the keyword side joined (worker loaded);
@@ -27,6 +30,13 @@
  *   own allocation count (sqlite3_memory_used) is not available: better-sqlite3 has no call for
  *   it and is built with SQLITE_DEFAULT_MEMSTATUS=0, so its page caches are bounded by the
  *   budget's cache_size, not measured.
+ *
+ * Each child runs under tsx with its own transform cache (TMPDIR in the run's temp dir, filled by
+ * the preparing runs): tsx keeps one cache for every process of the user (os.tmpdir()/tsx-UID),
+ * which grows with each edited file of every work tree (15.7k entries here) and costs each child
+ * a read of its listing and a linear lookup per module: measured ~70 ms of main-thread CPU before
+ * the first answer and 20–57 MB of steady RSS with 15.7k entries against a cache of its own.
+ * The product runs its bundle (dist/), without tsx.
  *
  * The same run measures the OLD path: the source tree of the baseline commit (`--baseline`,
  * default the last commit before this change) extracted with `git archive` into the run's temp
@@ -92,6 +102,9 @@ const ProbeSchema = z.object({
   steady_rss_mb: z.number(),
   top4: z.array(z.string()),
   steady_memory: z.record(z.string(), z.number()).optional(),
+  first_thread_cpu_ms: z.number(),
+  imports_cpu_ms: z.number(),
+  dense_cpu_ms: z.number(),
 });
 type Probe = z.infer<typeof ProbeSchema>;
 
@@ -120,8 +133,15 @@ interface ProbeSearch {
   close(): void;
 }
 
+/** CPU time of this thread so far (user + system), in ms. */
+function threadCpuMs(): number {
+  const used = process.threadCpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
 async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boolean, budgetMB: number | undefined, form: VectorCopyChoice | undefined): Promise<void> {
   const t0 = performance.now();
+  const cpu0 = threadCpuMs();
   const load = (m: string) => require(path.join(src, 'core', m)) as unknown;
   // The memory's modules moved into folders (sqlite/, search/); a baseline tree may predate that.
   const loadFirst = (...candidates: string[]) => load(candidates.find((m) => fs.existsSync(path.join(src, 'core', `${m}.ts`))) ?? candidates[0]);
@@ -135,6 +155,7 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
   // The new path opens with the budget in effect (passed explicitly: the same as the default without --memory-budget-mb).
   const budget = kind === 'new' ? memoryBudget(budgetMB, form) : undefined;
   const tImports = performance.now();
+  const cpuImports = threadCpuMs();
   let maxGap = 0;
   let last = performance.now();
   const tick = setInterval(() => {
@@ -145,13 +166,16 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
   const store = mods.store.MemoryStore.open(db, budget ? { memoryBudget: budget } : undefined);
   const embedder = mods.embedding.storeEmbedder(store, mods.logger.nullLogger);
   const tStore = performance.now();
+  const cpuStore = threadCpuMs();
   last = performance.now();
   const search = mods.hybrid.HybridSearch.open(store, kind === 'new' ? { background: true, memoryBudget: budget } : {});
   await search.dense.ready;
   const tDense = performance.now();
+  const cpuDense = threadCpuMs();
   const query = { text: QUERY, vector: embedder.embedSync(QUERY) };
   const first = search.answer ? search.answer(query, 4, options) : { hits: search.search(query, 4), sides: ['dense', 'keyword'] };
   const tFirst = performance.now();
+  const cpuFirst = threadCpuMs();
   const firstRss = process.memoryUsage().rss / 1e6;
   await search.ready;
   const tJoin = performance.now();
@@ -176,6 +200,9 @@ async function probe(kind: 'new' | 'old', src: string, db: string, rerank: boole
     max_block_ms: blocked,
     steady_rss_mb: process.memoryUsage().rss / 1e6,
     top4: after.hits.map((h) => h.recordId),
+    first_thread_cpu_ms: cpuFirst,
+    imports_cpu_ms: cpuImports - cpu0,
+    dense_cpu_ms: cpuDense - cpuStore,
     ...(steadyMemory ? { steady_memory: steadyMemory } : {}),
   };
   search.close();
@@ -231,13 +258,13 @@ async function memoryBreakdown(search: ProbeSearch, store: ProbeStore, budget: M
 
 // ------------------------------------------------------------------ parent side
 
-function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
+function runChild(args: string[], tmpdir: string): Promise<{ wallMs: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let firstLineAt = 0;
     let stdout = '';
     let stderr = '';
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', __filename, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', __filename, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmpdir } });
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (!firstLineAt && stdout.includes('\n')) firstLineAt = performance.now();
@@ -248,10 +275,10 @@ function runChild(args: string[]): Promise<{ wallMs: number; stdout: string }> {
   });
 }
 
-async function runProbe(kind: 'new' | 'old', src: string, db: string, rerank = false, budgetMB?: number, form?: VectorCopyChoice): Promise<Probe & { spawn_to_first_ms: number }> {
+async function runProbe(kind: 'new' | 'old', src: string, db: string, tmpdir: string, rerank = false, budgetMB?: number, form?: VectorCopyChoice): Promise<Probe & { spawn_to_first_ms: number }> {
   const budget = budgetMB === undefined ? [] : ['--memory-budget-mb', String(budgetMB)];
   const copies = form === undefined ? [] : ['--vector-copies', form];
-  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget, ...copies]);
+  const { stdout } = await runChild(['--probe', kind, '--src', src, '--db', db, ...(rerank ? ['--rerank'] : []), ...budget, ...copies], tmpdir);
   const p = ProbeSchema.parse(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
   // The child prints after closing; spawn → first result = spawn → child start + the child's own first_ms.
   return { ...p, spawn_to_first_ms: p.first_ms };
@@ -304,15 +331,18 @@ async function main(argv: string[]): Promise<number> {
     const oldDb = path.join(work, 'old.sqlite');
     if (kinds.length > 1) prepareOldPath(args.baseline, db, oldRoot, oldDb);
     const srcOf = (kind: 'new' | 'old') => path.join(kind === 'new' ? ROOT : oldRoot, 'src');
-    const probeOnce = (kind: 'new' | 'old') => runProbe(kind, srcOf(kind), kind === 'new' ? db : oldDb, kind === 'new' && args.rerank, kind === 'new' ? budgetMB : undefined, kind === 'new' ? args['vector-copies'] : undefined);
-    process.stderr.write('preparing: first opens write each path\'s keyword index file…\n');
+    // The children's own tsx cache (see the file comment), filled by the preparing runs below.
+    const childTmp = path.join(work, 'tmp');
+    fs.mkdirSync(childTmp);
+    const probeOnce = (kind: 'new' | 'old') => runProbe(kind, srcOf(kind), kind === 'new' ? db : oldDb, childTmp, kind === 'new' && args.rerank, kind === 'new' ? budgetMB : undefined, kind === 'new' ? args['vector-copies'] : undefined);
+    process.stderr.write('preparing: first opens write each path\'s keyword index file and fill the children\'s tsx cache…\n');
     for (const kind of kinds) await probeOnce(kind);
     const rows: { kind: string; p: Probe & { spawn_to_first_ms: number } }[] = [];
     for (let i = 0; i < args.runs; i++) {
       for (const kind of kinds) {
         const p = await probeOnce(kind);
         rows.push({ kind, p });
-        process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms, rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, warm ${r1(p.warm_ms)} ms, max block ${r1(p.max_block_ms)} ms, steady rss ${r1(p.steady_rss_mb)} MB\n`);
+        process.stderr.write(`run ${i + 1} ${kind}: first ${r1(p.first_ms)} ms (main thread CPU ${r1(p.first_thread_cpu_ms)} ms), rss ${r1(p.first_rss_mb)} MB, keyword joined ${r1(p.keyword_join_ms)} ms, warm ${r1(p.warm_ms)} ms, max block ${r1(p.max_block_ms)} ms, steady rss ${r1(p.steady_rss_mb)} MB\n`);
       }
     }
     const agree = rows.filter((r) => r.kind === 'new').map((r) => r.p.top4.join()).every((t, _, all) => t === all[0]);
@@ -323,6 +353,9 @@ async function main(argv: string[]): Promise<number> {
         path: kind,
         n: args.n,
         spawn_to_first_ms: m((p) => p.first_ms),
+        first_thread_cpu_ms: m((p) => p.first_thread_cpu_ms),
+        imports_cpu_ms: m((p) => p.imports_cpu_ms),
+        dense_cpu_ms: m((p) => p.dense_cpu_ms),
         imports_ms: m((p) => p.imports_ms),
         store_ms: m((p) => p.store_ms),
         dense_ms: m((p) => p.dense_ms),
