@@ -47,11 +47,19 @@ describe('relevance: a value of the data counts as one value, held by a record w
     assert.equal(score(1, ['short_title']), 1, 'same column (by name), a slot');
     assert.equal(score(0, ['short_title']), 0, 'no slot');
     assert.equal(score(1, ['drug']), 0, 'the program compares another column');
-    const two = [percu, { terms: ['other'], columns: ['d_icd_procedures.short_title'] }];
-    assert.ok(Math.abs(relevanceOf([...terms, 'other'], [...known, false], new Set(), undefined, { phrases: two, slots: () => ({ slots: 1, columns: new Set(['short_title']) }) }) - Math.sqrt(1 / 2)) < 1e-12, 'one slot holds one value');
+    const two = [percu, { terms: ['other', 'graft'], columns: ['d_icd_procedures.short_title'] }];
+    const withSlots = (n: number) => ({ phrases: two, slots: () => ({ slots: n, columns: new Set(['short_title']) }) });
+    assert.ok(Math.abs(relevanceOf([...terms, 'other', 'graft'], [...known, false, false], new Set(), undefined, withSlots(1)) - Math.sqrt(1 / 2)) < 1e-12, 'one slot holds one value');
+    assert.equal(relevanceOf([...terms, 'other', 'graft'], [...known, false, false], new Set(), undefined, withSlots(2)), 1);
     let asked = 0;
     relevanceOf(terms, known, new Set(['percu', 'nephros', 'frag']), undefined, { phrases: [percu], slots: () => ((asked += 1), { slots: 1, columns: new Set() }) });
     assert.equal(asked, 0, 'a phrase the record holds word for word needs no slots');
+  });
+
+  it('a one-word value gets a slot only when the memory knows the word (a chart label such as "index" is also an everyday word)', () => {
+    const index = { phrases: [{ terms: ['index'], columns: ['d_items.label'] }], slots: () => ({ slots: 1, columns: new Set(['label']) }) };
+    assert.equal(relevanceOf(['index'], [false], new Set(), undefined, index), 0, 'unseen: no slot');
+    assert.equal(relevanceOf(['index'], [true], new Set(), undefined, index), 1, 'known to the memory: a value like any');
   });
 
   it("recordSlots: the question's value slots (its program's literals masked) and the compared columns by name", () => {

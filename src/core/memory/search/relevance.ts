@@ -35,10 +35,17 @@
  * values the memory never saw (drug, diagnosis and procedure names) look like questions from elsewhere.
  * With the values of the data the agent works on (DomainValues, `--values-from`; the editor's agent
  * database), a query's words inside one of those values that the memory never saw are left out of the
- * known share (neither known nor unknown): EHRSQL test → valid at 0.4 then answers 98.2 % with hit@1
- * 0.6561 (held-back valid → test 98.8 % / 0.6763, 0.6789 unfloored), the CoNaLa memory's questions
- * against the EHR memory with those values 4.1 % (unchanged). Counting them as known answered 4.5 %,
- * leaving them out of the shared share too 4.7 %; quoted words as values 4.7 % (dropped).
+ * known share (neither known nor unknown), and each value phrase counts once in the shared share, as one
+ * value: held when the record holds its words, or when the record's question has a value slot (its
+ * program's literals masked, value-masking.ts `recordSlots`) and its program compares a literal with a
+ * column holding the phrase (by column name: `prescriptions.drug` ↔ `t1.drug`). A record that asks the
+ * same thing about another drug or procedure then shares the query's value; a coding question that happens
+ * to hold a database value ("insert 77 to index 2": `index` is a chart label) does not get in, its other
+ * words being unknown. EHRSQL test → valid at 0.4 then answers 99.2 % with hit@1 0.6619 (0.6594 without a
+ * floor; 0.6561 with the values left out of the known share only), re-ranked 0.7504 (0.7513 unfloored);
+ * held-back valid → test 99.1 % / 0.6776 (0.6789 unfloored); the CoNaLa memory's questions against the EHR
+ * memory with those values 4.5 % (4.1 % before). Counting unseen value words as known answered 4.5 %,
+ * leaving them out of the shared share word by word 4.7 %, quoted words as values 4.7 % (dropped).
  * Without document frequencies (team spaces) the known share is unweighted, as before. A query with no
  * content word (`%_%`) has relevance 0.
  *
@@ -108,7 +115,7 @@ export interface ValueMatch {
  * as known, as any word. In the shared share each phrase counts once, as one value: held when the record
  * holds every word of it, or when the record's question has a value slot left (`values.slots`) and its
  * program compares a literal with a column holding the phrase (by column name): the record asks the same
- * kind of thing about another value. Without `values` every word counts as itself. When every word is an
+ * kind of thing about another value. A one-word phrase gets a slot only when the memory knows the word. Without `values` every word counts as itself. When every word is an
  * unseen value the known share is 1. 0 for a query without content words; never NaN or negative.
  */
 export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[], values?: ValueMatch): number {
@@ -145,7 +152,9 @@ export function relevanceOf(terms: readonly string[], known: readonly boolean[],
       slots = values.slots();
       free = slots.slots;
     }
-    if (free > 0 && phrase.columns.some((c) => slots!.columns.has(columnName(c)))) {
+    // One word alone ("position", "index": chart labels and everyday words) is a value only when the memory knows it.
+    const single = phrase.terms.length === 1 && !known[terms.indexOf(phrase.terms[0])];
+    if (free > 0 && !single && phrase.columns.some((c) => slots!.columns.has(columnName(c)))) {
       shared += 1;
       free -= 1;
     }
@@ -187,7 +196,7 @@ export function relevanceScorer(query: string, frequencies: TermFrequencies, rec
 }
 
 /** Records whose features {@link recordFeatures} keeps (the oldest program goes first past it). */
-export const FEATURE_MEMO_RECORDS = 4_096;
+export const FEATURE_MEMO_RECORDS = 2_048;
 
 interface RecordFeatures {
   terms: ReadonlySet<string>;
