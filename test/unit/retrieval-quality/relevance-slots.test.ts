@@ -29,7 +29,7 @@ const ALL_VALUE = 'How much is percu nephrostm w/o frag?';
 const CODING_QUESTIONS = ['insert 77 to index 2 of list `x`', 'sort a list of dicts by the value of a key', 'flush output of python print'];
 
 describe('relevance: a value of the data counts as one value, held by a record with a slot for it', () => {
-  const percu = { terms: ['percu', 'nephros', 'frag'], columns: ['d_icd_procedures.short_title'] };
+  const percu = { phrase: 'percu nephrostm w o frag', terms: ['percu', 'nephros', 'frag'], columns: ['d_icd_procedures.short_title'] };
 
   it('a phrase counts once in the shared share; a record holding every word of it holds it', () => {
     const terms = ['cost', 'percu', 'nephros', 'frag'];
@@ -47,7 +47,7 @@ describe('relevance: a value of the data counts as one value, held by a record w
     assert.equal(score(1, ['short_title']), 1, 'same column (by name), a slot');
     assert.equal(score(0, ['short_title']), 0, 'no slot');
     assert.equal(score(1, ['drug']), 0, 'the program compares another column');
-    const two = [percu, { terms: ['other', 'graft'], columns: ['d_icd_procedures.short_title'] }];
+    const two = [percu, { phrase: 'other graft', terms: ['other', 'graft'], columns: ['d_icd_procedures.short_title'] }];
     const withSlots = (n: number) => ({ phrases: two, slots: () => ({ slots: n, columns: new Set(['short_title']) }) });
     assert.ok(Math.abs(relevanceOf([...terms, 'other', 'graft'], [...known, false, false], new Set(), undefined, withSlots(1)) - Math.sqrt(1 / 2)) < 1e-12, 'one slot holds one value');
     assert.equal(relevanceOf([...terms, 'other', 'graft'], [...known, false, false], new Set(), undefined, withSlots(2)), 1);
@@ -57,9 +57,12 @@ describe('relevance: a value of the data counts as one value, held by a record w
   });
 
   it('a one-word value gets a slot only when the memory knows the word (a chart label such as "index" is also an everyday word)', () => {
-    const index = { phrases: [{ terms: ['index'], columns: ['d_items.label'] }], slots: () => ({ slots: 1, columns: new Set(['label']) }) };
+    const slots = () => ({ slots: 1, columns: new Set(['label']) });
+    const index = { phrases: [{ phrase: 'index', terms: ['index'], columns: ['d_items.label'] }], slots };
     assert.equal(relevanceOf(['index'], [false], new Set(), undefined, index), 0, 'unseen: no slot');
     assert.equal(relevanceOf(['index'], [true], new Set(), undefined, index), 1, 'known to the memory: a value like any');
+    const twoWords = { phrases: [{ phrase: 'multivitamin 12', terms: ['multivitamin'], columns: ['d_items.label'] }], slots };
+    assert.equal(relevanceOf(['multivitamin'], [false], new Set(), undefined, twoWords), 1, 'a phrase of two words (one a number) is not one word alone');
   });
 
   it("recordSlots: the question's value slots (its program's literals masked) and the compared columns by name", () => {

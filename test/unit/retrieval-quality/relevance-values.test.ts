@@ -30,7 +30,7 @@ describe('relevance with the values of the data (a value-heavy question of the d
     const terms = ['patient', 'prescrib', 'oxcarbazepin'];
     const record = new Set(['patient', 'prescrib']);
     const weights = [1.1, 2.5, 7.5];
-    const oxcarbazepine = { phrases: [{ terms: ['oxcarbazepin'], columns: ['prescriptions.drug'] }] };
+    const oxcarbazepine = { phrases: [{ phrase: 'oxcarbazepine', terms: ['oxcarbazepin'], columns: ['prescriptions.drug'] }] };
     const without = relevanceOf(terms, [true, true, false], record, weights);
     const withValues = relevanceOf(terms, [true, true, false], record, weights, oxcarbazepine);
     assert.ok(Math.abs(without - Math.sqrt((3.6 / 11.1) * (2 / 3))) < 1e-12);
@@ -44,8 +44,8 @@ describe('relevance with the values of the data (a value-heavy question of the d
     const values = new DomainValues([['Metoprolol Tartrate', 'prescriptions.drug'], ['crnry athrscl natve vssl', 'd_icd_diagnoses.short_title']]);
     const found = values.valueTerms(`${VALUE_HEAVY} Metoprolol tartrate again.`);
     assert.deepEqual(found, [
-      { terms: queryContentTerms('metoprolol tartrate'), columns: ['prescriptions.drug'] },
-      { terms: queryContentTerms('crnry athrscl natve vssl'), columns: ['d_icd_diagnoses.short_title'] },
+      { phrase: 'metoprolol tartrate', terms: queryContentTerms('metoprolol tartrate'), columns: ['prescriptions.drug'] },
+      { phrase: 'crnry athrscl natve vssl', terms: queryContentTerms('crnry athrscl natve vssl'), columns: ['d_icd_diagnoses.short_title'] },
     ]);
     assert.deepEqual(values.valueTerms('sort a list by key'), []);
   });

@@ -111,7 +111,7 @@ export class DomainValues {
     const out = new Map<string, QueryValue>();
     for (const { phrase, columns } of this.columnsIn(text)) {
       const terms = queryContentTerms(phrase);
-      if (terms.length > 0 && !out.has(phrase)) out.set(phrase, { terms, columns });
+      if (terms.length > 0 && !out.has(phrase)) out.set(phrase, { phrase, terms, columns });
     }
     return [...out.values()];
   }

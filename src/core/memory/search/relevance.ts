@@ -94,8 +94,10 @@ export function termWeight(df: number, records: number): number {
   return Math.log((n + 1) / (Math.min(Math.max(0, df), n) + 1)) + 1;
 }
 
-/** A value phrase of the data found in a query ({@link ValueTerms}): its content terms (among the query's) and the columns (`table.column`) holding it. */
+/** A value phrase of the data found in a query ({@link ValueTerms}): its key, its content terms (among the query's) and the columns (`table.column`) holding it. */
 export interface QueryValue {
+  /** Lower-case words joined by single spaces (value-masking.ts `phraseKey`). */
+  phrase: string;
   terms: readonly string[];
   columns: readonly string[];
 }
@@ -153,7 +155,7 @@ export function relevanceOf(terms: readonly string[], known: readonly boolean[],
       free = slots.slots;
     }
     // One word alone ("position", "index": chart labels and everyday words) is a value only when the memory knows it.
-    const single = phrase.terms.length === 1 && !known[terms.indexOf(phrase.terms[0])];
+    const single = !phrase.phrase.includes(' ') && !known[terms.indexOf(phrase.terms[0])];
     if (free > 0 && !single && phrase.columns.some((c) => slots!.columns.has(columnName(c)))) {
       shared += 1;
       free -= 1;
