@@ -7,7 +7,8 @@
  * - CoNaLa: its memory in 5 folds, each fold's answerable lines against the other four (in domain);
  * - EHR test questions → the CoNaLa memory (across domains: should answer ~0);
  * - the CoNaLa memory's questions → the EHR valid memory (across domains: should answer ~0).
- * Each search runs once; every floor is applied to its results.
+ * Each search runs once; every floor is applied to its results. Last line: the time relevance takes per search
+ * (the query's scorer built and its k results scored), on the first pass and on a second one over the same results.
  *
  * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank] [--values-from DB.sqlite] [--conala FILE]   (EHR splits
  * written to /tmp/valid.jsonl and /tmp/test.jsonl as docs/benchmarks.md says; --ehr-dir DIR to read them elsewhere).
@@ -34,7 +35,10 @@ interface Part {
 /** Per query: whether its template matches, by result, and each result's relevance. */
 type Row = { relevant: boolean[]; relevance: number[] };
 
-async function run(parts: Part[], rerank: boolean): Promise<Row[]> {
+/** Time spent scoring relevance (the scorer built, the k results scored), per search: first pass and a second (warm) one. */
+type Timing = { searches: number; firstMs: number; warmMs: number };
+
+async function run(parts: Part[], rerank: boolean, timing: Timing): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { memory, queries, values } of parts) {
     const byKey = new Map(memory.map((m) => [m.key, m]));
@@ -42,16 +46,28 @@ async function run(parts: Part[], rerank: boolean): Promise<Row[]> {
     for (const m of memory) for (const t of recordTerms(m.question, m.code)) df.set(t, (df.get(t) ?? 0) + 1);
     const backend = new StoreBackend({ rerank, domainValues: values });
     await backend.add(memory);
+    const score = (q: EvalItem, found: EvalItem[]): number[] => {
+      const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length, values ? (text) => values.valueTerms(text) : undefined);
+      const words = hasContentWords(q.question);
+      return found.map((m) => (words ? relevance(m.question, m.code) : -1));
+    };
+    const searched: [EvalItem, EvalItem[]][] = [];
     try {
       for (const q of queries.filter((x) => x.answerable !== false)) {
         const found = (await backend.search(q.question, K, 'hybrid')).map((r) => byKey.get(r.key)!);
-        const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length, values ? (text) => values.valueTerms(text) : undefined);
-        const words = hasContentWords(q.question);
-        rows.push({ relevant: found.map((m) => m.template === q.template), relevance: found.map((m) => (words ? relevance(m.question, m.code) : -1)) });
+        const start = performance.now();
+        const relevance = score(q, found);
+        timing.firstMs += performance.now() - start;
+        rows.push({ relevant: found.map((m) => m.template === q.template), relevance });
+        searched.push([q, found]);
       }
     } finally {
       await backend.close();
     }
+    const start = performance.now();
+    for (const [q, found] of searched) score(q, found);
+    timing.warmMs += performance.now() - start;
+    timing.searches += searched.length;
   }
   return rows;
 }
@@ -83,7 +99,12 @@ async function main(): Promise<void> {
     ['CoNaLa memory → EHR valid', [{ memory: valid, queries: conala, values }]],
   ];
   const results: Row[][] = [];
-  for (const [, parts] of cases) results.push(await run(parts, rerank));
+  const timings: Timing[] = [];
+  for (const [, parts] of cases) {
+    const timing = { searches: 0, firstMs: 0, warmMs: 0 };
+    results.push(await run(parts, rerank, timing));
+    timings.push(timing);
+  }
   const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
   process.stdout.write(`| floor | ${cases.map(([name], i) => `${name} (n = ${results[i].length}): answered / hit@1`).join(' | ')} |\n`);
   process.stdout.write(`|---|${cases.map(() => '---').join('|')}|\n`);
@@ -101,6 +122,8 @@ async function main(): Promise<void> {
     });
     process.stdout.write(`| ${floor} | ${cells.join(' | ')} |\n`);
   }
+  const us = (ms: number, n: number): string => `${((ms * 1000) / Math.max(1, n)).toFixed(1)} µs`;
+  process.stdout.write(`\nrelevance per search (k = ${K}; first pass / again): ${cases.map(([name], i) => `${name} ${us(timings[i].firstMs, timings[i].searches)} / ${us(timings[i].warmMs, timings[i].searches)}`).join('; ')}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -30,19 +30,24 @@ describe('relevance with the values of the data (a value-heavy question of the d
     const terms = ['patient', 'prescrib', 'oxcarbazepin'];
     const record = new Set(['patient', 'prescrib']);
     const weights = [1.1, 2.5, 7.5];
+    const oxcarbazepine = { phrases: [{ phrase: 'oxcarbazepine', terms: ['oxcarbazepin'], columns: ['prescriptions.drug'] }] };
     const without = relevanceOf(terms, [true, true, false], record, weights);
-    const withValues = relevanceOf(terms, [true, true, false], record, weights, [false, false, true]);
+    const withValues = relevanceOf(terms, [true, true, false], record, weights, oxcarbazepine);
     assert.ok(Math.abs(without - Math.sqrt((3.6 / 11.1) * (2 / 3))) < 1e-12);
     assert.ok(Math.abs(withValues - Math.sqrt(2 / 3)) < 1e-12, 'known share 1: the unseen value weighs nothing');
-    assert.equal(relevanceOf(terms, [true, true, true], record, weights, [false, false, true]), relevanceOf(terms, [true, true, true], record, weights), 'a known value word counts as known');
-    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(['oxcarbazepin']), [7.5], [true]), 1, 'every word an unseen value the record holds');
-    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(), [7.5], [true]), 0, 'shared share unchanged');
+    assert.equal(relevanceOf(terms, [true, true, true], record, weights, oxcarbazepine), relevanceOf(terms, [true, true, true], record, weights), 'a known value word counts as known');
+    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(['oxcarbazepin']), [7.5], oxcarbazepine), 1, 'every word an unseen value the record holds');
+    assert.equal(relevanceOf(['oxcarbazepin'], [false], new Set(), [7.5], oxcarbazepine), 0, 'a value the record does not hold, no slot given: not shared');
   });
 
-  it('DomainValues.valueTerms gives the stemmed words of the data\'s value phrases in a text', () => {
+  it('DomainValues.valueTerms gives each value phrase of the data in a text once, with its stemmed words and columns', () => {
     const values = new DomainValues([['Metoprolol Tartrate', 'prescriptions.drug'], ['crnry athrscl natve vssl', 'd_icd_diagnoses.short_title']]);
-    assert.deepEqual([...values.valueTerms(VALUE_HEAVY)].sort(), [...queryContentTerms('metoprolol tartrate crnry athrscl natve vssl')].sort());
-    assert.deepEqual([...values.valueTerms('sort a list by key')], []);
+    const found = values.valueTerms(`${VALUE_HEAVY} Metoprolol tartrate again.`);
+    assert.deepEqual(found, [
+      { phrase: 'metoprolol tartrate', terms: queryContentTerms('metoprolol tartrate'), columns: ['prescriptions.drug'] },
+      { phrase: 'crnry athrscl natve vssl', terms: queryContentTerms('crnry athrscl natve vssl'), columns: ['d_icd_diagnoses.short_title'] },
+    ]);
+    assert.deepEqual(values.valueTerms('sort a list by key'), []);
   });
 
   describe('through the retriever on a real store, with the demo database\'s values', () => {
@@ -80,7 +85,7 @@ describe('relevance with the values of the data (a value-heavy question of the d
     it('the scorer without values is the rule before (no value words given: same score)', () => {
       const df = (terms: readonly string[]): number[] => terms.map((t) => (t === 'patient' ? 3 : t === 'prescrib' ? 2 : 0));
       const a = relevanceScorer(VALUE_HEAVY, df, 5)(MEMORY[0].question, MEMORY[0].code);
-      const b = relevanceScorer(VALUE_HEAVY, df, 5, () => new Set())(MEMORY[0].question, MEMORY[0].code);
+      const b = relevanceScorer(VALUE_HEAVY, df, 5, () => [])(MEMORY[0].question, MEMORY[0].code);
       assert.equal(a, b);
       assert.ok(relevanceScorer(VALUE_HEAVY, df, 5, (q) => values.valueTerms(q))(MEMORY[0].question, MEMORY[0].code) > a);
     });

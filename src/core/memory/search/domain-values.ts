@@ -13,7 +13,7 @@
  * values.columnsIn('What was the last potassium of patient 4?'); // [{ phrase: 'potassium', columns: ['d_items.label', 'd_labitems.label'] }]
  * ```
  */
-import { queryContentTerms } from './relevance';
+import { queryContentTerms, type QueryValue } from './relevance';
 import { phraseKey, ValueVocabulary } from './value-masking';
 
 export interface DomainValue {
@@ -103,11 +103,17 @@ export class DomainValues {
     return this.columns.size;
   }
 
-  /** The stemmed content words of the value phrases `text` holds (see relevance.ts: left out of the known share). */
-  valueTerms(text: string): Set<string> {
-    const out = new Set<string>();
-    for (const { phrase } of this.columnsIn(text)) for (const t of queryContentTerms(phrase)) out.add(t);
-    return out;
+  /**
+   * The value phrases `text` holds, each once, as relevance.ts reads them: its stemmed content words and
+   * its columns (phrases without a content word left out).
+   */
+  valueTerms(text: string): QueryValue[] {
+    const out = new Map<string, QueryValue>();
+    for (const { phrase, columns } of this.columnsIn(text)) {
+      const terms = queryContentTerms(phrase);
+      if (terms.length > 0 && !out.has(phrase)) out.set(phrase, { phrase, terms, columns });
+    }
+    return [...out.values()];
   }
 
   /** The value phrases of `text` found in the data (longest first, as value masking matches), with their columns. */

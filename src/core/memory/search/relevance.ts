@@ -35,10 +35,22 @@
  * values the memory never saw (drug, diagnosis and procedure names) look like questions from elsewhere.
  * With the values of the data the agent works on (DomainValues, `--values-from`; the editor's agent
  * database), a query's words inside one of those values that the memory never saw are left out of the
- * known share (neither known nor unknown): EHRSQL test → valid at 0.4 then answers 98.2 % with hit@1
- * 0.6561 (held-back valid → test 98.8 % / 0.6763, 0.6789 unfloored), the CoNaLa memory's questions
- * against the EHR memory with those values 4.1 % (unchanged). Counting them as known answered 4.5 %,
- * leaving them out of the shared share too 4.7 %; quoted words as values 4.7 % (dropped).
+ * known share (neither known nor unknown), and each value phrase counts once in the shared share, as one
+ * value: held when the record holds its words, or when the record's question has a value slot (its
+ * program's literals masked, value-masking.ts `recordSlots`) and its program compares a literal with a
+ * column holding the phrase (by column name: `prescriptions.drug` ↔ `t1.drug`). A record that asks the
+ * same thing about another drug or procedure then shares the query's value; a coding question that happens
+ * to hold a database value ("insert 77 to index 2": `index` is a chart label) does not get in, its other
+ * words being unknown; a value of one word alone gets a slot only when the memory knows the word.
+ * EHRSQL test → valid at 0.4 then answers 99.1 % with hit@1 0.6619 (0.6594 without a floor; 0.6561 with
+ * the values left out of the known share only), re-ranked 0.7504 (0.7513 unfloored, 0.7421 before);
+ * held-back valid → test 99.1 % / 0.6776 (0.6789 unfloored, 0.6763 before); the CoNaLa memory's questions
+ * against the EHR memory with those values 4.2 % (4.1 % before; 4.5 % with one-word values given slots
+ * too). Measured and dropped: counting unseen value words as known (4.5 %), leaving them out of the shared
+ * share word by word (4.7 %), quoted words as values (4.7 %), and a template-coverage score (the share of
+ * a stored question's words outside its values that the query repeats, with at least N of them; max with
+ * this score): it moves one EHRSQL test question and nothing on the held-back or CoNaLa dev cases at
+ * N ≥ 4, and at N = 3 / 2 lets 3.2 % / 7.8 % of EHR questions into the CoNaLa memory.
  * Without document frequencies (team spaces) the known share is unweighted, as before. A query with no
  * content word (`%_%`) has relevance 0.
  *
@@ -51,6 +63,7 @@
  */
 import { codeTerms } from '../keyword/keyword-documents';
 import { FUNCTION_WORDS, KEYWORD_STOP_WORDS, lexTokens, stem } from '../text-processing';
+import { columnName, recordSlots, type RecordSlots } from './value-masking';
 
 /** Default floor of memory_search (MCP / chat tools) and eval-retrieval: hits below it are not returned. */
 export const DEFAULT_MIN_RELEVANCE = 0.4;
@@ -86,30 +99,75 @@ export function termWeight(df: number, records: number): number {
   return Math.log((n + 1) / (Math.min(Math.max(0, df), n) + 1)) + 1;
 }
 
+/** A value phrase of the data found in a query ({@link ValueTerms}): its key, its content terms (among the query's) and the columns (`table.column`) holding it. */
+export interface QueryValue {
+  /** Lower-case words joined by single spaces (value-masking.ts `phraseKey`). */
+  phrase: string;
+  terms: readonly string[];
+  columns: readonly string[];
+}
+
+/** The query's value phrases, and the record's value slots (read only when a phrase is not in the record word for word). */
+export interface ValueMatch {
+  phrases: readonly QueryValue[];
+  slots?: () => RecordSlots;
+}
+
 /**
  * √(known × shared) for one record (see the module comment): `known[i]` says whether the memory holds
  * `terms[i]`, `weights[i]` its weight in the known share (default: 1 each, {@link termWeight} in a memory).
- * `values[i]`: `terms[i]` is a word of a value the caller's data holds (a drug, a diagnosis name). When the
- * memory does not know it, it is left out of the known share (neither known nor unknown), so a question
- * made mostly of values the memory never saw is judged by its other words; a value word the memory
- * knows counts as known, as any word. It counts in the shared share as any word. When every word is
- * such a value the known share is 1. 0 for a query without content words; never NaN or negative.
+ * `values`: the query's value phrases of the caller's data (a drug, a diagnosis name). A word of one the
+ * memory does not know is left out of the known share (neither known nor unknown), so a question made
+ * mostly of values the memory never saw is judged by its other words; a value word the memory knows counts
+ * as known, as any word. In the shared share each phrase counts once, as one value: held when the record
+ * holds every word of it, or when the record's question has a value slot left (`values.slots`) and its
+ * program compares a literal with a column holding the phrase (by column name): the record asks the same
+ * kind of thing about another value. A one-word phrase gets a slot only when the memory knows the word. Without `values` every word counts as itself. When every word is an
+ * unseen value the known share is 1. 0 for a query without content words; never NaN or negative.
  */
-export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[], values?: readonly boolean[]): number {
+export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[], values?: ValueMatch): number {
   if (terms.length === 0) return 0;
+  const inValue = new Set<string>();
+  for (const phrase of values?.phrases ?? []) for (const t of phrase.terms) inValue.add(t);
   let held = 0;
   let total = 0;
   let shared = 0;
+  let units = 0;
   terms.forEach((t, i) => {
-    if (record.has(t)) shared += 1;
+    const value = inValue.has(t);
     // A value of the data the memory never saw: neither known nor unknown.
-    if (values?.[i] && !known[i]) return;
-    const w = weights?.[i] ?? 1;
-    total += w;
-    if (known[i]) held += w;
+    if (!value || known[i]) {
+      const w = weights?.[i] ?? 1;
+      total += w;
+      if (known[i]) held += w;
+    }
+    if (value) return;
+    units += 1;
+    if (record.has(t)) shared += 1;
   });
+  let slots: RecordSlots | undefined;
+  let free = 0;
+  for (const phrase of values?.phrases ?? []) {
+    if (phrase.terms.length === 0) continue;
+    units += 1;
+    if (phrase.terms.every((t) => record.has(t))) {
+      shared += 1;
+      continue;
+    }
+    if (!values?.slots) continue;
+    if (!slots) {
+      slots = values.slots();
+      free = slots.slots;
+    }
+    // One word alone ("position", "index": chart labels and everyday words) is a value only when the memory knows it.
+    const single = !phrase.phrase.includes(' ') && !known[terms.indexOf(phrase.terms[0])];
+    if (free > 0 && !single && phrase.columns.some((c) => slots!.columns.has(columnName(c)))) {
+      shared += 1;
+      free -= 1;
+    }
+  }
   // Every word an unseen value of the data: nothing says the task is from elsewhere.
-  const value = Math.sqrt((total > 0 ? held / total : 1) * (shared / terms.length));
+  const value = Math.sqrt((total > 0 ? held / total : 1) * (units > 0 ? shared / units : 0));
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 
@@ -117,17 +175,18 @@ export function relevanceOf(terms: readonly string[], known: readonly boolean[],
 export type TermFrequencies = (terms: readonly string[]) => readonly number[] | null;
 
 /**
- * The stemmed content words of the query that lie in a value phrase of the data the agent works on
- * (DomainValues.valueTerms); see {@link relevanceOf}'s `values`.
+ * The value phrases of the data the agent works on that the query holds (DomainValues.valueTerms), each once
+ * with its content terms and columns; see {@link relevanceOf}'s `values`.
  */
-export type ValueTerms = (query: string) => ReadonlySet<string>;
+export type ValueTerms = (query: string) => readonly QueryValue[];
 
 /**
  * The query's relevance scorer: content terms, whether the memory knows each and their weights, read once
  * per query; `records` is the memory's number of active records (the IDF's N; callers with frequencies pass it,
  * else N is the largest frequency). Without frequencies (the
  * keyword side failed; team spaces) a term counts as known when the record holds it, every term weighing 1.
- * `valueTerms`: the words of the query that are values of the caller's data (left out of the known share).
+ * `valueTerms`: the value phrases of the caller's data in the query (see {@link relevanceOf}). A record's
+ * terms and slots are kept for the next searches ({@link recordFeatures}).
  */
 export function relevanceScorer(query: string, frequencies: TermFrequencies, records?: number, valueTerms?: ValueTerms): (question: string, code: string) => number {
   const terms = queryContentTerms(query);
@@ -135,13 +194,49 @@ export function relevanceScorer(query: string, frequencies: TermFrequencies, rec
   // N is at least the largest document frequency (a count read a moment apart from the frequencies).
   const n = df ? Math.max(records ?? 0, ...df) : 0;
   const weights = df ? terms.map((_, i) => termWeight(df[i] ?? 0, n)) : undefined;
-  const inValues = terms.length > 0 && valueTerms ? valueTerms(query) : null;
-  const values = inValues && inValues.size > 0 ? terms.map((t) => inValues.has(t)) : undefined;
+  const phrases = terms.length > 0 && valueTerms ? valueTerms(query) : [];
   return (question, code) => {
-    const record = recordTerms(question, code);
-    const known = terms.map((t, i) => (df ? (df[i] ?? 0) > 0 : record.has(t)));
-    return relevanceOf(terms, known, record, weights, values);
+    const features = recordFeatures(question, code);
+    const known = terms.map((t, i) => (df ? (df[i] ?? 0) > 0 : features.terms.has(t)));
+    return relevanceOf(terms, known, features.terms, weights, phrases.length > 0 ? { phrases, slots: () => features.slots() } : undefined);
   };
+}
+
+/** Records whose features {@link recordFeatures} keeps (the oldest program goes first past it). */
+export const FEATURE_MEMO_RECORDS = 2_048;
+
+interface RecordFeatures {
+  terms: ReadonlySet<string>;
+  slots(): RecordSlots;
+}
+
+/** Program → question → features: the retriever hands back the same strings, so each lookup hashes nothing new. */
+const memo = new Map<string, Map<string, RecordFeatures>>();
+let memoSize = 0;
+
+/**
+ * A record's terms ({@link recordTerms}) and value slots ({@link recordSlots}, computed when first asked), kept
+ * for at most {@link FEATURE_MEMO_RECORDS} records: the top hits of one search come back in the next ones,
+ * and a record's question and program never change.
+ */
+export function recordFeatures(question: string, code: string): RecordFeatures {
+  const found = memo.get(code)?.get(question);
+  if (found) return found;
+  let slots: RecordSlots | undefined;
+  const features: RecordFeatures = { terms: recordTerms(question, code), slots: () => (slots ??= recordSlots(question, code)) };
+  for (const [oldest, held] of memo) {
+    if (memoSize < FEATURE_MEMO_RECORDS) break;
+    memo.delete(oldest);
+    memoSize -= held.size;
+  }
+  let byQuestion = memo.get(code);
+  if (!byQuestion) {
+    byQuestion = new Map();
+    memo.set(code, byQuestion);
+  }
+  byQuestion.set(question, features);
+  memoSize += 1;
+  return features;
 }
 
 /** Whether a search answers at all: a query with no content word (`%_%`) asks for nothing a record could match. */

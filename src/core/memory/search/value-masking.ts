@@ -301,6 +301,28 @@ export function literalColumns(code: string, phrases: readonly string[] = valueP
   return [...out.entries()];
 }
 
+/** What a record offers a query's values (relevance.ts): its question's value slots and the columns its program compares literals with. */
+export interface RecordSlots {
+  /** `<value>` placeholders of its question masked with its own program's literals (as the re-ranking counts them). */
+  slots: number;
+  /** Names of the columns its program compares a literal with, lower case, the part after the last dot (`drug`, `label`). */
+  columns: ReadonlySet<string>;
+}
+
+/** The last part of a column name (`d_labitems.label` → `label`, `t1.drug` → `drug`): programs write it qualified, by alias or bare. */
+export function columnName(column: string): string {
+  return column.slice(column.lastIndexOf('.') + 1).toLowerCase();
+}
+
+/** A record's {@link RecordSlots}: its question masked with its own program's literals only (no memory vocabulary). */
+export function recordSlots(question: string, code: string): RecordSlots {
+  const phrases = valuePhrases(code);
+  const masked = new ValueVocabulary().maskWith(question, ValueVocabulary.of(phrases)).text;
+  let slots = 0;
+  for (let i = masked.indexOf(VALUE_PLACEHOLDER); i >= 0; i = masked.indexOf(VALUE_PLACEHOLDER, i + 1)) slots += 1;
+  return { slots, columns: new Set(literalColumns(code, phrases).map(([, column]) => columnName(column))) };
+}
+
 /** The masked view as text for the embedder and the keyword index (see text-processing.ts: numbers become shape tokens there). */
 export function indexableMaskedText(masked: MaskedQuestion): string {
   return masked.text.replace(/<value>|<number>|<date>|<time>/g, (p) => INDEX_STAND_INS[p]).replace(/\s+/g, ' ').trim();
