@@ -57,18 +57,55 @@ export function quickSelectDescending(values: Float64Array, n: number, k: number
 
 export const single = (term: string): string[] => [term];
 
-/** The best `limit` of `items` by `better` (negative: a before b), in order; one pass with a bounded insertion list. */
+/**
+ * The best `limit` of `items` by `better` (negative: a before b), in order; of items `better` finds equal, the
+ * earlier in `items` first (a stable sort's first `limit`). One pass with a bounded heap whose root is the worst
+ * item kept: most items are turned away by one comparison with it, the others cost log(limit) comparisons,
+ * so a deep top (thousands of a re-ranked search's last pass) costs about what a shallow one does.
+ */
 export function selectTop(items: readonly number[], limit: number, better: (a: number, b: number) => number): number[] {
-  const best: number[] = [];
-  for (const item of items) {
-    if (best.length === limit && better(item, best[limit - 1]) >= 0) continue;
-    let i = best.length < limit ? best.length : limit - 1;
-    if (best.length < limit) best.push(item);
-    while (i > 0 && better(item, best[i - 1]) < 0) {
-      best[i] = best[i - 1];
-      i--;
+  if (limit <= 0) return [];
+  // Positions in `items`; `worse(i, j)`: item i ranks after item j (equal ones: the later position after).
+  const worse = (i: number, j: number): boolean => {
+    const c = better(items[i], items[j]);
+    return c > 0 || (c === 0 && i > j);
+  };
+  const heap: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (heap.length < limit) {
+      heap.push(i);
+      siftUp(heap, heap.length - 1, worse);
+    } else if (worse(heap[0], i)) {
+      heap[0] = i;
+      siftDown(heap, 0, worse);
     }
-    best[i] = item;
   }
-  return best;
+  return heap.sort((i, j) => (worse(i, j) ? 1 : -1)).map((i) => items[i]);
+}
+
+/** Max-heap by `worse` (the worst at the root): moves entry `at` up to its place. */
+function siftUp(heap: number[], at: number, worse: (i: number, j: number) => boolean): void {
+  const item = heap[at];
+  while (at > 0) {
+    const up = (at - 1) >> 1;
+    if (!worse(item, heap[up])) break;
+    heap[at] = heap[up];
+    at = up;
+  }
+  heap[at] = item;
+}
+
+/** Max-heap by `worse`: moves entry `at` down to its place. */
+function siftDown(heap: number[], at: number, worse: (i: number, j: number) => boolean): void {
+  const item = heap[at];
+  const n = heap.length;
+  for (;;) {
+    let child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && worse(heap[child + 1], heap[child])) child++;
+    if (!worse(heap[child], item)) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = item;
 }
