@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   for (const mode of ['fused', 'rerank']) {
     const list = rows.filter((r) => r.mode === mode).sort((a, b) => a.total - b.total);
     const pct = (p: number) => list[Math.min(list.length - 1, Math.floor(p * list.length))].total;
-    process.stdout.write(`${mode}: p50 ${pct(0.5).toFixed(2)} p95 ${pct(0.95).toFixed(2)}; sums: kw ${list.reduce((s, r) => s + r.kw, 0).toFixed(0)} dense ${list.reduce((s, r) => s + r.dense, 0).toFixed(0)} total ${list.reduce((s, r) => s + r.total, 0).toFixed(0)}\n`);
+    process.stdout.write(`${mode}: p50 ${pct(0.5).toFixed(2)} p95 ${pct(0.95).toFixed(2)}; sums: kw ${list.reduce((s, r) => s + r.kw, 0).toFixed(0)} dense ${list.reduce((s, r) => s + r.dense, 0).toFixed(0)} (exact reads ${list.reduce((s, r) => s + r.nreads, 0)}) total ${list.reduce((s, r) => s + r.total, 0).toFixed(0)}\n`);
     for (const r of list.slice(-10).reverse()) process.stdout.write(`  q${String(r.i).padStart(3)} total${fmt(r.total)} kw${fmt(r.kw)} dense${fmt(r.dense)} (cand${fmt(r.cand)}, reads ${r.nreads}) rest${fmt(r.total - r.kw - r.dense)} calls ${r.calls} | ${r.terms}\n`);
   }
   search.close();
