@@ -106,6 +106,24 @@ describe('dense rescoring from vector copies', () => {
     store.close();
   });
 
+  it('a search\'s known cosines are dropped when the index catches up with changed vectors between its passes', () => {
+    const store = MemoryStore.open(':memory:');
+    const vectors = Array.from({ length: 300 }, (_, i) => unitVector(4000 + i, DIM));
+    store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+    const dense = DenseIndex.open(store, { halfCopies: false });
+    const q = vectors[5];
+    const known = new Map<number, number>();
+    assert.equal(dense.search(q, 8, 64, known)![0].rid, store.ridOf('v5'));
+    // Re-embedded between two passes: every record takes the next one's vector (v4 now holds v5's).
+    store.replaceEmbeddings(new Map(vectors.map((_, i) => [`v${i}`, vectors[(i + 1) % vectors.length]])), 'random-64', { trigger: 'user' });
+    const after = dense.search(q, 8, 64, known)!;
+    assert.equal(after[0].rid, store.ridOf('v4'));
+    assert.deepEqual(after.map((h) => [h.rid, h.similarity]), dense.search(q, 8, 64)!.map((h) => [h.rid, h.similarity]));
+    for (const [rid, cos] of known) assert.equal(cos, dot(q, store.getEmbedding(store.idOf(rid)!)!), 'only cosines of the vectors as they are now');
+    dense.dispose();
+    store.close();
+  });
+
   it('orders only the head that the first round reads: the same undecided records and top k as a full sort', () => {
     const random = seededRandom(3);
     let partial = 0;

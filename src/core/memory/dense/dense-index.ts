@@ -9,7 +9,7 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
-import { KnownCosines, rescore, Scored } from './dense-rescore';
+import { KnownCosines, knownAt, rescore, Scored } from './dense-rescore';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
 import { IVF_RETRAIN_GROWTH, IvfOpening, openIvf } from './ivf-persist';
 
@@ -187,13 +187,13 @@ export class DenseIndex {
    * ranking; see DenseHit.exact for the values); null when the dense side
    * cannot answer (no vectors, or the query comes from an embedder of another
    * dimension). `known`: the exact cosines of this vector read by an earlier search of the
-   * same synchronous query (see KnownCosines): used instead of reading them again, and added to.
+   * same query (KnownCosines; dropped if records changed since): used instead of reading them again, and added to.
    */
   search(vector: Float32Array, k: number, candidates: number, known?: KnownCosines): DenseHit[] | null {
     const rids = this.candidates(vector, Math.max(k, candidates));
     if (!rids) return null;
     if (rids.length === 0) return [];
-    return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into), known);
+    return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into), knownAt(known, this.seq));
   }
 
   /** Appends the exact cosines of the active records among `rids` (one query). */

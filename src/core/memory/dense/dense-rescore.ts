@@ -20,9 +20,23 @@ const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact
 /**
  * Exact cosines of one query vector already read, by record rowid: the passes of one search (a collapse
  * that looks again, deeper) share them, so a record's float vector is read from SQLite once per search.
- * Only valid for that query vector and while no record changes (one synchronous search).
+ * Only valid for that query vector; emptied when the index catches up with changes (see knownAt).
  */
 export type KnownCosines = Map<number, number>;
+
+/** The state (change-log position) of the index each KnownCosines was filled at. */
+const filledAt = new WeakMap<KnownCosines, number>();
+
+/**
+ * `known` for a rescoring of the index at change-log position `seq`: emptied first when the index caught up
+ * with changes since it was filled (a record's vector may have changed between two passes of one search).
+ */
+export function knownAt(known: KnownCosines | undefined, seq: number): KnownCosines | undefined {
+  if (!known) return undefined;
+  if (filledAt.get(known) !== seq) known.clear();
+  filledAt.set(known, seq);
+  return known;
+}
 
 /**
  * The rescoring stage of a dense search: the `k` best of the coarse (Hamming)
