@@ -57,14 +57,18 @@ export function quickSelectDescending(values: Float64Array, n: number, k: number
 
 export const single = (term: string): string[] => [term];
 
+/** Deepest top `selectTop` keeps in an insertion list (cheapest when shallow); deeper ones in a heap. */
+const INSERTION_TOP = 64;
+
 /**
  * The best `limit` of `items` by `better` (negative: a before b), in order; of items `better` finds equal, the
- * earlier in `items` first (a stable sort's first `limit`). One pass with a bounded heap whose root is the worst
- * item kept: most items are turned away by one comparison with it, the others cost log(limit) comparisons,
- * so a deep top (thousands of a re-ranked search's last pass) costs about what a shallow one does.
+ * earlier in `items` first (a stable sort's first `limit`). One pass: a shallow top in a sorted insertion list,
+ * a deep one (thousands: a collapse's last passes) in a bounded heap whose root is the worst item kept, so an
+ * item costs log(limit) comparisons instead of up to `limit` moves (4,096 of 6,589: ~2 ms instead of ~37 ms).
  */
 export function selectTop(items: readonly number[], limit: number, better: (a: number, b: number) => number): number[] {
   if (limit <= 0) return [];
+  if (limit <= INSERTION_TOP) return insertionTop(items, limit, better);
   // Positions in `items`; `worse(i, j)`: item i ranks after item j (equal ones: the later position after).
   const worse = (i: number, j: number): boolean => {
     const c = better(items[i], items[j]);
@@ -108,4 +112,20 @@ function siftDown(heap: number[], at: number, worse: (i: number, j: number) => b
     at = child;
   }
   heap[at] = item;
+}
+
+/** selectTop of a shallow top: a sorted list of at most `limit`, each item placed after those equal to it. */
+function insertionTop(items: readonly number[], limit: number, better: (a: number, b: number) => number): number[] {
+  const best: number[] = [];
+  for (const item of items) {
+    if (best.length === limit && better(item, best[limit - 1]) >= 0) continue;
+    let i = best.length < limit ? best.length : limit - 1;
+    if (best.length < limit) best.push(item);
+    while (i > 0 && better(item, best[i - 1]) < 0) {
+      best[i] = best[i - 1];
+      i--;
+    }
+    best[i] = item;
+  }
+  return best;
 }
