@@ -73,6 +73,57 @@ describe('dense rescoring from vector copies', () => {
     store.close();
   });
 
+  it('passes of one search sharing the exact cosines read (KnownCosines) answer as fresh searches, each vector read at most once', () => {
+    const store = MemoryStore.open(':memory:');
+    const vectors = [...clusteredVectors(600), ...Array.from({ length: 600 }, (_, i) => unitVector(9000 + i, DIM))];
+    store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+    // Copies of a third of the records only (as at 1M under the default budget): the others are read exactly.
+    const dense = DenseIndex.open(store, { copyForm: 'int8', vectorCopyBytes: 400 * (DIM + 16) });
+    assert.equal(dense.vectorCopies.records, 400);
+    let sharedReads = 0;
+    let freshReads = 0;
+    for (let qi = 0; qi < 20; qi++) {
+      const q = qi % 2 ? unitVector(30_000 + qi, DIM) : normalised(Float32Array.from(vectors[qi * 13], (x, d) => x + (d === qi % DIM ? 1e-3 : 0)));
+      const known = new Map<number, number>();
+      // A collapse looking deeper: 4 of 128, 16 of 128, 200 of 512, then the first pass again.
+      for (const [k, candidates] of [[4, 128], [16, 128], [200, 512], [4, 128]]) {
+        const before = dense.rescoreReads;
+        const fresh = dense.search(q, k, candidates)!;
+        freshReads += dense.rescoreReads - before;
+        const sizeBefore = known.size;
+        const readsBefore = dense.rescoreReads;
+        const shared = dense.search(q, k, candidates, known)!;
+        assert.deepEqual(shared.map((h) => [h.rid, h.similarity]), fresh.map((h) => [h.rid, h.similarity]), `query ${qi}, ${k} of ${candidates}`);
+        // Every vector read is new to the search: none is read twice across its passes.
+        assert.equal(dense.rescoreReads - readsBefore, known.size - sizeBefore, `query ${qi}, ${k} of ${candidates}: reads`);
+        sharedReads += known.size - sizeBefore;
+      }
+      for (const [rid, cos] of known) assert.equal(cos, dot(q, vectors[Number(store.idOf(rid)!.slice(1))]), 'a known cosine is the exact one');
+    }
+    assert.ok(sharedReads > 0, 'the passes read vectors');
+    assert.ok(sharedReads < freshReads * 0.7, `shared passes read fewer vectors (${sharedReads} vs ${freshReads})`);
+    dense.dispose();
+    store.close();
+  });
+
+  it('a search\'s known cosines are dropped when the index catches up with changed vectors between its passes', () => {
+    const store = MemoryStore.open(':memory:');
+    const vectors = Array.from({ length: 300 }, (_, i) => unitVector(4000 + i, DIM));
+    store.add(vectors.map((_, i) => sampleRecord({ id: `v${i}` })), { trigger: 'user', embeddings: vectors, embedderId: 'random-64' });
+    const dense = DenseIndex.open(store, { halfCopies: false });
+    const q = vectors[5];
+    const known = new Map<number, number>();
+    assert.equal(dense.search(q, 8, 64, known)![0].rid, store.ridOf('v5'));
+    // Re-embedded between two passes: every record takes the next one's vector (v4 now holds v5's).
+    store.replaceEmbeddings(new Map(vectors.map((_, i) => [`v${i}`, vectors[(i + 1) % vectors.length]])), 'random-64', { trigger: 'user' });
+    const after = dense.search(q, 8, 64, known)!;
+    assert.equal(after[0].rid, store.ridOf('v4'));
+    assert.deepEqual(after.map((h) => [h.rid, h.similarity]), dense.search(q, 8, 64)!.map((h) => [h.rid, h.similarity]));
+    for (const [rid, cos] of known) assert.equal(cos, dot(q, store.getEmbedding(store.idOf(rid)!)!), 'only cosines of the vectors as they are now');
+    dense.dispose();
+    store.close();
+  });
+
   it('orders only the head that the first round reads: the same undecided records and top k as a full sort', () => {
     const random = seededRandom(3);
     let partial = 0;

@@ -9,7 +9,7 @@ import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
-import { rescore, Scored } from './dense-rescore';
+import { KnownCosines, knownAt, rescore, Scored } from './dense-rescore';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
 import { IVF_RETRAIN_GROWTH, IvfOpening, openIvf } from './ivf-persist';
 
@@ -186,13 +186,14 @@ export class DenseIndex {
    * The `k` best of `candidates` coarse candidates, by cosine (the exact
    * ranking; see DenseHit.exact for the values); null when the dense side
    * cannot answer (no vectors, or the query comes from an embedder of another
-   * dimension).
+   * dimension). `known`: the exact cosines of this vector read by an earlier search of the
+   * same query (KnownCosines; dropped if records changed since): used instead of reading them again, and added to.
    */
-  search(vector: Float32Array, k: number, candidates: number): DenseHit[] | null {
+  search(vector: Float32Array, k: number, candidates: number, known?: KnownCosines): DenseHit[] | null {
     const rids = this.candidates(vector, Math.max(k, candidates));
     if (!rids) return null;
     if (rids.length === 0) return [];
-    return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into));
+    return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into), knownAt(known, this.seq));
   }
 
   /** Appends the exact cosines of the active records among `rids` (one query). */

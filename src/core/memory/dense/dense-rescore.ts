@@ -18,29 +18,60 @@ const byScore = (a: Scored, b: Scored): number => b.score - a.score || a.rid - b
 const toHit = (s: Scored): DenseHit => ({ rid: s.rid, similarity: s.score, exact: s.bound === 0 });
 
 /**
+ * Exact cosines of one query vector already read, by record rowid: the passes of one search (a collapse
+ * that looks again, deeper) share them, so a record's float vector is read from SQLite once per search.
+ * Only valid for that query vector; emptied when the index catches up with changes (see knownAt).
+ */
+export type KnownCosines = Map<number, number>;
+
+/** The state (change-log position) of the index each KnownCosines was filled at. */
+const filledAt = new WeakMap<KnownCosines, number>();
+
+/**
+ * `known` for a rescoring of the index at change-log position `seq`: emptied first when the index caught up
+ * with changes since it was filled (a record's vector may have changed between two passes of one search).
+ */
+export function knownAt(known: KnownCosines | undefined, seq: number): KnownCosines | undefined {
+  if (!known) return undefined;
+  if (filledAt.get(known) !== seq) known.clear();
+  filledAt.set(known, seq);
+  return known;
+}
+
+/**
  * The rescoring stage of a dense search: the `k` best of the coarse (Hamming)
  * candidates `rids` by cosine, in the exact order. A candidate with a copy
  * (int8 or float16) in `copies` is scored from it with a rigorous bound; the others, and
  * those whose bounds leave their order among the top `k` undecided, are read
  * exactly through `readExact`. Each round reads the undecided candidates (one
  * per group of equal vectors, whose cosine the group shares); it ends when the
- * first k are decided, usually after one round.
+ * first k are decided, usually after one round. With `known`, the exact cosines it
+ * holds are used instead of a copy or a read, and every exact cosine read is added to it.
  */
-export function rescore(vector: Float32Array, rids: readonly number[], k: number, copies: VectorCopies | null, readExact: ExactReader): DenseHit[] {
+export function rescore(vector: Float32Array, rids: readonly number[], k: number, copies: VectorCopies | null, readExact: ExactReader, known?: KnownCosines): DenseHit[] {
+  const read: ExactReader = known ? (ask, into) => remember(readExact, ask, into, known) : readExact;
   const copied = copies ? rids.filter((rid) => copies.has(rid)) : [];
   let ranked: Scored[] = [];
   if (copies && copied.length > 0) {
     const { approx, bound, group } = copies.scores(vector, copied);
     copied.forEach((rid, i) => ranked.push({ rid, score: approx[i], bound: bound[i], group: group[i] }));
+    if (known) settleKnown(ranked, known);
   }
   if (copied.length < rids.length) {
     const held = new Set(copied);
-    readExact(rids.filter((rid) => !held.has(rid)), ranked);
+    const ask: number[] = [];
+    for (const rid of rids) {
+      if (held.has(rid)) continue;
+      const score = known?.get(rid);
+      if (score === undefined) ask.push(rid);
+      else ranked.push({ rid, score, bound: 0, group: -1 });
+    }
+    read(ask, ranked);
   }
   ranked = sortHead(ranked, k);
   for (let undecided = undecidedOrder(ranked, k); undecided.length > 0; undecided = undecidedOrder(ranked, k)) {
     const exact: Scored[] = [];
-    readExact(undecided, exact);
+    read(undecided, exact);
     const scoreOf = new Map(exact.map((s) => [s.rid, s.score]));
     const groupScore = new Map<number, number>();
     const asked = new Set(undecided);
@@ -59,6 +90,28 @@ export function rescore(vector: Float32Array, rids: readonly number[], k: number
     ranked.sort(byScore);
   }
   return ranked.slice(0, k).map(toHit);
+}
+
+/** Reads `ask` exactly into `into` and keeps what was read in `known`. */
+function remember(readExact: ExactReader, ask: number[], into: Scored[], known: KnownCosines): void {
+  const from = into.length;
+  readExact(ask, into);
+  for (let i = from; i < into.length; i++) known.set(into[i].rid, into[i].score);
+}
+
+/** Copy-scored candidates whose exact cosine is known, or that of an equal vector (same group), take it. */
+function settleKnown(ranked: Scored[], known: KnownCosines): void {
+  const groupScore = new Map<number, number>();
+  for (const s of ranked) {
+    const score = known.get(s.rid);
+    if (score !== undefined && s.group >= 0) groupScore.set(s.group, score);
+  }
+  for (const s of ranked) {
+    const score = known.get(s.rid) ?? (s.group >= 0 ? groupScore.get(s.group) : undefined);
+    if (score === undefined) continue;
+    s.score = score;
+    s.bound = 0;
+  }
 }
 
 /**

@@ -57,8 +57,65 @@ export function quickSelectDescending(values: Float64Array, n: number, k: number
 
 export const single = (term: string): string[] => [term];
 
-/** The best `limit` of `items` by `better` (negative: a before b), in order; one pass with a bounded insertion list. */
+/** Deepest top `selectTop` keeps in an insertion list (cheapest when shallow); deeper ones in a heap. */
+const INSERTION_TOP = 64;
+
+/**
+ * The best `limit` of `items` by `better` (negative: a before b), in order; of items `better` finds equal, the
+ * earlier in `items` first (a stable sort's first `limit`). One pass: a shallow top in a sorted insertion list,
+ * a deep one (thousands: a collapse's last passes) in a bounded heap whose root is the worst item kept, so an
+ * item costs log(limit) comparisons instead of up to `limit` moves (4,096 of 6,589: ~2 ms instead of ~37 ms).
+ */
 export function selectTop(items: readonly number[], limit: number, better: (a: number, b: number) => number): number[] {
+  if (limit <= 0) return [];
+  if (limit <= INSERTION_TOP) return insertionTop(items, limit, better);
+  // Positions in `items`; `worse(i, j)`: item i ranks after item j (equal ones: the later position after).
+  const worse = (i: number, j: number): boolean => {
+    const c = better(items[i], items[j]);
+    return c > 0 || (c === 0 && i > j);
+  };
+  const heap: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (heap.length < limit) {
+      heap.push(i);
+      siftUp(heap, heap.length - 1, worse);
+    } else if (worse(heap[0], i)) {
+      heap[0] = i;
+      siftDown(heap, 0, worse);
+    }
+  }
+  return heap.sort((i, j) => (worse(i, j) ? 1 : -1)).map((i) => items[i]);
+}
+
+/** Max-heap by `worse` (the worst at the root): moves entry `at` up to its place. */
+function siftUp(heap: number[], at: number, worse: (i: number, j: number) => boolean): void {
+  const item = heap[at];
+  while (at > 0) {
+    const up = (at - 1) >> 1;
+    if (!worse(item, heap[up])) break;
+    heap[at] = heap[up];
+    at = up;
+  }
+  heap[at] = item;
+}
+
+/** Max-heap by `worse`: moves entry `at` down to its place. */
+function siftDown(heap: number[], at: number, worse: (i: number, j: number) => boolean): void {
+  const item = heap[at];
+  const n = heap.length;
+  for (;;) {
+    let child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && worse(heap[child + 1], heap[child])) child++;
+    if (!worse(heap[child], item)) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = item;
+}
+
+/** selectTop of a shallow top: a sorted list of at most `limit`, each item placed after those equal to it. */
+function insertionTop(items: readonly number[], limit: number, better: (a: number, b: number) => number): number[] {
   const best: number[] = [];
   for (const item of items) {
     if (best.length === limit && better(item, best[limit - 1]) >= 0) continue;

@@ -1,6 +1,7 @@
 import { AgentMemoryError } from '../../errors';
 import { Logger } from '../../logger';
 import { DenseHit, DenseIndex } from '../dense/dense-index';
+import type { KnownCosines } from '../dense/dense-rescore';
 import { fuseRankings, FusionOptions, RankedKey } from './fusion';
 import { KeywordIndex } from '../keyword/keyword-index';
 import { InlineKeywords, KeywordSource, WorkerKeywords } from '../keyword/keyword-service';
@@ -28,14 +29,13 @@ type UtilityRow = Pick<ProgramRow, 'rid' | 'utility_sum' | 'utility_count' | 'cr
 /** A collapse candidate that carries its program identity (its code is not read: ''). */
 type IdentifiedCandidate = ProgramCandidate & { program: number };
 
-/**
- * A re-ranked search's dense answer, kept across its passes (see HybridSearch.denseSearch): the top
- * `depth` of `candidates` coarse candidates.
- */
+/** A collapsing search's dense side across its passes (HybridSearch.denseSearch): exact cosines read (never twice); re-ranked (`ahead`): the top `depth` of `candidates`. */
 interface DenseMemo {
   candidates: number;
   depth: number;
   hits: DenseHit[] | null;
+  ahead: boolean;
+  exact: KnownCosines;
 }
 
 interface ProgramRow {
@@ -167,8 +167,8 @@ export class HybridSearch {
     const parts = collapsing && this.rerankApplies ? rerankParts(options.rerank) : null;
     const shapes = parts ? this.shapes.shapes() : null;
     let depth = baseDepth;
-    // A re-ranked search may look again, deeper: its dense answer serves every pass it covers.
-    const denseMemo: DenseMemo | null = shapes ? { candidates: 0, depth: 0, hits: null } : null;
+    // A collapse may look again, deeper: its exact cosines (a re-ranked one's dense answer too) serve every pass.
+    const denseMemo: DenseMemo | null = collapsing ? { candidates: 0, depth: 0, hits: null, ahead: shapes !== null, exact: new Map() } : null;
     for (;;) {
       // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
       // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
@@ -358,17 +358,17 @@ export class HybridSearch {
   }
 
   /**
-   * The dense top `depth` of `candidates` coarse candidates. With `memo` (a re-ranked search, which may
-   * look again, deeper, after its first pass), a pass asks for {@link DENSE_AHEAD}× its depth (at most
-   * every candidate): DenseIndex.search gives the exact top k in the exact order, so a later pass over
+   * The dense top `depth` of `candidates` coarse candidates. With `memo` (a collapse, which may look again, deeper)
+   * its passes share the exact cosines read; a re-ranked one (`ahead`) asks for {@link DENSE_AHEAD}× its depth (at
+   * most every candidate): DenseIndex.search gives the exact top k in the exact order, so a later pass over
    * the same candidates takes the head it needs instead of scanning and rescoring them again.
    */
   private denseSearch(vector: Float32Array, depth: number, candidates: number, memo: DenseMemo | null): DenseHit[] | null {
-    if (!memo) return this.dense.search(vector, depth, candidates);
+    if (!memo?.ahead) return this.dense.search(vector, depth, candidates, memo?.exact);
     if (memo.candidates !== candidates || memo.depth < depth) {
       memo.candidates = candidates;
       memo.depth = Math.min(candidates, depth * DENSE_AHEAD);
-      memo.hits = this.dense.search(vector, memo.depth, candidates);
+      memo.hits = this.dense.search(vector, memo.depth, candidates, memo.exact);
     }
     return memo.hits && memo.hits.slice(0, depth);
   }
