@@ -1,16 +1,7 @@
 import { strict as assert } from 'node:assert';
-import * as path from 'node:path';
-import { MemoryRetriever } from '../../../src/core/agent/retriever';
-import { readDomainValues } from '../../../src/core/data/domain-values-reader';
-import { nullLogger } from '../../../src/core/logger';
-import type { DomainValues } from '../../../src/core/memory/search/domain-values';
-import { DEFAULT_MIN_RELEVANCE, FEATURE_MEMO_RECORDS, recordFeatures, relevanceOf } from '../../../src/core/memory/search/relevance';
+import { FEATURE_MEMO_RECORDS, recordFeatures, relevanceOf } from '../../../src/core/memory/search/relevance';
 import { columnName, recordSlots } from '../../../src/core/memory/search/value-masking';
-import { MemoryStore } from '../../../src/core/memory/sqlite/store';
-import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
-import { sampleRecord } from '../../support/records';
-
-const EHR_DATABASE = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
+import { useValueMemory } from '../../support/value-memory';
 
 const procedureCost = (title: string): string =>
   `answer = sql("select cost.cost from cost where cost.event_type = 'procedures_icd' and cost.event_id in (select procedures_icd.row_id from procedures_icd where procedures_icd.icd9_code = (select d_icd_procedures.icd9_code from d_icd_procedures where d_icd_procedures.short_title = '${title}'))")`;
@@ -85,22 +76,12 @@ describe('relevance: a value of the data counts as one value, held by a record w
   });
 
   describe('through the retriever on a real store, with the demo database\'s values', () => {
-    const embedder = new HashingEmbedder();
-    let store: MemoryStore;
-    let values: DomainValues;
-    before(() => {
-      store = MemoryStore.open(':memory:');
-      const records = MEMORY.map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
-      store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
-      values = readDomainValues(EHR_DATABASE);
-    });
-    after(() => store.close());
-
-    const retrieve = (retriever: MemoryRetriever, q: string) => retriever.retrieve(q, embedder.embedSync(q), 4, { minRelevance: DEFAULT_MIN_RELEVANCE });
+    const memory = useValueMemory(MEMORY);
+    const retrieve = memory.retrieve;
 
     it('a question made only of a value no record holds is answered by the record asking the same of that kind of value; coding questions are not', () => {
-      const plain = MemoryRetriever.open(store, { file: null, logger: nullLogger });
-      const withValues = MemoryRetriever.open(store, { file: null, logger: nullLogger, domainValues: values });
+      const plain = memory.open(false);
+      const withValues = memory.open(true);
       try {
         assert.deepEqual(retrieve(plain, ALL_VALUE), [], 'without the values: no word of it is in any record');
         const found = retrieve(withValues, ALL_VALUE);

@@ -1,15 +1,7 @@
 import { strict as assert } from 'node:assert';
-import * as path from 'node:path';
-import { MemoryRetriever } from '../../../src/core/agent/retriever';
-import { readDomainValues } from '../../../src/core/data/domain-values-reader';
-import { nullLogger } from '../../../src/core/logger';
 import { DomainValues } from '../../../src/core/memory/search/domain-values';
-import { DEFAULT_MIN_RELEVANCE, queryContentTerms, relevanceOf, relevanceScorer } from '../../../src/core/memory/search/relevance';
-import { MemoryStore } from '../../../src/core/memory/sqlite/store';
-import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
-import { sampleRecord } from '../../support/records';
-
-const EHR_DATABASE = path.join(__dirname, '..', '..', '..', 'data', 'ehr', 'mimic3-demo.sqlite');
+import { queryContentTerms, relevanceOf, relevanceScorer } from '../../../src/core/memory/search/relevance';
+import { useValueMemory } from '../../support/value-memory';
 
 /** EHR-style records: none of them names the drug, procedure or diagnosis the value-heavy question asks about. */
 const MEMORY = [
@@ -51,22 +43,12 @@ describe('relevance with the values of the data (a value-heavy question of the d
   });
 
   describe('through the retriever on a real store, with the demo database\'s values', () => {
-    const embedder = new HashingEmbedder();
-    let store: MemoryStore;
-    let values: DomainValues;
-    before(() => {
-      store = MemoryStore.open(':memory:');
-      const records = MEMORY.map((r, i) => sampleRecord({ id: `r${i}`, question: r.question, code: r.code }));
-      store.add(records, { trigger: 'user', embeddings: records.map((r) => embedder.embedSync(r.question)), embedderId: embedder.id });
-      values = readDomainValues(EHR_DATABASE);
-    });
-    after(() => store.close());
-
-    const retrieve = (retriever: MemoryRetriever, q: string) => retriever.retrieve(q, embedder.embedSync(q), 4, { minRelevance: DEFAULT_MIN_RELEVANCE });
+    const memory = useValueMemory(MEMORY);
+    const retrieve = memory.retrieve;
 
     it('the value-heavy question is cut without the values and answered with them; coding questions stay unanswered either way', () => {
-      const plain = MemoryRetriever.open(store, { file: null, logger: nullLogger });
-      const withValues = MemoryRetriever.open(store, { file: null, logger: nullLogger, domainValues: values });
+      const plain = memory.open(false);
+      const withValues = memory.open(true);
       try {
         assert.deepEqual(retrieve(plain, VALUE_HEAVY), [], 'without the values: unknown words, as from elsewhere');
         const found = retrieve(withValues, VALUE_HEAVY);
@@ -87,7 +69,7 @@ describe('relevance with the values of the data (a value-heavy question of the d
       const a = relevanceScorer(VALUE_HEAVY, df, 5)(MEMORY[0].question, MEMORY[0].code);
       const b = relevanceScorer(VALUE_HEAVY, df, 5, () => [])(MEMORY[0].question, MEMORY[0].code);
       assert.equal(a, b);
-      assert.ok(relevanceScorer(VALUE_HEAVY, df, 5, (q) => values.valueTerms(q))(MEMORY[0].question, MEMORY[0].code) > a);
+      assert.ok(relevanceScorer(VALUE_HEAVY, df, 5, (q) => memory.values.valueTerms(q))(MEMORY[0].question, MEMORY[0].code) > a);
     });
   });
 });
