@@ -10,6 +10,7 @@ import { collapseByProgram, ProgramCandidate, programKey, ProgramGroup } from '.
 import { QuestionShapes, RERANK_DEPTH } from './rerank';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
+import { agreeOnCalls } from './call-agreement';
 import { keywordCachePostings, memoryBudget } from '../memory-budget';
 import { DENSE_AHEAD, DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, FUSION_DEPTH, LARGE_MEMORY, MAX_COLLAPSE_DEPTH, MAX_K, MIN_FUSION_DEPTH, OptionsSchema, rerankParts, type HybridSearchOptions, type SearchAnswer, type SearchHit, type SearchMode, type SearchOptions, type SearchQuery, type SearchSide } from './search-contract';
 
@@ -142,9 +143,8 @@ export class HybridSearch {
   }
 
   /**
-   * Settles when the warm caches filled after loading are full too: the dense
-   * side's vector copies and the keyword side's per-term results
-   * (first warm; both refill after changes).
+   * Settles when the warm caches filled after loading are full too: the dense side's vector copies
+   * and the keyword side's per-term results (first warm; both refill after changes).
    */
   get warmed(): Promise<void> {
     return Promise.all([this.dense.warmed, this.keywords.warmed]).then(() => undefined);
@@ -176,6 +176,7 @@ export class HybridSearch {
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
       const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
+      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, query.text, (key) => this.programOf(key, programs));
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
