@@ -24,6 +24,7 @@
 import { normalizeText } from '../text-processing';
 import { CALL_TOKEN_PREFIX, codeCallTokens } from '../../similarity/text/code-tokens';
 import { programKey } from './program-collapse';
+import { DEFAULT_RANK_CONSTANT } from './fusion';
 
 /** How many of the fused best records take part (the best-ranked record of each program among them). */
 export const AGREEMENT_DEPTH = 10;
@@ -56,36 +57,45 @@ export function namedIdentifiers(query: string): Set<string> {
   return new Set(normalizeText(query).match(/[a-z_][a-z0-9_]*/g) ?? []);
 }
 
+/** A side's place score of a 1-based rank, as the fusion scores ranks: c / (c + rank). */
+function place(rank: number): number {
+  return DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + rank);
+}
+
 /**
- * `ranked` (best first) with the best-ranked record of the best-supported call set moved to the front;
- * the same array when it is already first (or when no program makes calls). `programOf` reads a
- * record's program (null: the record is gone and takes no part).
+ * `fused` (best first) with the best-ranked record of the best-supported call set moved to the front;
+ * the same array when that record is already first (or when no program makes calls). `sideRanks`: each
+ * side's 1-based rank by key (the dense and the keyword ranking); the records in some side's top
+ * {@link AGREEMENT_DEPTH} take part. `programOf` reads a record's program (null: gone, takes no part).
  */
-export function agreeOnCalls<T extends AgreementRanked>(ranked: T[], query: string, programOf: (key: string) => AgreementProgram | null): T[] {
-  if (ranked.length < 2) return ranked;
-  const head = ranked.slice(0, AGREEMENT_DEPTH);
-  const top = Math.max(0, head[0].score) ** SUPPORT_POWER;
+export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: readonly ReadonlyMap<string, number>[], query: string, programOf: (key: string) => AgreementProgram | null): T[] {
+  if (fused.length < 2) return fused;
   const named = namedIdentifiers(query);
-  const seenPrograms = new Set<string>();
-  /** call set → [support, index in `ranked` of its best-ranked record] */
+  const seen = sideRanks.map(() => new Set<string>());
+  /** call set → [support, index in `fused` of its best-ranked record] */
   const sets = new Map<string, [number, number]>();
-  head.forEach((h, i) => {
+  fused.forEach((h, i) => {
+    const ranks = sideRanks.map((side) => side.get(h.key) ?? Infinity);
+    if (ranks.every((r) => r > AGREEMENT_DEPTH)) return;
     const program = programOf(h.key);
     if (!program) return;
-    const identity = programKey(program.code, program.language);
-    if (seenPrograms.has(identity)) return;
-    seenPrograms.add(identity);
     const key = callSetKey(program.code);
     if (key === '') return;
-    const support = Math.max(0, h.score) ** SUPPORT_POWER;
+    const identity = programKey(program.code, program.language);
+    let support = 0;
+    ranks.forEach((r, s) => {
+      // A program supports once per side (its best rank there), copies of it adding nothing.
+      if (r > AGREEMENT_DEPTH || seen[s].has(identity)) return;
+      seen[s].add(identity);
+      support += place(r) ** SUPPORT_POWER;
+    });
     const entry = sets.get(key);
     if (entry) entry[0] += support;
-    else sets.set(key, [support + NAMED_CALL_SUPPORT * top * key.split(',').filter((c) => named.has(c)).length, i]);
+    else sets.set(key, [support + NAMED_CALL_SUPPORT * place(1) ** SUPPORT_POWER * key.split(',').filter((c) => named.has(c)).length, i]);
   });
   let best: [number, number] | null = null;
   for (const entry of sets.values()) if (!best || entry[0] > best[0]) best = entry;
-  if (!best || best[1] === 0) return ranked;
-  const first = ranked[best[1]];
-  return [first, ...ranked.slice(0, best[1]), ...ranked.slice(best[1] + 1)];
+  if (!best || best[1] === 0) return fused;
+  const first = fused[best[1]];
+  return [first, ...fused.slice(0, best[1]), ...fused.slice(best[1] + 1)];
 }
-

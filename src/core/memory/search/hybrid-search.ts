@@ -176,7 +176,7 @@ export class HybridSearch {
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
       const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
-      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, query.text, (key) => this.programOf(key, programs));
+      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, (key) => this.programOf(key, programs));
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
