@@ -1,4 +1,9 @@
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { agreeOnCalls, callSetKey, namedIdentifiers, type AgreementProgram } from '../../../src/core/memory/search/call-agreement';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
@@ -109,6 +114,28 @@ describe('HybridSearch: agreement of programs', () => {
       }
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('eval-retrieval --no-agreement', () => {
+  const ROOT = path.join(__dirname, '..', '..', '..');
+  const cli = (args: string[]) => promisify(execFile)('npx', ['tsx', 'src/cli/main.ts', 'eval-retrieval', ...args], { cwd: ROOT });
+
+  it('says in its JSON whether the agreement ran, and refuses the ablation on a team space (exit 1)', async function () {
+    this.timeout(60_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agreement-cli-'));
+    try {
+      const line = (question: string, code: string): string => JSON.stringify({ question, template: `calls:${code}`, code });
+      const memory = path.join(dir, 'memory.jsonl');
+      fs.writeFileSync(memory, [line('split a string on commas', 's.split(",")'), line('parse a date string', 'datetime.strptime(s, f)')].join('\n') + '\n');
+      const args = ['--memory', memory, '--queries', memory, '--min-score', '0', '--json'];
+      const on = JSON.parse((await cli(args)).stdout) as { agreement: boolean; n: number };
+      const off = JSON.parse((await cli([...args, '--no-agreement'])).stdout) as { agreement: boolean; n: number };
+      assert.deepEqual([on.agreement, off.agreement, on.n, off.n], [true, false, 2, 2]);
+      await assert.rejects(cli([...args, '--no-agreement', '--backend', 'team']), (err: { code: number; stderr: string }) => err.code === 1 && /--no-agreement are ablations of the file store/.test(err.stderr));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
