@@ -2,7 +2,7 @@
  * Agreement of programs (issue 35): what a task needs is what its program calls, and among the best
  * candidates of a hybrid search the records whose programs make the same calls support each other.
  * Over the fused top {@link AGREEMENT_DEPTH} records (each distinct program once), every call set (the
- * names a program calls, as `codeCallTokens` extracts them: calls inside string literals left out) is
+ * names a program calls, as `codeCallNames` extracts them: calls inside string literals left out) is
  * scored by the cubed fused scores of its programs, plus one top record's worth (the first's cubed
  * score) for each of its calls the query names as a word ("split", "strftime"); the best-supported
  * set's best-ranked record then comes first. The rest of the order stands.
@@ -22,8 +22,7 @@
  * ```
  */
 import { normalizeText } from '../text-processing';
-import { CALL_TOKEN_PREFIX, codeCallTokens } from '../../similarity/text/code-tokens';
-import { programKey } from './program-collapse';
+import { codeCallNames } from '../../similarity/text/code-tokens';
 import { DEFAULT_RANK_CONSTANT } from './fusion';
 
 /** How many of the fused best records take part (the best-ranked record of each program among them). */
@@ -46,10 +45,7 @@ export interface AgreementRanked {
 
 /** The names a program calls, sorted, joined: two programs agree when their keys are equal ('' for none). */
 export function callSetKey(code: string): string {
-  return [...codeCallTokens(code)]
-    .map((t) => t.slice(CALL_TOKEN_PREFIX.length))
-    .sort()
-    .join(',');
+  return [...codeCallNames(code)].sort().join(',');
 }
 
 /** The identifiers a query names (`to_csv`, `df.groupby` → df, groupby), lower-cased: the words a call name can equal. */
@@ -81,7 +77,8 @@ export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: r
     if (!program) return;
     const key = callSetKey(program.code);
     if (key === '') return;
-    const identity = programKey(program.code, program.language);
+    // Copies are told apart by their code as stored (layout-noise copies, rare, count apart: normalising costs more than the stage may).
+    const identity = program.code;
     let support = 0;
     ranks.forEach((r, s) => {
       // A program supports once per side (its best rank there), copies of it adding nothing.
