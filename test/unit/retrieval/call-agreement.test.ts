@@ -12,11 +12,11 @@ import { fitTextStatistics } from '../../../src/core/similarity/text/text-statis
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
 /** A fused list of keys k0, k1, … (dense ranks 1, 2, … ; no keyword side) and their programs. */
-function fixture(codes: readonly string[]): { fused: { key: string; score: number }[]; dense: Map<string, number>; programOf: (key: string) => AgreementProgram | null } {
+function fixture(codes: readonly string[]): { fused: { key: string; score: number }[]; dense: Map<string, number>; programOf: (keys: readonly string[]) => Map<string, AgreementProgram> } {
   const fused = codes.map((_, i) => ({ key: `k${i}`, score: 1 / (5 + i + 1) }));
   const dense = new Map(fused.map((h, i) => [h.key, i + 1]));
   const programs = new Map(codes.map((code, i) => [`k${i}`, { code, language: 'python' }]));
-  return { fused, dense, programOf: (key) => programs.get(key) ?? null };
+  return { fused, dense, programOf: (keys) => new Map(keys.flatMap((k) => (programs.has(k) ? [[k, programs.get(k)!] as const] : []))) };
 }
 
 const keysOf = (list: readonly { key: string }[]): string[] => list.map((h) => h.key);

@@ -18,12 +18,13 @@
  *
  * @example
  * ```ts
- * agreeOnCalls(fused, 'split a string by commas', (key) => programOf(key)); // same list, one entry moved first
+ * agreeOnCalls(fused, [denseRank, keywordRank], 'split a string by commas', programsReader(db)); // same list, one entry moved first
  * ```
  */
 import { normalizeText } from '../text-processing';
 import { codeCallNames } from '../../similarity/text/code-tokens';
 import { DEFAULT_RANK_CONSTANT } from './fusion';
+import type { Database } from '../sqlite/database';
 
 /** How many of the fused best records take part (the best-ranked record of each program among them). */
 export const AGREEMENT_DEPTH = 10;
@@ -62,21 +63,23 @@ function place(rank: number): number {
  * `fused` (best first) with the best-ranked record of the best-supported call set moved to the front;
  * the same array when that record is already first (or when no program makes calls). `sideRanks`: each
  * side's 1-based rank by key (the dense and the keyword ranking); the records in some side's top
- * {@link AGREEMENT_DEPTH} take part. `programOf` reads a record's program (null: gone, takes no part).
+ * {@link AGREEMENT_DEPTH} take part. `programsOf` reads their programs in one go (a key it leaves out
+ * or maps to null: gone, takes no part; see {@link programsReader}).
  */
-export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: readonly ReadonlyMap<string, number>[], query: string, programOf: (key: string) => AgreementProgram | null): T[] {
+export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: readonly ReadonlyMap<string, number>[], query: string, programsOf: (keys: readonly string[]) => ReadonlyMap<string, AgreementProgram | null>): T[] {
   if (fused.length < 2) return fused;
+  const taking = fused.map((h, i) => ({ h, i, ranks: sideRanks.map((side) => side.get(h.key) ?? Infinity) })).filter((c) => c.ranks.some((r) => r <= AGREEMENT_DEPTH));
+  if (taking.length < 2) return fused;
+  const programs = programsOf(taking.map((c) => c.h.key));
   const named = namedIdentifiers(query);
   const seen = sideRanks.map(() => new Set<string>());
   /** call set → [support, index in `fused` of its best-ranked record] */
   const sets = new Map<string, [number, number]>();
-  fused.forEach((h, i) => {
-    const ranks = sideRanks.map((side) => side.get(h.key) ?? Infinity);
-    if (ranks.every((r) => r > AGREEMENT_DEPTH)) return;
-    const program = programOf(h.key);
-    if (!program) return;
+  for (const { h, i, ranks } of taking) {
+    const program = programs.get(h.key);
+    if (!program) continue;
     const key = callSetKey(program.code);
-    if (key === '') return;
+    if (key === '') continue;
     // Copies are told apart by their code as stored (layout-noise copies, rare, count apart: normalising costs more than the stage may).
     const identity = program.code;
     let support = 0;
@@ -89,10 +92,27 @@ export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: r
     const entry = sets.get(key);
     if (entry) entry[0] += support;
     else sets.set(key, [support + NAMED_CALL_SUPPORT * place(1) ** SUPPORT_POWER * key.split(',').filter((c) => named.has(c)).length, i]);
-  });
+  }
   let best: [number, number] | null = null;
   for (const entry of sets.values()) if (!best || entry[0] > best[0]) best = entry;
   if (!best || best[1] === 0) return fused;
   const first = fused[best[1]];
   return [first, ...fused.slice(0, best[1]), ...fused.slice(best[1] + 1)];
+}
+
+const readers = new WeakMap<Database, (keys: readonly string[]) => Map<string, AgreementProgram>>();
+
+/**
+ * The programs of active records by key (rid as a string) in one read of the two columns, for
+ * {@link agreeOnCalls}; one prepared statement per connection. (Only `code` and `language`: the
+ * columns after the embedding would make each row read its overflow pages.)
+ */
+export function programsReader(db: Database): (keys: readonly string[]) => Map<string, AgreementProgram> {
+  let reader = readers.get(db);
+  if (!reader) {
+    const stmt = db.prepare("SELECT rid, code, language FROM records WHERE rid IN (SELECT value FROM json_each(?)) AND +status = 'active'");
+    reader = (keys) => new Map((stmt.all(JSON.stringify(keys.map(Number))) as { rid: number; code: string; language: string }[]).map((r) => [String(r.rid), { code: r.code, language: r.language }]));
+    readers.set(db, reader);
+  }
+  return reader;
 }
