@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { agreeOnCalls, callSetKey, namedIdentifiers, type AgreementProgram } from '../../../src/core/memory/search/call-agreement';
+import { agreeOnCalls, callSetKey, namedIdentifiers, programsReader, type AgreementProgram } from '../../../src/core/memory/search/call-agreement';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
@@ -92,6 +92,20 @@ describe('HybridSearch: agreement of programs', () => {
       } finally {
         search.close();
       }
+    } finally {
+      store.close();
+    }
+  });
+
+  it('programsReader reads the programs of active records by rid in one statement (one per connection), others left out', () => {
+    const store = MemoryStore.open(':memory:');
+    try {
+      store.add([sampleRecord({ id: 'a', code: 's.split(",")' }), sampleRecord({ id: 'b', code: 'json.loads(t)' })], { trigger: 'user' });
+      const db = store.connectionForQueries();
+      const read = programsReader(db);
+      assert.equal(programsReader(db), read);
+      const [a, b] = [store.ridOf('a')!, store.ridOf('b')!];
+      assert.deepEqual([...read([String(b), '999999', String(a)])].sort(), [[String(a), { code: 's.split(",")', language: 'python' }], [String(b), { code: 'json.loads(t)', language: 'python' }]].sort());
     } finally {
       store.close();
     }
