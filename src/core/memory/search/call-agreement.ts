@@ -1,20 +1,23 @@
 /**
  * Agreement of programs (issue 35): what a task needs is what its program calls, and among the best
  * candidates of a hybrid search the records whose programs make the same calls support each other.
- * Over the fused top {@link AGREEMENT_DEPTH} records (each distinct program once), every call set (the
- * names a program calls, as `codeCallNames` extracts them: calls inside string literals left out) is
- * scored by the cubed fused scores of its programs, plus one top record's worth (the first's cubed
- * score) for each of its calls the query names as a word ("split", "strftime"); the best-supported
- * set's best-ranked record then comes first. The rest of the order stands.
+ * The records in the top {@link AGREEMENT_DEPTH} of either side (dense, keyword: the keyword side finds
+ * programs by their code identifiers too) take part. Every call set (the names a program calls, as
+ * `codeCallNames` extracts them: calls inside string literals left out) is scored by its programs'
+ * places on each side, (c / (c + rank))³ with the fusion's c = 5, each program once per side, plus one
+ * first place's worth for each of its calls the query names as an identifier ("split", "to_csv"). The
+ * best-supported set's best-ranked record (fused order) then comes first; the rest of the order stands.
  *
  * - A program that calls nothing supports nothing (it is never moved; it can be passed over).
  * - Where every candidate makes the same calls it is a no-op: EHR agent programs all call only `sql`
  *   (the SQL's own functions sit in a string), so EHR rankings are unchanged.
- * - The scores are cubed so that the top stays first unless agreement below it is real: two programs
- *   agreeing at ranks 2 and 3 outweigh a lone first one, a lone one further down never does.
+ * - Places are cubed so that the top stays first unless agreement below it is real: two programs
+ *   agreeing at ranks 2 and 3 outweigh a lone first one; two at ranks 4 and 5 do not.
+ * - Not in team spaces (PostgreSQL search) nor in the vector and keyword modes; recency re-weighting,
+ *   which re-sorts the fused scores, may undo the move.
  *
- * Chosen on a dev split of the CoNaLa memory only (scripts/conala-dev-folds.ts); measured figures in
- * docs/benchmarks.md. Depth, power and the named-call weight are round numbers, not fitted.
+ * Chosen on dev splits of the CoNaLa memory only (scripts/conala-dev-folds.ts), from a small grid
+ * (depth 5/10/15/20, power 2/3/4, named-call weight 0/0.5/1/2: a plateau; the round values kept).
  *
  * @example
  * ```ts
