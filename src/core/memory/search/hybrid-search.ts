@@ -142,10 +142,7 @@ export class HybridSearch {
     this.shapeIndex?.setDomainValues(values);
   }
 
-  /**
-   * Settles when the warm caches filled after loading are full too: the dense side's vector copies
-   * and the keyword side's per-term results (first warm; both refill after changes).
-   */
+  /** Settles when the warm caches filled after loading are full too: the dense side's vector copies and the keyword side's per-term results (first warm; both refill after changes). */
   get warmed(): Promise<void> {
     return Promise.all([this.dense.warmed, this.keywords.warmed]).then(() => undefined);
   }
