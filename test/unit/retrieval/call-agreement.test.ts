@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { agreeOnCalls, callSetKey, namedIdentifiers, programsReader, type AgreementProgram } from '../../../src/core/memory/search/call-agreement';
+import { agreeOnCalls, callSetKey, namedIdentifiers, programsReader, uncachedCallSets, type CallSet } from '../../../src/core/memory/search/call-agreement';
 import { HybridSearch } from '../../../src/core/memory/search/hybrid-search';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { HashingEmbedder } from '../../../src/core/similarity/hashing-embedder';
@@ -12,11 +12,11 @@ import { fitTextStatistics } from '../../../src/core/similarity/text/text-statis
 import { SAMPLE_QUESTIONS, sampleRecord } from '../../support/records';
 
 /** A fused list of keys k0, k1, … (dense ranks 1, 2, … ; no keyword side) and their programs. */
-function fixture(codes: readonly string[]): { fused: { key: string; score: number }[]; dense: Map<string, number>; programOf: (keys: readonly string[]) => Map<string, AgreementProgram> } {
+function fixture(codes: readonly string[]): { fused: { key: string; score: number }[]; dense: Map<string, number>; programOf: (keys: readonly string[]) => Map<string, CallSet | null> } {
   const fused = codes.map((_, i) => ({ key: `k${i}`, score: 1 / (5 + i + 1) }));
   const dense = new Map(fused.map((h, i) => [h.key, i + 1]));
   const programs = new Map(codes.map((code, i) => [`k${i}`, { code, language: 'python' }]));
-  return { fused, dense, programOf: (keys) => new Map(keys.flatMap((k) => (programs.has(k) ? [[k, programs.get(k)!] as const] : []))) };
+  return { fused, dense, programOf: uncachedCallSets((keys) => new Map(keys.flatMap((k) => (programs.has(k) ? [[k, programs.get(k)!] as const] : [])))) };
 }
 
 const keysOf = (list: readonly { key: string }[]): string[] => list.map((h) => h.key);

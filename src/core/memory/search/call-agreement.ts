@@ -21,13 +21,16 @@
  *
  * @example
  * ```ts
- * agreeOnCalls(fused, [denseRank, keywordRank], 'split a string by commas', programsReader(db)); // same list, one entry moved first
+ * const callSets = (keys: readonly string[]) => callSetCacheOf(db).callSets(keys, programsReader(db));
+ * agreeOnCalls(fused, [denseRank, keywordRank], 'split a string by commas', callSets); // same list, one entry moved first
  * ```
  */
 import { normalizeText } from '../text-processing';
-import { codeCallNames } from '../../similarity/text/code-tokens';
 import { DEFAULT_RANK_CONSTANT } from './fusion';
+import type { AgreementProgram, CallSet } from './call-set-cache';
 import type { Database } from '../sqlite/database';
+
+export { callSetKey, callSetCacheOf, uncachedCallSets, type AgreementProgram, type CallSet } from './call-set-cache';
 
 /** How many of the fused best records take part (the best-ranked record of each program among them). */
 export const AGREEMENT_DEPTH = 10;
@@ -36,20 +39,9 @@ export const SUPPORT_POWER = 3;
 /** Each call of a set that the query names as a word adds this many top records' support. */
 export const NAMED_CALL_SUPPORT = 1;
 
-/** A record's program as the stage needs it. */
-export interface AgreementProgram {
-  code: string;
-  language: string;
-}
-
 export interface AgreementRanked {
   key: string;
   score: number;
-}
-
-/** The names a program calls, sorted, joined: two programs agree when their keys are equal ('' for none). */
-export function callSetKey(code: string): string {
-  return [...codeCallNames(code)].sort().join(',');
 }
 
 /** The identifiers a query names (`to_csv`, `df.groupby` → df, groupby), lower-cased: the words a call name can equal. */
@@ -62,52 +54,83 @@ function place(rank: number): number {
   return DEFAULT_RANK_CONSTANT / (DEFAULT_RANK_CONSTANT + rank);
 }
 
+/** `fused` with its entry at `index` first (the same array when `index` is 0 or none). */
+function moveFirst<T>(fused: T[], index: number): T[] {
+  if (index <= 0) return fused;
+  return [fused[index], ...fused.slice(0, index), ...fused.slice(index + 1)];
+}
+
 /**
  * `fused` (best first) with the best-ranked record of the best-supported call set moved to the front;
  * the same array when that record is already first (or when no program makes calls). `sideRanks`: each
  * side's 1-based rank by key (the dense and the keyword ranking); the records in some side's top
- * {@link AGREEMENT_DEPTH} take part. `programsOf` reads their programs in one go (a key it leaves out
- * or maps to null: gone, takes no part; see {@link programsReader}).
+ * {@link AGREEMENT_DEPTH} take part. `callSetsOf` gives their call sets in one go (a key it leaves out
+ * or maps to null: gone, takes no part; see CallSetCache, uncachedCallSets).
+ *
+ * Early exits, same result: fewer than two taking part; one call set among them (EHR: all `sql`), or none:
+ * its best-ranked record comes first, nothing scored.
  */
-export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: readonly ReadonlyMap<string, number>[], query: string, programsOf: (keys: readonly string[]) => ReadonlyMap<string, AgreementProgram | null>): T[] {
+export function agreeOnCalls<T extends AgreementRanked>(fused: T[], sideRanks: readonly ReadonlyMap<string, number>[], query: string, callSetsOf: (keys: readonly string[]) => ReadonlyMap<string, CallSet | null>): T[] {
   if (fused.length < 2) return fused;
-  const taking = fused.map((h, i) => ({ h, i, ranks: sideRanks.map((side) => side.get(h.key) ?? Infinity) })).filter((c) => c.ranks.some((r) => r <= AGREEMENT_DEPTH));
+  const taking: number[] = [];
+  for (let i = 0; i < fused.length; i++) {
+    const key = fused[i].key;
+    for (const side of sideRanks) {
+      if ((side.get(key) ?? Infinity) <= AGREEMENT_DEPTH) {
+        taking.push(i);
+        break;
+      }
+    }
+  }
   if (taking.length < 2) return fused;
-  const programs = programsOf(taking.map((c) => c.h.key));
+  const calls = callSetsOf(taking.map((i) => fused[i].key));
+  // One call set (or none) among those taking part: its best-ranked record is the best-supported one's.
+  let only: string | null = null;
+  let onlyAt = -1;
+  let several = false;
+  for (const i of taking) {
+    const set = calls.get(fused[i].key);
+    if (!set || set.calls === '') continue;
+    if (only === null) {
+      only = set.calls;
+      onlyAt = i;
+    } else if (set.calls !== only) {
+      several = true;
+      break;
+    }
+  }
+  if (!several) return moveFirst(fused, onlyAt);
   const named = namedIdentifiers(query);
-  const seen = sideRanks.map(() => new Set<string>());
+  const seen = sideRanks.map(() => new Set<number>());
   /** call set → [support, index in `fused` of its best-ranked record] */
   const sets = new Map<string, [number, number]>();
-  for (const { h, i, ranks } of taking) {
-    const program = programs.get(h.key);
-    if (!program) continue;
-    const key = callSetKey(program.code);
-    if (key === '') continue;
+  for (const i of taking) {
+    const set = calls.get(fused[i].key);
+    if (!set || set.calls === '') continue;
     // Copies are told apart by their code as stored (layout-noise copies, rare, count apart: normalising costs more than the stage may).
-    const identity = program.code;
+    const identity = set.identity;
     let support = 0;
-    ranks.forEach((r, s) => {
+    sideRanks.forEach((side, s) => {
+      const r = side.get(fused[i].key) ?? Infinity;
       // A program supports once per side (its best rank there), copies of it adding nothing.
       if (r > AGREEMENT_DEPTH || seen[s].has(identity)) return;
       seen[s].add(identity);
       support += place(r) ** SUPPORT_POWER;
     });
-    const entry = sets.get(key);
+    const entry = sets.get(set.calls);
     if (entry) entry[0] += support;
-    else sets.set(key, [support + NAMED_CALL_SUPPORT * place(1) ** SUPPORT_POWER * key.split(',').filter((c) => named.has(c)).length, i]);
+    else sets.set(set.calls, [support + NAMED_CALL_SUPPORT * place(1) ** SUPPORT_POWER * set.calls.split(',').filter((c) => named.has(c)).length, i]);
   }
   let best: [number, number] | null = null;
   for (const entry of sets.values()) if (!best || entry[0] > best[0]) best = entry;
-  if (!best || best[1] === 0) return fused;
-  const first = fused[best[1]];
-  return [first, ...fused.slice(0, best[1]), ...fused.slice(best[1] + 1)];
+  return best ? moveFirst(fused, best[1]) : fused;
 }
 
 const readers = new WeakMap<Database, (keys: readonly string[]) => Map<string, AgreementProgram>>();
 
 /**
- * The programs of active records by key (rid as a string) in one read of the two columns, for
- * {@link agreeOnCalls}; one prepared statement per connection. (Only `code` and `language`: the
+ * The programs of active records by key (rid as a string) in one read of the two columns, for the
+ * call sets {@link agreeOnCalls} reads (CallSetCache.callSets); one prepared statement per connection. (Only `code` and `language`: the
  * columns after the embedding would make each row read its overflow pages.)
  */
 export function programsReader(db: Database): (keys: readonly string[]) => Map<string, AgreementProgram> {

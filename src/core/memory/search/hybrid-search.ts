@@ -10,7 +10,7 @@ import { collapseByProgram, ProgramCandidate, programKey, ProgramGroup } from '.
 import { QuestionShapes, RERANK_DEPTH } from './rerank';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
-import { agreeOnCalls, programsReader } from './call-agreement';
+import { agreeOnCalls, callSetCacheOf, programsReader } from './call-agreement';
 import { keywordCachePostings, memoryBudget } from '../memory-budget';
 import { DENSE_AHEAD, DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, FUSION_DEPTH, LARGE_MEMORY, MAX_COLLAPSE_DEPTH, MAX_K, MIN_FUSION_DEPTH, OptionsSchema, rerankParts, type HybridSearchOptions, type SearchAnswer, type SearchHit, type SearchMode, type SearchOptions, type SearchQuery, type SearchSide } from './search-contract';
 
@@ -173,7 +173,7 @@ export class HybridSearch {
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
       const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
-      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, shapes ? programsReader(this.rowStmt.database) : (keys) => new Map(keys.map((key) => [key, this.programOf(key, programs)])));
+      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, (keys) => callSetCacheOf(this.rowStmt.database).callSets(keys, shapes ? programsReader(this.rowStmt.database) : (read) => new Map(read.map((key) => [key, this.programOf(key, programs)]))));
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
