@@ -14,7 +14,8 @@
  *   collapse: the CLI's default), and hybrid_rerank_p50/p95_ms the same search with the
  *   re-ranking of the collapsed top (the editor's default) (`rerank: true`), the two alternating per query (which
  *   goes first alternates too); shapes_load_ms: the re-ranking's state read from scratch at that
- *   size (ShapeIndex.open, synchronous),
+ *   size (ShapeIndex.open, synchronous); hybrid_no_agreement_p50_ms: the fused search without the agreement of
+ *   programs (`callAgreement: false`), timed beside it on the same queries (the call-set cache it leaves is shared),
  * - float_scan_p50_ms: plain sqlite-vec brute force over a vec0 `float[384]` table
  *   holding the same vectors, top-4 (kept in a second database file beside the store,
  *   same pragmas: written in the same transaction scheme, its pages would otherwise be
@@ -94,6 +95,8 @@ export interface BenchRow extends DenseFigures {
   /** The same hybrid search with the re-ranking stage (opt-in), alternating with the default one. */
   hybrid_rerank_p50_ms: number;
   hybrid_rerank_p95_ms: number;
+  /** The fused hybrid search without the agreement of programs (callAgreement: false), alternating with hybrid_p50_ms's on the same queries. */
+  hybrid_no_agreement_p50_ms: number;
   /** Reading every active record's question shape from scratch (ShapeIndex.open, synchronous). */
   shapes_load_ms: number;
   /** Records whose question shape the timed search held (all of them: the timing waits for the load). */
@@ -198,17 +201,22 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       const readsBefore = live.dense.rescoreReads;
       const hybrid: number[] = [];
       const reranked: number[] = [];
+      const noAgreement: number[] = [];
       queries.forEach((q, i) => {
         const product = (): number => timeMs(() => (fused += live.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0));
         const withRerank = (): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { rerank: true }));
+        const withoutAgreement = (): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { callAgreement: false }));
         if (i % 2 === 0) {
           hybrid.push(product());
+          noAgreement.push(withoutAgreement());
           reranked.push(withRerank());
         } else {
           reranked.push(withRerank());
+          noAgreement.push(withoutAgreement());
           hybrid.push(product());
         }
       });
+      noAgreement.sort((a, b) => a - b);
       const exactReads = (live.dense.rescoreReads - readsBefore) / (2 * queries.length);
       const copyForm = live.dense.vectorCopies.form;
       hybrid.sort((a, b) => a - b);
@@ -262,6 +270,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         hybrid_p50_ms: round(percentile(hybrid, 0.5)),
         hybrid_p95_ms: round(percentile(hybrid, 0.95)),
         hybrid_rerank_p50_ms: round(percentile(reranked, 0.5)),
+        hybrid_no_agreement_p50_ms: round(percentile(noAgreement, 0.5)),
         hybrid_rerank_p95_ms: round(percentile(reranked, 0.95)),
         shapes_load_ms: Math.round(shapesMs),
         shapes_held: shapesHeld,
@@ -369,7 +378,7 @@ function denseOnlyRow(n: number, dim: number, store: MemoryStore, qvecs: Float32
   const none = NaN;
   return {
     ...dense, n, dim, first_open_ms: none, insert_per_s: insertMs > 0 ? Math.round(((n - startCount) / insertMs) * 1000) : none,
-    hybrid_p50_ms: none, hybrid_p95_ms: none, hybrid_rerank_p50_ms: none, hybrid_rerank_p95_ms: none, shapes_load_ms: none, shapes_held: 0,
+    hybrid_p50_ms: none, hybrid_p95_ms: none, hybrid_no_agreement_p50_ms: none, hybrid_rerank_p50_ms: none, hybrid_rerank_p95_ms: none, shapes_load_ms: none, shapes_held: 0,
     vector_p50_ms: none, float_scan_p50_ms: round(percentile([...exact.times].sort((a, b) => a - b), 0.5)), recall_at_4: round(hits / (qvecs.length * 4), 4),
     keyword_catchup_ms: none, warm_ms: none, rss_mb: rss, keyword_p50_ms: none, bit_knn_p50_ms: round(percentile(bitKnnTimes(store, qvecs), 0.5)), hamming_p50_ms: dense.candidates_p50_ms,
     candidate_overlap: none, keyword32_p50_ms: none, keyword32_direct_p50_ms: none, keyword32_identical: 0, hybrid_fused: 0, load_avg_1m: round(os.loadavg()[0], 2),

@@ -3,10 +3,11 @@
  * set is worked out from its code once, then read from here, so a search whose candidates were seen
  * before reads no program row and runs no call extraction for them. One cache per connection.
  *
- * - Fresh: before each use it asks the `record_changes` log (one indexed `MAX(seq)` read when nothing
- *   changed) what changed since, and drops those records' entries (any insert, status, question, code or
- *   vector change, purge, by any process); a log that no longer reaches back clears it. A changed record
- *   is read again on its next use.
+ * - Fresh: before an entry is used it asks the `record_changes` log (one indexed `MAX(seq)` read when
+ *   nothing changed, ~7 µs) what changed since the position it last caught up to (the one it was made at
+ *   at first), and drops those records' entries (any insert, status, question, code or vector change,
+ *   purge, by any process); a log that no longer reaches back clears it. A changed record is read again
+ *   on its next use. (Entries filled after a change but before the catch-up may be dropped too: read again.)
  * - Bounded: at most {@link CALL_SET_CACHE_ENTRIES} entries, the oldest filled dropped first. An entry
  *   is a rid, an interned call-set key and a 53-bit hash of the code: about
  *   {@link CALL_SET_CACHE_ENTRY_BYTES} bytes, so under 1 MB full. It is outside the memory budget's
@@ -92,11 +93,17 @@ export class CallSetCache {
    * in one read (then held). A key `programsOf` leaves out or maps to null (not active) maps to null, not held.
    */
   callSets(keys: readonly string[], programsOf: (keys: readonly string[]) => ReadonlyMap<string, AgreementProgram | null>): Map<string, CallSet | null> {
-    this.catchUp();
     const out = new Map<string, CallSet | null>();
     const missing: string[] = [];
+    // The log is asked only once some entry would be used (a search none of whose records is held reads none of it).
+    let fresh = false;
     for (const key of keys) {
-      const held = this.entries.get(Number(key));
+      let held = this.entries.get(Number(key));
+      if (held && !fresh) {
+        this.catchUp();
+        fresh = true;
+        held = this.entries.get(Number(key));
+      }
       if (held) out.set(key, held);
       else missing.push(key);
     }
@@ -119,10 +126,6 @@ export class CallSetCache {
 
   /** Drops the entries of records changed since the last use (all of them when the log no longer reaches back). */
   private catchUp(): void {
-    if (this.entries.size === 0) {
-      this.seq = this.log.head();
-      return;
-    }
     const changes = this.log.since(this.seq, Number.POSITIVE_INFINITY);
     this.seq = changes.head;
     if ('reload' in changes) this.clear();
