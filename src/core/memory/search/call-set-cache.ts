@@ -143,8 +143,8 @@ export class CallSetCache {
   private intern(calls: string): string {
     const held = this.keys.get(calls);
     if (held !== undefined) return held;
-    // The interned keys are few (distinct call sets seen); past the cap they start over with the entries.
-    if (this.keys.size >= this.capacity) this.clear();
+    // The interned keys are few (distinct call sets seen); past the cap they start over (held entries keep theirs).
+    if (this.keys.size >= this.capacity) this.keys.clear();
     this.keys.set(calls, calls);
     return calls;
   }
