@@ -19,7 +19,7 @@
  * - Cost: call sets come from a bounded per-connection cache (call-set-cache.ts); one call set among those
  *   taking part returns before any scoring. 100k EHR records, 200 queries, fused p50 with vs without it:
  *   +0.023, +0.007, +0.038 ms (`npm run bench:retrieval -- --sizes 100000 --queries 200 --dir D --json`,
- *   hybrid_agreement_p50_ms − hybrid_no_agreement_p50_ms, 28 Nov, load 1.1–1.7).
+ *   hybrid_agreement_p50_ms − hybrid_no_agreement_p50_ms, 28 Nov, load 1.1–1.9).
  *
  * Chosen on dev splits of the CoNaLa memory only (scripts/conala-dev-folds.ts), from a small grid
  * (depth 5/10/15/20, power 2/3/4, named-call weight 0/0.5/1/2: a plateau; the round values kept).
