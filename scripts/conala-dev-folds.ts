@@ -5,7 +5,7 @@
  * answerable as the data README says: some memory line has exactly its template, and the template
  * holds a call outside the everyday builtins. Prints one JSON line of the pooled figures.
  *
- * Usage: npx tsx scripts/conala-dev-folds.ts [hybrid|vector|keyword] [--rerank] [--rerank-parts slots,links,columns] [--min-score X] [--memory FILE]
+ * Usage: npx tsx scripts/conala-dev-folds.ts [hybrid|vector|keyword] [--split interleaved|blocks] [--no-agreement] [--rerank] [--rerank-parts slots,links,columns] [--min-score X] [--memory FILE]
  */
 import { evaluateRetrieval, loadEvalFile, StoreBackend, type EvalItem, type RetrievalMode } from '../src/core/bench/eval-retrieval';
 
@@ -25,6 +25,9 @@ async function main(): Promise<void> {
   const floor = argValue('--min-score');
   const minScore = floor === undefined ? undefined : Number(floor);
   const all = loadEvalFile(argValue('--memory') ?? '../shared/data/coding/conala-memory.jsonl');
+  const split = argValue('--split') ?? 'interleaved';
+  if (split !== 'interleaved' && split !== 'blocks') throw new Error(`--split must be interleaved or blocks, got ${split}`);
+  const foldOf = (i: number): number => (split === 'blocks' ? Math.floor((i * FOLDS) / all.length) : i % FOLDS);
   let n = 0;
   let hits = 0;
   let precision = 0;
@@ -32,12 +35,12 @@ async function main(): Promise<void> {
   let unanswerable = 0;
   let unanswerableAnswered = 0;
   for (let f = 0; f < FOLDS; f++) {
-    const memory = all.filter((_, i) => i % FOLDS !== f);
+    const memory = all.filter((_, i) => foldOf(i) !== f);
     const templates = new Set(memory.map((m) => m.template));
     const queries: EvalItem[] = all
-      .filter((_, i) => i % FOLDS === f)
+      .filter((_, i) => foldOf(i) === f)
       .map((q) => ({ ...q, answerable: templates.has(q.template) && q.template.replace(/^calls:/, '').split(',').some((c) => c !== '' && !EVERYDAY.has(c)) }));
-    const r = await evaluateRetrieval({ memory, queries, mode, minScore, backend: new StoreBackend({ rerank }) });
+    const r = await evaluateRetrieval({ memory, queries, mode, minScore, backend: new StoreBackend({ rerank, callAgreement: !process.argv.includes('--no-agreement') }) });
     n += r.n;
     hits += r.hit_at_1 * r.n;
     precision += r.precision_at_k * r.n;
@@ -46,7 +49,7 @@ async function main(): Promise<void> {
     unanswerableAnswered += (r.unanswerable_answered_rate ?? 1) * (r.unanswerable_n ?? 0);
   }
   const round = (x: number): number => Math.round(x * 10_000) / 10_000;
-  const out = { dev: `conala-${FOLDS}fold`, mode, rerank, min_score: minScore ?? null, n, hit_at_1: round(hits / n), precision_at_4: round(precision / n), answered_rate: round(answered / n), unanswerable_n: unanswerable, unanswerable_answered_rate: round(unanswerableAnswered / Math.max(1, unanswerable)) };
+  const out = { dev: `conala-${FOLDS}fold-${split}`, mode, rerank, agreement: !process.argv.includes('--no-agreement'), min_score: minScore ?? null, n, hit_at_1: round(hits / n), precision_at_4: round(precision / n), answered_rate: round(answered / n), unanswerable_n: unanswerable, unanswerable_answered_rate: round(unanswerableAnswered / Math.max(1, unanswerable)) };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

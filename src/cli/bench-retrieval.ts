@@ -14,7 +14,9 @@
  *   collapse: the CLI's default), and hybrid_rerank_p50/p95_ms the same search with the
  *   re-ranking of the collapsed top (the editor's default) (`rerank: true`), the two alternating per query (which
  *   goes first alternates too); shapes_load_ms: the re-ranking's state read from scratch at that
- *   size (ShapeIndex.open, synchronous),
+ *   size (ShapeIndex.open, synchronous); hybrid_agreement_p50_ms / hybrid_no_agreement_p50_ms: the fused search
+ *   again on the same queries with and without the agreement of programs (`callAgreement: false`), alternating per
+ *   query (which goes first alternates; the stage's call-set cache emptied before),
  * - float_scan_p50_ms: plain sqlite-vec brute force over a vec0 `float[384]` table
  *   holding the same vectors, top-4 (kept in a second database file beside the store,
  *   same pragmas: written in the same transaction scheme, its pages would otherwise be
@@ -46,6 +48,7 @@ import { HybridSearch } from '../core/memory/search/hybrid-search';
 import { readDomainValues } from '../core/data/domain-values-reader';
 import { DEMO_DATABASE_FILE } from '../core/data/ehr-tasks';
 import { RERANK_NEEDS_VALUES } from '../core/memory/search/rerank';
+import { callSetCacheOf } from '../core/memory/search/call-set-cache';
 import { DenseIndex } from '../core/memory/dense/dense-index';
 import { DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, LARGE_MEMORY } from '../core/memory/search/search-contract';
 import { InlineKeywords } from '../core/memory/keyword/keyword-service';
@@ -97,6 +100,9 @@ export interface BenchRow extends DenseFigures {
   /** The same hybrid search with the re-ranking stage (opt-in), alternating with the default one. */
   hybrid_rerank_p50_ms: number;
   hybrid_rerank_p95_ms: number;
+  /** The fused hybrid search again on the same queries, with (the default) and without the agreement of programs (callAgreement: false), alternating. */
+  hybrid_agreement_p50_ms: number;
+  hybrid_no_agreement_p50_ms: number;
   /** Reading every active record's question shape from scratch (ShapeIndex.open, synchronous). */
   shapes_load_ms: number;
   /** Records whose question shape the timed search held (all of them: the timing waits for the load). */
@@ -206,6 +212,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       const readsBefore = live.dense.rescoreReads;
       const hybrid: number[] = [];
       const reranked: number[] = [];
+      const noAgreement: number[] = [];
       queries.forEach((q, i) => {
         const product = (): number => timeMs(() => (fused += live.answer({ text: q, vector: qvecs[i] }, 4).sides.length === 2 ? 1 : 0));
         const withRerank = (): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { rerank: true }));
@@ -219,6 +226,22 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       });
       const exactReads = (live.dense.rescoreReads - readsBefore) / (2 * queries.length);
       const copyForm = live.dense.vectorCopies.form;
+      // The agreement of programs' cost: the same queries again, with and without it alternating (which goes first
+      // alternates), its call-set cache emptied first (the records it takes part with read and keyed again).
+      const agreement: number[] = [];
+      callSetCacheOf(store.connectionForQueries()).clear();
+      queries.forEach((q, i) => {
+        const time = (callAgreement: boolean): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { callAgreement }));
+        if (i % 2 === 0) {
+          agreement.push(time(true));
+          noAgreement.push(time(false));
+        } else {
+          noAgreement.push(time(false));
+          agreement.push(time(true));
+        }
+      });
+      agreement.sort((a, b) => a - b);
+      noAgreement.sort((a, b) => a - b);
       hybrid.sort((a, b) => a - b);
       reranked.sort((a, b) => a - b);
       let shapes: ShapeIndex | null = null;
@@ -270,6 +293,8 @@ async function run(argv: string[]): Promise<BenchRow[]> {
         hybrid_p50_ms: round(percentile(hybrid, 0.5)),
         hybrid_p95_ms: round(percentile(hybrid, 0.95)),
         hybrid_rerank_p50_ms: round(percentile(reranked, 0.5)),
+        hybrid_agreement_p50_ms: round(percentile(agreement, 0.5)),
+        hybrid_no_agreement_p50_ms: round(percentile(noAgreement, 0.5)),
         hybrid_rerank_p95_ms: round(percentile(reranked, 0.95)),
         shapes_load_ms: Math.round(shapesMs),
         shapes_held: shapesHeld,
@@ -377,7 +402,7 @@ function denseOnlyRow(n: number, dim: number, store: MemoryStore, qvecs: Float32
   const none = NaN;
   return {
     ...dense, n, dim, first_open_ms: none, insert_per_s: insertMs > 0 ? Math.round(((n - startCount) / insertMs) * 1000) : none,
-    hybrid_p50_ms: none, hybrid_p95_ms: none, hybrid_rerank_p50_ms: none, hybrid_rerank_p95_ms: none, shapes_load_ms: none, shapes_held: 0,
+    hybrid_p50_ms: none, hybrid_p95_ms: none, hybrid_agreement_p50_ms: none, hybrid_no_agreement_p50_ms: none, hybrid_rerank_p50_ms: none, hybrid_rerank_p95_ms: none, shapes_load_ms: none, shapes_held: 0,
     vector_p50_ms: none, float_scan_p50_ms: round(percentile([...exact.times].sort((a, b) => a - b), 0.5)), recall_at_4: round(hits / (qvecs.length * 4), 4),
     keyword_catchup_ms: none, warm_ms: none, rss_mb: rss, keyword_p50_ms: none, bit_knn_p50_ms: round(percentile(bitKnnTimes(store, qvecs), 0.5)), hamming_p50_ms: dense.candidates_p50_ms,
     candidate_overlap: none, keyword32_p50_ms: none, keyword32_direct_p50_ms: none, keyword32_identical: 0, hybrid_fused: 0, load_avg_1m: round(os.loadavg()[0], 2),

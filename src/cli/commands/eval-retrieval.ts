@@ -1,7 +1,7 @@
 /**
  * `agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k 4]
  *   [--mode hybrid|vector|keyword|tfidf-baseline] [--backend store|in-process] [--json]
- *   [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts slots,links,columns]
+ *   [--explain] [--mask] [--unfitted] [--no-collapse] [--no-agreement] [--rerank [--rerank-parts slots,links,columns]
  *   [--values-from DB.sqlite]]`
  *
  * Loads M as active records into a temporary store (SQLite + sqlite-vec +
@@ -13,7 +13,8 @@
  * words the value masking masks in both questions. Ablations of the store
  * backend: `--mask` indexes and queries the value-masked questions,
  * `--unfitted` uses the unfitted hashing embedder (as the bench stream does),
- * `--no-collapse` keeps identical programs apart. `--rerank` adds the re-ranking
+ * `--no-collapse` keeps identical programs apart, `--no-agreement` leaves out the hybrid search's
+ * agreement of programs (call-agreement.ts; not in team spaces). `--rerank` adds the re-ranking
  * stage over the collapsed top 10 (rerank.ts; off by default here, as in the CLI and
  * the benches; the editor's setting agentMemory.retrieval.rerank is on by default),
  * `--rerank-parts` picks its parts (`slots`, `links`, `columns`; default all)
@@ -42,7 +43,7 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../team/throwawa
 
 export const summary = 'measure retrieval quality (hit@1, precision@k) of a memory file against a query file';
 
-const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--min-score X] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]] [--values-from DB.sqlite]\n`;
+const USAGE = `Usage: agent-memory eval-retrieval --memory M.jsonl --queries Q.jsonl [--k ${DEFAULT_EVAL_K}] [--mode ${RETRIEVAL_MODES.join('|')}] [--backend ${RETRIEVAL_BACKENDS.join('|')}] [--min-score X] [--json] [--explain] [--mask] [--unfitted] [--no-collapse] [--no-agreement] [--rerank [--rerank-parts ${RERANK_PART_NAMES.join(',')}]] [--values-from DB.sqlite]\n`;
 
 
 const ArgsSchema = z.object({
@@ -56,6 +57,7 @@ const ArgsSchema = z.object({
   mask: z.boolean().default(false),
   unfitted: z.boolean().default(false),
   'no-collapse': z.boolean().default(false),
+  'no-agreement': z.boolean().default(false),
   rerank: z.boolean().default(false),
   'rerank-parts': z
     .string()
@@ -76,6 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       mask: { type: 'boolean' },
       unfitted: { type: 'boolean' },
       'no-collapse': { type: 'boolean' },
+      'no-agreement': { type: 'boolean' },
       rerank: { type: 'boolean' },
       'rerank-parts': { type: 'string' },
       'values-from': { type: 'string' },
@@ -98,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
   let backend: RetrievalBackend & { readonly embedderId: string };
   if (args.backend === 'team') {
-    if (args.mask) throw new AgentMemoryError('INVALID_INPUT', '--mask is an ablation of the file store: drop it with --backend team.');
+    if (args.mask || args['no-agreement']) throw new AgentMemoryError('INVALID_INPUT', '--mask and --no-agreement are ablations of the file store: drop them with --backend team.');
     assertTeamMode(args.mode);
     const cluster = await startThrowawayPostgres();
     try {
@@ -111,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     backend = new TeamBackend(team.store, { collapse: collapseOption, rerank, domainValues });
   } else {
-    backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: collapseOption, rerank, domainValues });
+    backend = createRetrievalBackend(args.backend, { mask: args.mask, fit: !args.unfitted, collapse: collapseOption, rerank, domainValues, callAgreement: !args['no-agreement'] });
   }
   const explain = args.explain
     ? (e: ExplainedHit): void => {
@@ -133,7 +136,7 @@ export async function run(argv: string[]): Promise<number> {
   // Collapse (and so the re-ranking) is on by default in hybrid mode only.
   const collapse = !args['no-collapse'] && args.mode === 'hybrid';
   // rerank_applied: whether the re-ranking ran (asked for, collapsed, and with the data's values: rerankApplies).
-  const ablations = { mask: args.mask, fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, rerank_applied: collapse && rerank !== false && rerankApplies(domainValues), domain_values: domainValues ? domainValues.size : 0 };
+  const ablations = { mask: args.mask, agreement: args.backend === 'store' && args.mode === 'hybrid' && !args['no-agreement'], fitted: args.backend !== 'team' && !args.unfitted, collapse, rerank: collapse ? rerank : false, rerank_applied: collapse && rerank !== false && rerankApplies(domainValues), domain_values: domainValues ? domainValues.size : 0 };
   if (args.json) {
     process.stdout.write(JSON.stringify({ ...result, backend: args.backend, embedder: backend.embedderId, ...ablations }) + '\n');
   } else {

@@ -191,6 +191,8 @@ export interface StoreBackendOptions {
   rerank?: boolean | RerankParts;
   /** The values of the database the questions are about, by column (the re-ranking's value columns). */
   domainValues?: DomainValues;
+  /** Hybrid mode's agreement of programs (call-agreement.ts; default: the search's own, on); false ablates it. */
+  callAgreement?: boolean;
 }
 
 /**
@@ -250,7 +252,7 @@ export class StoreBackend implements RetrievalBackend {
     if (!this.index) throw new AgentMemoryError('INVALID_STATE', 'StoreBackend.search() before add(): load the memory first.');
     const text = this.options.mask ? indexableMaskedText(this.vocabulary.mask(query)) : query;
     const vector = mode === 'keyword' ? undefined : this.embedder.embedSync(text);
-    return this.index.search({ text, vector }, k, { mode, collapse: this.options.collapse, rerank: this.options.rerank }).map((h) => ({ key: h.recordId, score: h.score }));
+    return this.index.search({ text, vector }, k, { mode, collapse: this.options.collapse, rerank: this.options.rerank, callAgreement: this.options.callAgreement }).map((h) => ({ key: h.recordId, score: h.score }));
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { QuestionShapes, RERANK_DEPTH, rerankApplies } from './rerank';
 import { topProgramMembers, type ProgramMember } from './program-members';
 import type { DomainValues } from './domain-values';
 import { ShapeIndex } from './shape-index';
+import { agreeOnCalls, callSetCacheOf, programsReader } from './call-agreement';
 import { keywordCachePostings, memoryBudget } from '../memory-budget';
 import { DENSE_AHEAD, DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, FUSION_DEPTH, LARGE_MEMORY, MAX_COLLAPSE_DEPTH, MAX_K, MIN_FUSION_DEPTH, OptionsSchema, rerankParts, type HybridSearchOptions, type SearchAnswer, type SearchHit, type SearchMode, type SearchOptions, type SearchQuery, type SearchSide } from './search-contract';
 
@@ -139,11 +140,7 @@ export class HybridSearch {
     this.shapeIndex?.setDomainValues(values);
   }
 
-  /**
-   * Settles when the warm caches filled after loading are full too: the dense
-   * side's vector copies and the keyword side's per-term results
-   * (first warm; both refill after changes).
-   */
+  /** Settles when the warm caches filled after loading are full too: the dense side's vector copies and the keyword side's per-term results (first warm; both refill after changes). */
   get warmed(): Promise<void> {
     return Promise.all([this.dense.warmed, this.keywords.warmed]).then(() => undefined);
   }
@@ -175,6 +172,7 @@ export class HybridSearch {
       const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
       // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
       const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
+      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, (keys) => callSetCacheOf(this.rowStmt.database).callSets(keys, shapes ? programsReader(this.rowStmt.database) : (read) => new Map(read.map((key) => [key, this.programOf(key, programs)]))));
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };

@@ -65,6 +65,8 @@ export interface SearchOptions {
    * background for a background open, the fused order standing meanwhile).
    */
   rerank?: boolean | RerankParts;
+  /** Hybrid mode: put the best-supported call set's best record first (call-agreement.ts). Default on; `false` ablates. */
+  callAgreement?: boolean;
 }
 
 export interface SearchHit {

@@ -45,7 +45,19 @@ export const CALL_TOKEN_PREFIX = 'call:';
  */
 export function codeCallTokens(code: string): Set<string> {
   const out = new Set<string>();
-  for (const m of code.toLowerCase().replace(STRING_LITERAL, ' ').matchAll(/([a-z_][a-z_0-9]*)\s*\(/g)) out.add(CALL_TOKEN_PREFIX + m[1]);
+  for (const name of codeCallNames(code)) out.add(CALL_TOKEN_PREFIX + name);
+  return out;
+}
+
+/** A string literal (skipped; STRING_LITERAL unrolled), or a name followed by `(` (group 1): one pass, no copy of the code. */
+const CALL_OR_LITERAL = /'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*"|([A-Za-z_][A-Za-z_0-9]*)\s*\(/g;
+
+/** The names the program calls, lower-cased, each once ({@link codeCallTokens} without the prefix). */
+export function codeCallNames(code: string): Set<string> {
+  const out = new Set<string>();
+  // exec over the one shared pattern (matchAll would copy it each call: ~10× slower on a search's path).
+  CALL_OR_LITERAL.lastIndex = 0;
+  for (let m = CALL_OR_LITERAL.exec(code); m !== null; m = CALL_OR_LITERAL.exec(code)) if (m[1] !== undefined) out.add(m[1].toLowerCase());
   return out;
 }
 
