@@ -48,7 +48,6 @@ import { HybridSearch } from '../core/memory/search/hybrid-search';
 import { readDomainValues } from '../core/data/domain-values-reader';
 import { DEMO_DATABASE_FILE } from '../core/data/ehr-tasks';
 import { RERANK_NEEDS_VALUES } from '../core/memory/search/rerank';
-import { callSetCacheOf } from '../core/memory/search/call-set-cache';
 import { DenseIndex } from '../core/memory/dense/dense-index';
 import { DENSE_OVERFETCH_LARGE, DENSE_OVERFETCH_SMALL, LARGE_MEMORY } from '../core/memory/search/search-contract';
 import { InlineKeywords } from '../core/memory/keyword/keyword-service';
@@ -229,7 +228,7 @@ async function run(argv: string[]): Promise<BenchRow[]> {
       // The agreement of programs' cost: the same queries again, with and without it alternating (which goes first
       // alternates), its call-set cache emptied first (the records it takes part with read and keyed again).
       const agreement: number[] = [];
-      callSetCacheOf(store.connectionForQueries()).clear();
+      live.clearCallSets();
       queries.forEach((q, i) => {
         const time = (callAgreement: boolean): number => timeMs(() => live.answer({ text: q, vector: qvecs[i] }, 4, { callAgreement }));
         if (i % 2 === 0) {
