@@ -101,7 +101,8 @@ export async function run(argv: string[]): Promise<number> {
   let team: { cluster: ThrowawayPostgres; store: TeamMemoryStore } | undefined;
   let backend: RetrievalBackend & { readonly embedderId: string };
   if (args.backend === 'team') {
-    if (args.mask || args['no-agreement']) throw new AgentMemoryError('INVALID_INPUT', '--mask and --no-agreement are ablations of the file store: drop them with --backend team.');
+    const fileStoreOnly = [...(args.mask ? ['--mask'] : []), ...(args['no-agreement'] ? ['--no-agreement'] : [])];
+    if (fileStoreOnly.length > 0) throw new AgentMemoryError('INVALID_INPUT', `${fileStoreOnly.join(' and ')} ${fileStoreOnly.length > 1 ? 'are ablations' : 'is an ablation'} of the file store: drop ${fileStoreOnly.length > 1 ? 'them' : 'it'} with --backend team.`);
     assertTeamMode(args.mode);
     const cluster = await startThrowawayPostgres();
     try {

@@ -42,7 +42,7 @@ describe('eval-retrieval --backend team (a space of a throwaway PostgreSQL + pgv
   });
 
   it('refuses what the team search cannot do (vector-only mode, the mask ablation) before starting a cluster', async () => {
-    for (const [extra, message] of [[['--mode', 'vector'], /--backend team searches in hybrid or keyword mode/], [['--mask'], /--mask is an ablation of the file store/]] as const) {
+    for (const [extra, message] of [[['--mode', 'vector'], /--backend team searches in hybrid or keyword mode/], [['--mask'], /--mask is an ablation of the file store/], [['--no-agreement'], /--no-agreement is an ablation of the file store/]] as const) {
       await assert.rejects(cli(['--memory', memory, '--queries', queries, '--backend', 'team', ...extra]), (err: { code: number; stderr: string }) => {
         assert.equal(err.code, 1);
         assert.match(err.stderr, message);
