@@ -147,7 +147,7 @@ describe('eval-retrieval --no-agreement', () => {
       const on = JSON.parse((await cli(args)).stdout) as { agreement: boolean; n: number };
       const off = JSON.parse((await cli([...args, '--no-agreement'])).stdout) as { agreement: boolean; n: number };
       assert.deepEqual([on.agreement, off.agreement, on.n, off.n], [true, false, 2, 2]);
-      await assert.rejects(cli([...args, '--no-agreement', '--backend', 'team']), (err: { code: number; stderr: string }) => err.code === 1 && /--no-agreement are ablations of the file store/.test(err.stderr));
+      await assert.rejects(cli([...args, '--no-agreement', '--backend', 'team']), (err: { code: number; stderr: string }) => err.code === 1 && /--no-agreement is an ablation of the file store/.test(err.stderr));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
