@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const st = hs[name];
     const get = st.get.bind(st);
     const all = st.all.bind(st);
-    hs[name] = { get: (...a: unknown[]) => { const t = now(); try { return get(...a); } finally { rowParts.n++; rowParts.ms += now() - t; } }, all: (...a: unknown[]) => { const t = now(); try { return all(...a); } finally { rowParts.n++; rowParts.ms += now() - t; } } };
+    hs[name] = { database: (st as unknown as { database: unknown }).database, get: (...a: unknown[]) => { const t = now(); try { return get(...a); } finally { rowParts.n++; rowParts.ms += now() - t; } }, all: (...a: unknown[]) => { const t = now(); try { return all(...a); } finally { rowParts.n++; rowParts.ms += now() - t; } } };
   }
   const rankOrig = (search as unknown as { rank: (...a: unknown[]) => unknown }).rank.bind(search);
   const depths: number[] = [];
