@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const kws = search.keywords as InlineKeywords;
   const origKw = kws.search.bind(kws);
   kws.search = (text: string, limit: number) => { const t = now(); try { return origKw(text, limit); } finally { parts.kw += now() - t; parts.kwCalls++; } };
-  const hs = search as unknown as Record<string, { get: (...a: unknown[]) => unknown; all: (...a: unknown[]) => unknown[] }>;
+  const hs = search as unknown as Record<string, { database?: unknown; get: (...a: unknown[]) => unknown; all: (...a: unknown[]) => unknown[] }>;
   const rowParts = { n: 0, ms: 0 };
   for (const name of ['rowStmt', 'programStmt', 'utilitiesStmt']) {
     const st = hs[name];
