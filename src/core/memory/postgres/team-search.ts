@@ -246,6 +246,20 @@ export async function searchTeam(team: TeamMemoryStore, query: string, vector: F
   }
 }
 
+/**
+ * The best `k` hits that `keep` accepts (records that worked, a language): searched 4·k deep, then 4× deeper
+ * while fewer than k are kept and the search could give more (at most {@link MAX_SIDE_DEPTH} deep) — so a
+ * space whose nearest records all failed still returns the ones that worked, as the personal retriever does.
+ */
+export async function searchTeamKept(team: TeamMemoryStore, query: string, vector: Float32Array | null, k: number, keep: (hit: TeamSearchHit) => boolean, options: TeamSearchOptions = {}): Promise<TeamSearchHit[]> {
+  if (k <= 0) return [];
+  for (let fetch = Math.min(MAX_SIDE_DEPTH, k * 4); ; fetch = Math.min(MAX_SIDE_DEPTH, fetch * 4)) {
+    const hits = await searchTeam(team, query, vector, fetch, options);
+    const kept = hits.filter(keep);
+    if (kept.length >= k || hits.length < fetch || fetch >= MAX_SIDE_DEPTH) return kept.slice(0, k);
+  }
+}
+
 /** The plan of the statement `searchTeam`'s first pass runs for `query` (`spaceInScan`: the crowded pass), for EXPLAIN in tests and the design note. */
 export async function explainSearch(c: ClientBase, space: string, query: string, vector: Float32Array | null, analyze = false, spaceInScan = false): Promise<string[]> {
   const r = await c.query<{ p: string }>('SELECT agent_memory_search_plan($1, $2, $3::vector, $4, $5, $6, $7, $8::int[], $9) AS p', [...searchArguments(space, query, vector, SIDE_DEPTH, spaceInScan), analyze]);

@@ -35,7 +35,7 @@ import type { AfterTaskInput, AfterTaskResult, DeletionRun, TaskAttribution } fr
 import { CodeSimilarityFn, taskSimilarity } from '../../policy/metrics';
 import type { QuestionEmbedder } from '../../similarity/embedder';
 import type { Language, NewRecordInput } from '../types';
-import { searchTeam } from './team-search';
+import { searchTeam, searchTeamKept } from './team-search';
 import type { TeamShapes } from './team-shapes';
 import type { TeamMemoryStore } from './team-store';
 import { TeamRoleMemoryStore } from './team-role-memory';
@@ -43,9 +43,6 @@ import type { TeamStatus } from './team-tools';
 import { sweepTeam, TEAM_SWEEP_TRIGGER, TeamSweepInput } from './team-sweep';
 import { TeamTaskLog } from './team-task-log';
 import { beginTeamTask, finishTeamTask, logTeamRetrievals, markTeamNotShown, setTeamOutputSimilarity, setTeamUtility } from './team-utility';
-
-/** Fetched per language-filtered retrieval round before filtering (searchTeam's sides hold 32 each). */
-const MAX_FETCH = 32;
 
 /** The question embedder of a team without a shared embedder: no vector, keyword retrieval, records stored without vectors. */
 export const KEYWORD_ONLY_EMBEDDER: QuestionEmbedder = { id: 'keywords-only', embedQuery: () => Promise.resolve(undefined) };
@@ -91,10 +88,10 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
     retrieve: async (question, vector, k, options = {}) => {
       if (k <= 0) return [];
       const allowed = options.languages ? new Set(options.languages.map((l) => l.toLowerCase())) : null;
-      const fetch = allowed ? Math.min(MAX_FETCH, Math.max(k, k * 4)) : k;
       let hits;
       try {
-        hits = await searchTeam(team, question, vector ?? null, fetch, { rerank: deps.rerank });
+        const search = { rerank: deps.rerank };
+        hits = allowed ? await searchTeamKept(team, question, vector ?? null, k, (h) => allowed.has(h.record.execution.language.toLowerCase()), search) : await searchTeam(team, question, vector ?? null, k, search);
         status = 'connected';
       } catch (error) {
         if (!isAgentMemoryError(error, 'UNREACHABLE')) throw error;
@@ -103,10 +100,7 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
         status = 'offline';
         return [];
       }
-      return hits
-        .filter((h) => !allowed || allowed.has(h.record.execution.language.toLowerCase()))
-        .slice(0, k)
-        .map((h, rank): RetrievedDemonstration => ({
+      return hits.map((h, rank): RetrievedDemonstration => ({
           recordId: h.record.id,
           question: h.record.question,
           code: h.record.execution.code,

@@ -26,7 +26,7 @@ import { DEFAULT_MIN_RELEVANCE, hasContentWords, relevanceScorer } from '../sear
 import { DEFAULT_TOOL_K, FeedbackInput, FeedbackOutput, RecordInput, RecordOutput, SearchInput, SearchOutput } from '../../tools/tool-schemas';
 import type { HashingEmbedder } from '../../similarity/hashing-embedder';
 import type { TeamMemoryStore } from './team-store';
-import { searchTeam } from './team-search';
+import { searchTeam, searchTeamKept } from './team-search';
 import { teamShapesFor } from './team-shapes';
 import type { DomainValues } from '../search/domain-values';
 import { beginTeamTask, finishTeamTask, setTeamUtility, type TeamTaskFinish } from './team-utility';
@@ -85,11 +85,10 @@ export class TeamMemoryTools implements MemoryToolApi {
       // word counts as known to the space when the record holds it (relevance = the share of the query's words it holds).
       const relevance = relevanceScorer(args.query, () => null);
       const floor = args.min_score ?? DEFAULT_MIN_RELEVANCE;
-      // Without include_failures a failed record is never returned: the search looks deeper so k that worked can come back.
-      const found = await searchTeam(team, args.query, embedder.embedSync(redactText(args.query)), workedOnly ? k * 4 : k, { rerank });
-      const scored = (workedOnly ? found.filter((h) => outcomeWorked(h.record.execution.outcome)) : found)
-        .slice(0, k)
-        .map((h) => ({ ...h, relevance: relevance(h.record.question, h.record.execution.code) }));
+      // Without include_failures a failed record is never returned: the search looks deeper until k that worked come back.
+      const vector = embedder.embedSync(redactText(args.query));
+      const found = workedOnly ? await searchTeamKept(team, args.query, vector, k, (h) => outcomeWorked(h.record.execution.outcome), { rerank }) : await searchTeam(team, args.query, vector, k, { rerank });
+      const scored = found.map((h) => ({ ...h, relevance: relevance(h.record.question, h.record.execution.code) }));
       const hits = scored.filter((h) => h.relevance >= floor);
       const taskIndex = await beginTeamTask(team, args.query);
       // Exploratory until an outcome is reported: no retrieval is logged or counted yet (team-credit.ts).

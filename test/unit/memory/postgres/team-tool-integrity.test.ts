@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { nullLogger } from '../../../../src/core/logger';
+import { createTeamTaskMemory } from '../../../../src/core/memory/postgres/team-task-memory';
 import { TeamMemoryTools } from '../../../../src/core/memory/postgres/team-tools';
 import { useTeamMemory } from '../../../support/postgres';
 
@@ -62,6 +63,34 @@ describe('team memory tools: one record per retrieval, ground truth kept (real P
     const none = await tools.feedback({ retrievalId: all.retrievalId, outcome: 'failure' }, client);
     assert.deepEqual(none.credited, []);
     assert.match(none.note ?? '', /No record was credited/);
+  });
+
+  it('a space whose nearest records all failed (or are in another language) still returns the ones that worked, looking deeper', async () => {
+    const team = await connect('deeper');
+    const { embedder } = await team.sharedEmbedder();
+    const near = Array.from({ length: 24 }, (_, i) => ({
+      question: `paginate rows in go, attempt ${i}`,
+      execution: { code: `func page${i}(rows []Row) []Row { for { } }`, language: 'go', outcome: 'timeout' as const },
+      provenance: 'user' as const,
+      status: 'active' as const,
+    }));
+    const far = [
+      { question: 'page through table rows in go', execution: { code: 'func page(rows []Row, n int) []Row { return rows[n*10 : n*10+10] }', language: 'go', outcome: 'success' as const }, provenance: 'user' as const, status: 'active' as const },
+      { question: 'page through table rows in python', execution: { code: 'def page(rows, n):\n    return rows[n * 10 : n * 10 + 10]', language: 'python', outcome: 'success' as const }, provenance: 'user' as const, status: 'active' as const },
+    ];
+    const added = await team.add([...near, ...far], { trigger: 'user', reason: 'test', evidence: {}, embedder });
+    const [worked, python] = added.slice(near.length).map((r) => r.id);
+    const tools = new TeamMemoryTools({ team: () => Promise.resolve(team), logger: nullLogger });
+    // The failures are the nearest: the first 8 (what a search 4·k deep fetched before) hold none that worked.
+    const all = await tools.search({ query: 'paginate rows in go', k: 8, include_failures: true, min_score: 0 }, client);
+    assert.ok(all.results.every((r) => r.outcome === 'timeout'), 'the nearest records all failed');
+    const found = await tools.search({ query: 'paginate rows in go', k: 2, min_score: 0 }, client);
+    assert.ok(found.results.some((r) => r.id === worked), 'the record that worked is found below the failures');
+    assert.ok(found.results.every((r) => r.outcome === 'success'));
+    // The task pipeline's retriever, asked for Python only, finds the one Python record below 25 Go ones.
+    const memory = createTeamTaskMemory(team, { embedder });
+    const demos = await memory.retriever.retrieve('paginate rows in go', embedder.embedSync('paginate rows in go'), 1, { languages: ['python'] });
+    assert.deepEqual(demos.map((d) => d.recordId), [python]);
   });
 
   it('memory_feedback on the retrievalId of a memory_record made without a search is refused', async () => {
