@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import MiniSearch from 'minisearch';
-import { codeTerms } from '../../../src/core/memory/keyword/keyword-documents';
+import { codeTerms, KEYWORD_FIELD_BOOST } from '../../../src/core/memory/keyword/keyword-documents';
 import { KEYWORD_FILE_SUFFIX, KeywordIndex } from '../../../src/core/memory/keyword/keyword-index';
 import { MemoryStore } from '../../../src/core/memory/sqlite/store';
 import { tokenizeForKeywords } from '../../../src/core/memory/text-processing';
@@ -35,6 +35,18 @@ describe('KeywordIndex', () => {
     store.close();
   });
 
+  it('weighs a word found in a record’s code as much as one found in its question', () => {
+    // Mirror records: "strptime" is one record's question word and the other's only call, every field one word long.
+    const store = MemoryStore.open(':memory:');
+    store.add([sampleRecord({ id: 'asks', question: 'strptime', code: 'reformat()' }), sampleRecord({ id: 'calls', question: 'reformat', code: 'strptime()' })], { trigger: 'user' });
+    const index = KeywordIndex.open(store);
+    const hits = index.search('strptime', 2);
+    assert.deepEqual(new Set(ids(store, hits)), new Set(['asks', 'calls']));
+    assert.ok(Math.abs(hits[0].score - hits[1].score) < 1e-9, `code match ${hits[1].score} vs question match ${hits[0].score}`);
+    index.close();
+    store.close();
+  });
+
   it('scores exactly like MiniSearch’s own OR search', () => {
     const store = MemoryStore.open(':memory:');
     seed(store);
@@ -46,7 +58,7 @@ describe('KeywordIndex', () => {
     });
     reference.addAll(store.activeTexts().map((t) => ({ id: t.rid, question: t.question, code: t.code })));
     for (const q of ['how many patients were prescribed', 'patient heart rate', 'lab test cost']) {
-      const expected = reference.search(q, { boost: { question: 1, code: 0.5 }, combineWith: 'OR' });
+      const expected = reference.search(q, { boost: KEYWORD_FIELD_BOOST, combineWith: 'OR' });
       const got = index.search(q, 10);
       assert.deepEqual(got.map((h) => h.rid), expected.slice(0, 10).map((r) => r.id), q);
       got.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i].score) < 1e-9, `${q}: score ${h.score} vs ${expected[i].score}`));

@@ -9,8 +9,8 @@ import { stem, tokenizeForKeywords } from '../text-processing';
 
 /** BM25 parameters (MiniSearch's defaults, stated once here). */
 export const KEYWORD_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
-/** Field weights of a keyword query. */
-export const KEYWORD_FIELD_BOOST: Record<string, number> = { question: 1, code: 0.5 };
+/** Field weights of a keyword query: a word found in a record's code counts as much as one in its question (as in team spaces). */
+export const KEYWORD_FIELD_BOOST: Record<string, number> = { question: 1, code: 1 };
 
 export interface Doc {
   id: number;
