@@ -47,7 +47,7 @@ export class DomainValues {
       return;
     }
     this.columns = new Map('grouped' in entries ? entries.grouped : DomainValues.group(entries));
-    this.vocabulary = ValueVocabulary.of([...this.columns.keys()]);
+    this.vocabulary = ValueVocabulary.of([...this.columns.keys()], { phrasesFirst: true });
   }
 
   /**
@@ -71,7 +71,7 @@ export class DomainValues {
    */
   static async unpack(packed: string, slice = UNPACK_SLICE): Promise<DomainValues> {
     const columns = new Map<string, readonly string[]>();
-    const vocabulary = new ValueVocabulary();
+    const vocabulary = new ValueVocabulary({ phrasesFirst: true });
     const entries = packed === '' ? [] : packed.split(PACKED_ENTRY);
     for (let i = 0; i < entries.length; i += slice) {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
