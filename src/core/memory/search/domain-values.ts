@@ -5,7 +5,10 @@
  * value that no stored program has used yet still says what it is ("packed
  * cell transfusion" is a procedure title, "d10w" an input item). The
  * re-ranking (rerank.ts) reads it after the memory's own programs, which speak
- * first: a value they compare with a column takes that column.
+ * first: a value they compare with a column takes that column. A value holding
+ * a number ("3 deg burn w loss-thigh", "0.9% normal saline") is found whole:
+ * the data's phrases are matched before the number patterns (value-masking.ts
+ * `phrasesFirst`).
  *
  * @example
  * ```ts
@@ -43,7 +46,8 @@ export class DomainValues {
   constructor(entries: Iterable<readonly [string, string]> | { grouped: GroupedDomainValues } | { built: { columns: Map<string, readonly string[]>; vocabulary: ValueVocabulary } }) {
     if ('built' in entries) {
       this.columns = entries.built.columns;
-      this.vocabulary = entries.built.vocabulary;
+      // The data's values match before the number patterns: a vocabulary built otherwise is built again.
+      this.vocabulary = entries.built.vocabulary.phrasesFirst ? entries.built.vocabulary : ValueVocabulary.of([...this.columns.keys()], { phrasesFirst: true });
       return;
     }
     this.columns = new Map('grouped' in entries ? entries.grouped : DomainValues.group(entries));
