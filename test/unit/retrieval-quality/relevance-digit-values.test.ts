@@ -21,13 +21,19 @@ const MEMORY = [
 ];
 
 describe('a value of the data holding a number is one value (value masking before the number patterns)', () => {
-  it('DomainValues finds the whole phrase, digits included, with its column, not a shorter value inside it', () => {
+  it('DomainValues finds the whole phrase, digits included, with its column, not a shorter value inside it', async () => {
     assert.deepEqual(VALUES.columnsIn(QUESTION), [{ phrase: '3 deg burn w loss thigh', columns: ['d_icd_diagnoses.short_title'] }]);
     assert.deepEqual(VALUES.columnsIn('the last 0.9% normal saline intake of patient 4'), [{ phrase: '0 9 normal saline', columns: ['d_items.label'] }]);
     assert.deepEqual(
       VALUES.valueTerms(QUESTION).map((v) => v.phrase),
       ['3 deg burn w loss thigh'],
     );
+    // The thread crossing's unpacked values, and values built around a vocabulary made otherwise, find it too.
+    const grouped = DomainValues.group([['3 deg burn w loss-thigh', 'd_icd_diagnoses.short_title'], ['thigh', 'd_items.label']]);
+    const unpacked = await DomainValues.unpack(DomainValues.pack(grouped));
+    assert.deepEqual(unpacked.columnsIn(QUESTION), [{ phrase: '3 deg burn w loss thigh', columns: ['d_icd_diagnoses.short_title'] }]);
+    const built = new DomainValues({ built: { columns: new Map(grouped), vocabulary: ValueVocabulary.of(grouped.map(([phrase]) => phrase)) } });
+    assert.deepEqual(built.columnsIn(QUESTION), [{ phrase: '3 deg burn w loss thigh', columns: ['d_icd_diagnoses.short_title'] }]);
     // Numbers that start no value of the data stay numbers.
     assert.deepEqual(VALUES.columnsIn('patient 3 had normal saline'), [{ phrase: 'normal saline', columns: ['d_icd_procedures.short_title'] }]);
   });
