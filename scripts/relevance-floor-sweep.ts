@@ -10,7 +10,10 @@
  * Each search runs once; every floor is applied to its results. Last line: the time relevance takes per search
  * (the query's scorer built and its k results scored), on the first pass and on a second one over the same results.
  *
- * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank] [--values-from DB.sqlite] [--conala FILE]   (EHR splits
+ * `--cut` lists the correct top hits the default floor cuts (the query, its top record, the known and shared
+ * shares and the relevance, the values of the data found in the query).
+ *
+ * Usage: npx tsx scripts/relevance-floor-sweep.ts [--rerank] [--values-from DB.sqlite] [--conala FILE] [--cut]   (EHR splits
  * written to /tmp/valid.jsonl and /tmp/test.jsonl as docs/benchmarks.md says; --ehr-dir DIR to read them elsewhere).
  * `--values-from`: the database the EHR questions are about, given to the two cases whose memory is the EHR
  * one (its values are left out of the relevance's known share, and feed the re-ranking's value columns).
@@ -19,7 +22,7 @@ import * as path from 'node:path';
 import { loadEvalFile, StoreBackend, type EvalItem } from '../src/core/bench/eval-retrieval';
 import { readDomainValues } from '../src/core/data/domain-values-reader';
 import type { DomainValues } from '../src/core/memory/search/domain-values';
-import { hasContentWords, recordTerms, relevanceScorer } from '../src/core/memory/search/relevance';
+import { DEFAULT_MIN_RELEVANCE, hasContentWords, recordTerms, relevancePartsScorer, type RelevanceParts } from '../src/core/memory/search/relevance';
 
 const EVERYDAY = new Set('print len list str int sorted range dict set map zip sum open join split append format replace strip enumerate float tuple max min items keys values'.split(' '));
 const FLOORS = [0, 0.3, 0.35, 0.4, 0.45, 0.5];
@@ -32,8 +35,8 @@ interface Part {
   values?: DomainValues;
 }
 
-/** Per query: whether its template matches, by result, and each result's relevance. */
-type Row = { relevant: boolean[]; relevance: number[] };
+/** Per query: whether its template matches, by result, each result's relevance and its shares, and what was searched and found. */
+type Row = { relevant: boolean[]; relevance: number[]; parts: (RelevanceParts | null)[]; query: EvalItem; found: EvalItem[]; values: string[] };
 
 /** Time spent scoring relevance (the scorer built, the k results scored), per search: first pass and a second (warm) one. */
 type Timing = { searches: number; firstMs: number; warmMs: number };
@@ -46,19 +49,20 @@ async function run(parts: Part[], rerank: boolean, timing: Timing): Promise<Row[
     for (const m of memory) for (const t of recordTerms(m.question, m.code)) df.set(t, (df.get(t) ?? 0) + 1);
     const backend = new StoreBackend({ rerank, domainValues: values });
     await backend.add(memory);
-    const score = (q: EvalItem, found: EvalItem[]): number[] => {
-      const relevance = relevanceScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length, values ? (text) => values.valueTerms(text) : undefined);
+    const score = (q: EvalItem, found: EvalItem[]): (RelevanceParts | null)[] => {
+      const relevance = relevancePartsScorer(q.question, (terms) => terms.map((t) => df.get(t) ?? 0), memory.length, values ? (text) => values.valueTerms(text) : undefined);
       const words = hasContentWords(q.question);
-      return found.map((m) => (words ? relevance(m.question, m.code) : -1));
+      return found.map((m) => (words ? relevance(m.question, m.code) : null));
     };
     const searched: [EvalItem, EvalItem[]][] = [];
     try {
       for (const q of queries.filter((x) => x.answerable !== false)) {
         const found = (await backend.search(q.question, K, 'hybrid')).map((r) => byKey.get(r.key)!);
         const start = performance.now();
-        const relevance = score(q, found);
+        const parts = score(q, found);
         timing.firstMs += performance.now() - start;
-        rows.push({ relevant: found.map((m) => m.template === q.template), relevance });
+        const relevance = parts.map((p) => p?.relevance ?? -1);
+        rows.push({ relevant: found.map((m) => m.template === q.template), relevance, parts, query: q, found, values: values?.valueTerms(q.question).map((v) => v.phrase) ?? [] });
         searched.push([q, found]);
       }
     } finally {
@@ -121,6 +125,20 @@ async function main(): Promise<void> {
       return `${pct(answered / rows.length)} / ${(hits / rows.length).toFixed(4)}`;
     });
     process.stdout.write(`| ${floor} | ${cells.join(' | ')} |\n`);
+  }
+  if (process.argv.includes('--cut')) {
+    // Correct top hits the default floor cuts: the search's first record is of the query's template, the floored first is not.
+    process.stdout.write(`\ncorrect top hits cut at the default floor ${DEFAULT_MIN_RELEVANCE} (query | its top record | known / shared / relevance | values of the data found):\n`);
+    results.forEach((rows, i) => {
+      for (const r of rows) {
+        if (!r.relevant[0]) continue;
+        const first = r.relevance.findIndex((x) => x >= DEFAULT_MIN_RELEVANCE);
+        if (first >= 0 && r.relevant[first]) continue;
+        const p = r.parts[0];
+        const shares = p ? `${p.known.toFixed(3)} / ${p.shared.toFixed(3)} / ${p.relevance.toFixed(3)}` : 'no content word';
+        process.stdout.write(`- ${cases[i][0]}: "${r.query.question}" | "${r.found[0].question}" | ${shares} | ${r.values.join('; ') || '—'}${first >= 0 ? ' (a record of another template passes)' : ''}\n`);
+      }
+    });
   }
   const us = (ms: number, n: number): string => `${((ms * 1000) / Math.max(1, n)).toFixed(1)} µs`;
   process.stdout.write(`\nrelevance per search (k = ${K}; first pass / again): ${cases.map(([name], i) => `${name} ${us(timings[i].firstMs, timings[i].searches)} / ${us(timings[i].warmMs, timings[i].searches)}`).join('; ')}\n`);

@@ -73,6 +73,14 @@ describe('relevance: a value of the data counts as one value, held by a record w
     assert.notEqual(recordFeatures('memo question 0', 'memo_code_0()'), first, 'the oldest record went past the cap');
     const last = recordFeatures(`memo question ${FEATURE_MEMO_RECORDS}`, `memo_code_${FEATURE_MEMO_RECORDS}()`);
     assert.equal(recordFeatures(`memo question ${FEATURE_MEMO_RECORDS}`, `memo_code_${FEATURE_MEMO_RECORDS}()`), last);
+    // Records of one program count one each: the oldest programs go to make room for them, and their own number is capped too.
+    const shared = recordFeatures('shared question 0', 'shared_code()');
+    for (let i = 1; i < FEATURE_MEMO_RECORDS; i++) recordFeatures(`shared question ${i}`, 'shared_code()');
+    assert.equal(recordFeatures('shared question 0', 'shared_code()'), shared, 'the program\'s first question is still held');
+    const next = recordFeatures(`shared question ${FEATURE_MEMO_RECORDS}`, 'shared_code()');
+    assert.equal(recordFeatures(`shared question ${FEATURE_MEMO_RECORDS}`, 'shared_code()'), next);
+    assert.notEqual(recordFeatures('shared question 0', 'shared_code()'), shared, 'past the cap one program\'s questions start over');
+    assert.notEqual(recordFeatures(`memo question ${FEATURE_MEMO_RECORDS}`, `memo_code_${FEATURE_MEMO_RECORDS}()`), last, 'the other programs made room');
   });
 
   describe('through the retriever on a real store, with the demo database\'s values', () => {

@@ -19,6 +19,7 @@
  * const sets = cache.callSets(['12', '40'], programsReader(db)); // Map { '12' => { calls: 'groupby', identity: 123… }, … }
  * ```
  */
+import { BoundedMap } from '../../bounded-map';
 import { hash53 } from '../../text-hash';
 import { codeCallNames } from '../../similarity/text/code-tokens';
 import { RecordChangeLog } from '../sqlite/record-changes';
@@ -65,13 +66,14 @@ export function uncachedCallSets(programsOf: (keys: readonly string[]) => Readon
 }
 
 export class CallSetCache {
-  private readonly entries = new Map<number, CallSet>();
+  private readonly entries: BoundedMap<number, CallSet>;
   /** Call-set keys held once (many records share one: `sql`, `split`). */
   private readonly keys = new Map<string, string>();
   private readonly log: RecordChangeLog;
   private seq: number;
 
   constructor(db: Database, readonly capacity = CALL_SET_CACHE_ENTRIES) {
+    this.entries = new BoundedMap(capacity);
     this.log = new RecordChangeLog(db);
     this.seq = this.log.head();
   }
@@ -119,7 +121,7 @@ export class CallSetCache {
       set.calls = this.intern(set.calls);
       out.set(key, set);
       const rid = Number(key);
-      if (Number.isInteger(rid)) this.hold(rid, set);
+      if (Number.isInteger(rid)) this.entries.set(rid, set);
     }
     return out;
   }
@@ -130,14 +132,6 @@ export class CallSetCache {
     this.seq = changes.head;
     if ('reload' in changes) this.clear();
     else for (const rid of changes.rids) this.entries.delete(rid);
-  }
-
-  private hold(rid: number, set: CallSet): void {
-    if (this.entries.size >= this.capacity) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(rid, set);
   }
 
   private intern(calls: string): string {

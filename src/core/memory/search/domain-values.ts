@@ -5,7 +5,10 @@
  * value that no stored program has used yet still says what it is ("packed
  * cell transfusion" is a procedure title, "d10w" an input item). The
  * re-ranking (rerank.ts) reads it after the memory's own programs, which speak
- * first: a value they compare with a column takes that column.
+ * first: a value they compare with a column takes that column. A value holding
+ * a number ("3 deg burn w loss-thigh", "0.9% normal saline") is found whole:
+ * the data's phrases are matched before the number patterns (value-masking.ts
+ * `phrasesFirst`).
  *
  * @example
  * ```ts
@@ -43,11 +46,12 @@ export class DomainValues {
   constructor(entries: Iterable<readonly [string, string]> | { grouped: GroupedDomainValues } | { built: { columns: Map<string, readonly string[]>; vocabulary: ValueVocabulary } }) {
     if ('built' in entries) {
       this.columns = entries.built.columns;
-      this.vocabulary = entries.built.vocabulary;
+      // The data's values match before the number patterns: a vocabulary built otherwise is built again.
+      this.vocabulary = entries.built.vocabulary.phrasesFirst ? entries.built.vocabulary : ValueVocabulary.of([...this.columns.keys()], { phrasesFirst: true });
       return;
     }
     this.columns = new Map('grouped' in entries ? entries.grouped : DomainValues.group(entries));
-    this.vocabulary = ValueVocabulary.of([...this.columns.keys()]);
+    this.vocabulary = ValueVocabulary.of([...this.columns.keys()], { phrasesFirst: true });
   }
 
   /**
@@ -71,7 +75,7 @@ export class DomainValues {
    */
   static async unpack(packed: string, slice = UNPACK_SLICE): Promise<DomainValues> {
     const columns = new Map<string, readonly string[]>();
-    const vocabulary = new ValueVocabulary();
+    const vocabulary = new ValueVocabulary({ phrasesFirst: true });
     const entries = packed === '' ? [] : packed.split(PACKED_ENTRY);
     for (let i = 0; i < entries.length; i += slice) {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));

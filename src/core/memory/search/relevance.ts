@@ -61,6 +61,7 @@
  * relevanceOf(terms, known, recordTerms(question, code));              // 0..1
  * ```
  */
+import { BoundedMap } from '../../bounded-map';
 import { codeTerms } from '../keyword/keyword-documents';
 import { FUNCTION_WORDS, KEYWORD_STOP_WORDS, lexTokens, stem } from '../text-processing';
 import { columnName, recordSlots, type RecordSlots } from './value-masking';
@@ -126,7 +127,21 @@ export interface ValueMatch {
  * unseen value the known share is 1. 0 for a query without content words; never NaN or negative.
  */
 export function relevanceOf(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[], values?: ValueMatch): number {
-  if (terms.length === 0) return 0;
+  return relevanceParts(terms, known, record, weights, values).relevance;
+}
+
+/** The two shares of a relevance and the relevance itself (√(known × shared)); what the floor sweep lists for a cut hit. */
+export interface RelevanceParts {
+  /** The (weighted) share of the query's content words the memory holds, unseen values of the data left out. */
+  known: number;
+  /** The share of the query's units (words outside values, each value phrase once) the record holds. */
+  shared: number;
+  relevance: number;
+}
+
+/** {@link relevanceOf} with its two shares. */
+export function relevanceParts(terms: readonly string[], known: readonly boolean[], record: ReadonlySet<string>, weights?: readonly number[], values?: ValueMatch): RelevanceParts {
+  if (terms.length === 0) return { known: 0, shared: 0, relevance: 0 };
   const inValue = new Set<string>();
   for (const phrase of values?.phrases ?? []) for (const t of phrase.terms) inValue.add(t);
   let held = 0;
@@ -167,8 +182,10 @@ export function relevanceOf(terms: readonly string[], known: readonly boolean[],
     }
   }
   // Every word an unseen value of the data: nothing says the task is from elsewhere.
-  const value = Math.sqrt((total > 0 ? held / total : 1) * (units > 0 ? shared / units : 0));
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+  const knownShare = total > 0 ? held / total : 1;
+  const sharedShare = units > 0 ? shared / units : 0;
+  const value = Math.sqrt(knownShare * sharedShare);
+  return { known: knownShare, shared: sharedShare, relevance: Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0 };
 }
 
 /** How many active records hold each term (null: the memory cannot say now); the keyword index answers it. */
@@ -189,6 +206,12 @@ export type ValueTerms = (query: string) => readonly QueryValue[];
  * terms and slots are kept for the next searches ({@link recordFeatures}).
  */
 export function relevanceScorer(query: string, frequencies: TermFrequencies, records?: number, valueTerms?: ValueTerms): (question: string, code: string) => number {
+  const parts = relevancePartsScorer(query, frequencies, records, valueTerms);
+  return (question, code) => parts(question, code).relevance;
+}
+
+/** {@link relevanceScorer} giving each record's {@link RelevanceParts}. */
+export function relevancePartsScorer(query: string, frequencies: TermFrequencies, records?: number, valueTerms?: ValueTerms): (question: string, code: string) => RelevanceParts {
   const terms = queryContentTerms(query);
   const df = terms.length > 0 ? frequencies(terms) : [];
   // N is at least the largest document frequency (a count read a moment apart from the frequencies).
@@ -198,7 +221,7 @@ export function relevanceScorer(query: string, frequencies: TermFrequencies, rec
   return (question, code) => {
     const features = recordFeatures(question, code);
     const known = terms.map((t, i) => (df ? (df[i] ?? 0) > 0 : features.terms.has(t)));
-    return relevanceOf(terms, known, features.terms, weights, phrases.length > 0 ? { phrases, slots: () => features.slots() } : undefined);
+    return relevanceParts(terms, known, features.terms, weights, phrases.length > 0 ? { phrases, slots: () => features.slots() } : undefined);
   };
 }
 
@@ -210,32 +233,27 @@ interface RecordFeatures {
   slots(): RecordSlots;
 }
 
-/** Program → question → features: the retriever hands back the same strings, so each lookup hashes nothing new. */
-const memo = new Map<string, Map<string, RecordFeatures>>();
-let memoSize = 0;
+/**
+ * Program → question → features, the records of one program weighing their number: the retriever hands back
+ * the same strings, so each lookup hashes nothing new.
+ */
+const memo = new BoundedMap<string, Map<string, RecordFeatures>>(FEATURE_MEMO_RECORDS);
 
 /**
  * A record's terms ({@link recordTerms}) and value slots ({@link recordSlots}, computed when first asked), kept
- * for at most {@link FEATURE_MEMO_RECORDS} records: the top hits of one search come back in the next ones,
- * and a record's question and program never change.
+ * for at most {@link FEATURE_MEMO_RECORDS} records (the oldest program goes first): the top hits of one search
+ * come back in the next ones, and a record's question and program never change.
  */
 export function recordFeatures(question: string, code: string): RecordFeatures {
-  const found = memo.get(code)?.get(question);
+  const byQuestion = memo.get(code);
+  const found = byQuestion?.get(question);
   if (found) return found;
   let slots: RecordSlots | undefined;
   const features: RecordFeatures = { terms: recordTerms(question, code), slots: () => (slots ??= recordSlots(question, code)) };
-  for (const [oldest, held] of memo) {
-    if (memoSize < FEATURE_MEMO_RECORDS) break;
-    memo.delete(oldest);
-    memoSize -= held.size;
-  }
-  let byQuestion = memo.get(code);
-  if (!byQuestion) {
-    byQuestion = new Map();
-    memo.set(code, byQuestion);
-  }
-  byQuestion.set(question, features);
-  memoSize += 1;
+  // One program's questions alone never pass the cap either: they start over.
+  const group = byQuestion && byQuestion.size < FEATURE_MEMO_RECORDS ? byQuestion : new Map<string, RecordFeatures>();
+  group.set(question, features);
+  memo.set(code, group, group.size);
   return features;
 }
 

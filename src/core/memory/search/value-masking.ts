@@ -13,6 +13,10 @@
  *   times, decimals and integers (ids, counts, years).
  * - Phrases are matched longest first on word boundaries; a single function
  *   word ("a", "of", "last") or a one-letter literal is never masked alone.
+ *   A vocabulary of the data's own values (`phrasesFirst`, DomainValues)
+ *   matches its phrases before the generic patterns, so a value holding a
+ *   number ("3 deg burn w loss-thigh") is found whole; one of program literals
+ *   matches numbers first ('-1 year' is a quantity, not a value).
  * - `mask(question, ownCode)` also masks the literals of the record's own
  *   program (index time: a record's question is masked with its own values
  *   even before the vocabulary has them).
@@ -87,9 +91,21 @@ export interface MaskedQuestion {
  * that word), then one per such length; the vocabulary is never scanned.
  */
 export class ValueVocabulary {
+  /**
+   * Whether its phrases are matched before the generic patterns. On for the values of the data (read from the
+   * database's columns, DomainValues): each is a value whole, digits included ("3 deg burn w loss-thigh",
+   * "0.9% sodium chloride", "24 hr creatinine"), so a question holding one names that value, not a number and
+   * some words. Off for the literals of stored programs: they hold quantities as well as values ('-1 year',
+   * '+2 day': datetime modifiers), and "until 1 year ago" is a number with its unit, not a value.
+   */
+  readonly phrasesFirst: boolean;
   private readonly phrases = new Map<string, number>();
   /** First word → lengths (in words) of the phrases starting with it, each with its number of phrases. */
   private readonly lengths = new Map<string, Map<number, number>>();
+
+  constructor(options: { phrasesFirst?: boolean } = {}) {
+    this.phrasesFirst = options.phrasesFirst ?? false;
+  }
 
   /** Number of distinct value phrases. */
   get size(): number {
@@ -150,8 +166,8 @@ export class ValueVocabulary {
   }
 
   /** A vocabulary of these phrase keys (one record's program: see {@link valuePhrases}). */
-  static of(phrases: readonly string[]): ValueVocabulary {
-    const out = new ValueVocabulary();
+  static of(phrases: readonly string[], options: { phrasesFirst?: boolean } = {}): ValueVocabulary {
+    const out = new ValueVocabulary(options);
     for (const key of phrases) out.addPhrase(key);
     return out;
   }
@@ -167,7 +183,11 @@ export class ValueVocabulary {
     };
     let i = 0;
     next: while (i < source.length) {
-      if (i === 0 || !WORD_CHAR.test(source[i - 1])) {
+      WORD_AT.lastIndex = i;
+      const w = WORD_AT.exec(source);
+      // Values of the data first (see `phrasesFirst`): "3 deg burn w loss-thigh" is one value, not a number and words.
+      let span = w && this.phrasesFirst ? this.match(source, i, w[0], own) : i;
+      if (span === i && (i === 0 || !WORD_CHAR.test(source[i - 1]))) {
         for (const [re, token] of GENERIC_PATTERNS) {
           re.lastIndex = i;
           const m = re.exec(source);
@@ -177,14 +197,12 @@ export class ValueVocabulary {
           continue next;
         }
       }
-      WORD_AT.lastIndex = i;
-      const w = WORD_AT.exec(source);
       if (!w) {
         parts.push(source[i]);
         i += 1;
         continue;
       }
-      const span = this.match(source, i, w[0], own);
+      if (span === i && !this.phrasesFirst) span = this.match(source, i, w[0], own);
       if (span > i) {
         placeholder(VALUE_PLACEHOLDER, source.slice(i, span));
         i = span;
