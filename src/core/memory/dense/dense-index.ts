@@ -10,7 +10,6 @@ import type { MemoryStore } from '../sqlite/store';
 import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 import { KnownCosines, knownAt, rescore, Scored } from './dense-rescore';
-import { rescorePrograms, type ProgramHits, type ProgramOf } from './dense-programs';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
 import { IVF_RETRAIN_GROWTH, IvfOpening, openIvf } from './ivf-persist';
 
@@ -20,7 +19,11 @@ export const IVF_MIN_CODES = 250_000;
 /** One dense neighbour. */
 export interface DenseHit {
   rid: number;
-  /** Cosine (dot product of the L2-normalised float vectors): exact when `exact`, else from the record's copy (int8 or float16, within its error bound), which already decided the hit's place in the ranking. */
+  /**
+   * Cosine (dot product of the L2-normalised float vectors): exact when
+   * `exact`, else from the record's copy (int8 or float16, within its error
+   * bound), which already decided the hit's place in the ranking.
+   */
   similarity: number;
   exact: boolean;
 }
@@ -36,10 +39,12 @@ interface ChunkRow {
 }
 
 /**
- * Dense search over the active records. The binary codes kept durably by sqlite-vec (`vec_bits`) are read at open
- * in bulk, one vec0 chunk (1024 codes) at a time, straight into the Hamming kernel's memory; a scan (WASM SIMD
- * kernel) over-fetches candidates, which are then rescored by cosine. Memory at open: dim/8 bytes per active
- * record (4.8 MB at 100k × 384) instead of the float vectors.
+ * Dense search over the active records. The binary codes kept durably by
+ * sqlite-vec (`vec_bits`) are read at open in bulk, one vec0 chunk (1024
+ * codes) at a time, straight into the Hamming kernel's memory; a scan (WASM
+ * SIMD kernel) over-fetches candidates, which are then rescored by cosine.
+ * Memory at open: dim/8 bytes per active record (4.8 MB at 100k × 384)
+ * instead of the float vectors.
  *
  * Rescoring: once the codes are loaded, copies of the vectors fill in the
  * background (VectorCopies, their form chosen by copiesFor: float16, dim × 2 + 8
@@ -114,10 +119,11 @@ export class DenseIndex {
   }
 
   /**
-   * `ivfMinCodes`: active codes from which candidates come from the inverted file (default IVF_MIN_CODES; Infinity:
-   * always a full scan). `halfCopies: false`: no vector copies (rescoring reads every candidate's vector; benchmarks of
-   * the candidate stage). `vectorCopyBytes`: cap of the copies (MemoryBudget.vectorCopyBytes; none: every active
-   * record); `copyForm`: their form (MemoryBudget.vectorCopyForm; default 'auto': see copiesFor).
+   * `ivfMinCodes`: active codes from which candidates come from the inverted file (default
+   * IVF_MIN_CODES; Infinity: always a full scan). `halfCopies: false`: no vector copies (rescoring
+   * reads every candidate's vector; benchmarks of the candidate stage). `vectorCopyBytes`: cap of the
+   * copies (MemoryBudget.vectorCopyBytes; none: every active record); `copyForm`: their form
+   * (MemoryBudget.vectorCopyForm; default 'auto': see copiesFor).
    */
   static open(
     store: MemoryStore,
@@ -177,23 +183,17 @@ export class DenseIndex {
   }
 
   /**
-   * The `k` best of `candidates` coarse candidates, by cosine (the exact ranking; see DenseHit.exact for the values);
-   * null when the dense side cannot answer (no vectors, or the query comes from an embedder of another dimension).
-   * `known`: the exact cosines of this vector read by an earlier search of the same query (KnownCosines; dropped if
-   * records changed since): used instead of reading them again, and added to.
+   * The `k` best of `candidates` coarse candidates, by cosine (the exact
+   * ranking; see DenseHit.exact for the values); null when the dense side
+   * cannot answer (no vectors, or the query comes from an embedder of another
+   * dimension). `known`: the exact cosines of this vector read by an earlier search of the
+   * same query (KnownCosines; dropped if records changed since): used instead of reading them again, and added to.
    */
   search(vector: Float32Array, k: number, candidates: number, known?: KnownCosines): DenseHit[] | null {
     const rids = this.candidates(vector, Math.max(k, candidates));
     if (!rids) return null;
     if (rids.length === 0) return [];
     return rescore(vector, rids, k, this.copyCache, (ask, into) => this.readExact(vector, ask, into), knownAt(known, this.seq));
-  }
-
-  /** As search, ranking programs (dense-programs.ts): the `n` best programs' best members and their copies; `full`: every candidate asked for came. */
-  searchPrograms(vector: Float32Array, n: number, candidates: number, programOf: ProgramOf, known?: KnownCosines): (ProgramHits & { full: boolean }) | null {
-    const rids = this.candidates(vector, Math.max(n, candidates));
-    if (!rids) return null;
-    return { ...rescorePrograms(vector, rids, n, programOf, this.copyCache, (ask, into) => this.readExact(vector, ask, into), knownAt(known, this.seq)), full: rids.length >= Math.max(n, candidates) };
   }
 
   /** Appends the exact cosines of the active records among `rids` (one query). */

@@ -188,11 +188,10 @@ export class HybridSearch {
       const want = shapes ? Math.max(k, RERANK_DEPTH) : k;
       // The next pass, from this one's number of programs and of their records (null: this pass answers).
       const nextPass = (count: number, records: number): { depth: number; perSide: boolean } | null => {
-        // Copies seen (records per program) with the program identities held: per side from now on, the dense side
-        // ranking programs (rank); the per-side passes look deeper while a side is short of programs.
-        if (shapes && !perSide && sidesWhenCopies && records > count) return { depth: baseDepth, perSide: true };
         // Fewer distinct programs than wanted while the rankings may hold more: look deeper.
         if (!perSide && count < want && ranked.fused.length >= depth && depth < MAX_COLLAPSE_DEPTH) return { depth: Math.min(MAX_COLLAPSE_DEPTH, depth * 4), perSide };
+        // Start as deep as the copies seen so far suggest (records per program), not at the base depth.
+        if (shapes && !perSide && sidesWhenCopies && records > count) return { depth: Math.min(MAX_COLLAPSE_DEPTH, Math.ceil(baseDepth * Math.max(1, records / Math.max(1, count)))), perSide: true };
         return null;
       };
       let groups: ProgramGroup<ProgramCandidate>[];
@@ -342,11 +341,7 @@ export class HybridSearch {
     const overfetch = this.dense.size >= LARGE_MEMORY ? DENSE_OVERFETCH_LARGE : DENSE_OVERFETCH_SMALL;
     // A keyword worker searches while this thread does the dense side.
     if (useKeyword && useDense) this.keywords.prefetch(query.text, depth);
-    // Per side with program identities held, the dense side ranks programs (dense-programs.ts): the `want` best
-    // programs' best members, from candidates as deep as the pass looks; their copies are counted, not read.
-    const programSide = programs !== null && identity !== null;
-    const byPrograms = useDense && programSide ? this.dense.searchPrograms(vector, want, Math.max(k * overfetch, depth), (rid) => identity.programId(rid), denseMemo?.exact) : null;
-    const denseAnswer = programSide ? (byPrograms?.hits ?? null) : useDense ? this.denseSearch(vector, depth, Math.max(k * overfetch, depth), denseMemo) : null;
+    const denseAnswer = useDense ? this.denseSearch(vector, depth, Math.max(k * overfetch, depth), denseMemo) : null;
     if (mode === 'vector' && vector !== undefined && denseAnswer === null) {
       throw new AgentMemoryError('EMBEDDER_MISMATCH', `The query vector has ${vector.length} dimensions, the memory's vectors ${this.dense.dimension ?? 'none'}. Re-embed the memory (agent-memory re-embed) or switch back to the embedder it was built with.`);
     }
@@ -363,9 +358,7 @@ export class HybridSearch {
       // A side that filled its list but kept fewer distinct programs than `want` may hold more deeper down.
       const dense = this.onePerProgram(denseRanked, programs, copies, identity);
       const keyword = this.onePerProgram(keywordRanked, programs, copies, identity);
-      for (const rid of byPrograms?.copies ?? []) copies.add(String(rid));
-      const denseFull = byPrograms ? byPrograms.full : denseRanked.length >= depth;
-      short = (denseFull && dense.length < want) || (keywordRanked.length >= depth && keyword.length < want);
+      short = (denseRanked.length >= depth && dense.length < want) || (keywordRanked.length >= depth && keyword.length < want);
       denseRanked = dense;
       keywordRanked = keyword;
     }
