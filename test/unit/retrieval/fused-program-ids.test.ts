@@ -53,7 +53,8 @@ describe('fused collapse by held program identities (issue 37)', function () {
     const holder = search as unknown as { programStmt: { get: (...a: unknown[]) => unknown } };
     const stmt = holder.programStmt;
     const get = stmt.get.bind(stmt);
-    holder.programStmt = Object.assign(Object.create(stmt) as object, { get: (...a: unknown[]) => ((counter.reads += 1), get(...a)) }) as typeof stmt;
+    const counted: typeof stmt = Object.assign(Object.create(stmt) as object, { get: (...a: unknown[]) => ((counter.reads += 1), get(...a)) });
+    holder.programStmt = counted;
     return counter;
   };
 
