@@ -166,13 +166,16 @@ export class HybridSearch {
     let depth = baseDepth;
     // A collapse may look again, deeper: its exact cosines (a re-ranked one's dense answer too) serve every pass.
     const denseMemo: DenseMemo | null = collapsing ? { candidates: 0, depth: 0, hits: null, ahead: shapes !== null, exact: new Map() } : null;
+    // Program identities held with the question shapes (loaded by a re-ranked search) serve a fused collapse too:
+    // copies are told apart without reading a row (see heldIdentities).
+    const identity = shapes ?? (collapsing ? this.heldIdentities() : null);
+    // Collapsing: the program rows read, once per search (its passes share them).
+    const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
     for (;;) {
-      // Collapsing: each side's ranking keeps one entry per program before fusion, so copies neither take
+      // Collapsing per side: each side's ranking keeps one entry per program before fusion, so copies neither take
       // several ranks on a side nor push other programs down (with copies the ranks match the memory without).
-      const programs = collapsing ? new Map<string, ProgramRow | null>() : null;
-      // With the question shapes held (re-ranking), copies are told apart by the program identity they hold (no row read).
-      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, shapes, denseMemo);
-      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, (keys) => callSetCacheOf(this.rowStmt.database).callSets(keys, shapes ? programsReader(this.rowStmt.database) : (read) => new Map(read.map((key) => [key, this.programOf(key, programs)]))));
+      const ranked = this.rank(query, k, depth, mode, options.fusion, perSide ? programs : null, baseDepth, identity, denseMemo);
+      if (mode === 'hybrid' && options.callAgreement !== false) ranked.fused = agreeOnCalls(ranked.fused, [ranked.denseRank, ranked.keywordRank], query.text, (keys) => callSetCacheOf(this.rowStmt.database).callSets(keys, identity ? programsReader(this.rowStmt.database) : (read) => new Map(read.map((key) => [key, this.programOf(key, programs)]))));
       const weigh = (rid: number, createdTask: number, score: number): number =>
         recency ? score * Math.exp(-recency.lambda * Math.max(0, recency.currentTask - createdTask)) : score;
       if (!collapsing) return { hits: this.plainHits(ranked, k, mode, vector, weigh, recency !== undefined), sides: ranked.sides };
@@ -192,9 +195,9 @@ export class HybridSearch {
         return null;
       };
       let groups: ProgramGroup<ProgramCandidate>[];
-      const byMembers = shapes !== null && !recency && diversity === 0;
+      const byMembers = identity !== null && !recency && diversity === 0;
       if (byMembers) {
-        const members = topProgramMembers(ranked.fused, ranked.copies, want, shapes);
+        const members = topProgramMembers(ranked.fused, ranked.copies, want, identity);
         // The program identities tell whether another pass follows: no row is read for a pass that does not answer.
         const next = nextPass(members.programs, members.list.length);
         if (next) {
@@ -204,7 +207,7 @@ export class HybridSearch {
         groups = collapseByProgram(this.memberCandidates(members.list), want, { keyOf: (c) => c.program });
       } else {
         const candidates = this.allCandidates(ranked, programs, weigh, recency !== undefined);
-        groups = collapseByProgram(candidates, want, { diversity, ...(shapes ? { keyOf: (c: ProgramCandidate) => shapes.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
+        groups = collapseByProgram(candidates, want, { diversity, ...(identity ? { keyOf: (c: ProgramCandidate) => identity.programId(c.rid) ?? programKey(c.code, c.language) } : {}) });
       }
       const next = nextPass(groups.length, groups.reduce((n, g) => n + 1 + g.identical, 0));
       if (next) {
@@ -226,6 +229,15 @@ export class HybridSearch {
       }
       return { hits, sides: ranked.sides };
     }
+  }
+
+  /**
+   * The program identities of the question shapes when a re-ranked search loaded them (null: not opened, or
+   * still loading; nothing is opened here): caught up with the store's changes, they hold exactly the active
+   * records, so a fused collapse groups by them as it would by the code it reads (hash53 of programKey).
+   */
+  private heldIdentities(): QuestionShapes | null {
+    return this.shapeIndex?.loaded ? this.shapeIndex.shapes() : null;
   }
 
   /** Collapse: every candidate's program is read (a short row read each) and weighted; copies follow (counted, eligible as representative). */
