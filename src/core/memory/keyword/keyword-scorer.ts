@@ -262,8 +262,13 @@ export class KeywordScorer {
     const seen = this.nextGeneration();
     const touched: number[] = [];
     let rest = order.length;
+    // The best partial score so far (a document's only grows): while the rest's bound reaches it, it reaches the k-th too (no selection).
+    let best = 0;
     for (const i of order) {
-      if (touched.length >= limit && this.restBound(order, rest, bound) < this.kthPartial(touched, limit) * (1 - BOUND_MARGIN)) break;
+      if (touched.length >= limit) {
+        const restBound = this.restBound(order, rest, bound);
+        if (restBound < best && restBound < this.kthPartial(touched, limit) * (1 - BOUND_MARGIN)) break;
+      }
       const r = (lists[i] = this.termResults(terms[i]));
       for (let j = 0; j < r.ords.length; j++) {
         const o = r.ords[j];
@@ -274,7 +279,8 @@ export class KeywordScorer {
           touched.push(o);
         }
         sums[o] += r.scores[j];
-        matched[o]++;
+        const partial = sums[o] * ++matched[o];
+        if (partial > best) best = partial;
       }
       rest--;
     }
