@@ -222,6 +222,31 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', function () {
     }
   });
 
+  it('answers 300 templated queries as the whole-query scoring does, warmed (pruned terms read whole or filtered, selection skipped or not)', () => {
+    const store = MemoryStore.open(':memory:');
+    const gen = SyntheticRecords.fromFile(TASKS, 11);
+    store.add(gen.records(4000), { trigger: 'import' });
+    const queries = Array.from({ length: 300 }, () => gen.question());
+    // A budget that leaves many mid-frequency terms uncached: queries prune them, read whole or for the documents left.
+    const index = KeywordIndex.open(store, { termCachePostings: 20_000 });
+    warmFully(index);
+    const filtered: boolean[] = [];
+    const proto = KeywordScorer.prototype as unknown as { fetch: (term: string, only?: unknown) => unknown };
+    const original = proto.fetch;
+    proto.fetch = function (this: KeywordScorer, term: string, only?: unknown) {
+      filtered.push(only !== undefined);
+      return original.call(this, term, only);
+    };
+    try {
+      assertSameAsMiniSearch(index, queries, [1, 4, 20, 32]);
+    } finally {
+      proto.fetch = original;
+    }
+    assert.ok(filtered.includes(true) && filtered.includes(false), 'both reads of a pruned term happen');
+    index.close();
+    store.close();
+  });
+
   it('keeps warmed terms until the index changes: queries cache others in the room left, never evicting them', () => {
     type Doc = { id: number; question: string; code: string };
     const ms = new MiniSearch<Doc>({ fields: ['question', 'code'], storeFields: [] as string[], autoVacuum: false });
