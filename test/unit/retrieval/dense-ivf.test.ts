@@ -2,9 +2,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { quantizeBinary } from '../../../src/core/memory/dense/binary-code-cache';
+import { BinaryCodeCache, quantizeBinary } from '../../../src/core/memory/dense/binary-code-cache';
 import { DenseIndex } from '../../../src/core/memory/dense/dense-index';
-import { IvfCodeIndex } from '../../../src/core/memory/dense/ivf-code-index';
+import { IVF_MIN_SCAN_PER_CANDIDATE, IvfCodeIndex } from '../../../src/core/memory/dense/ivf-code-index';
 import { IVF_TABLE, loadIvf } from '../../../src/core/memory/dense/ivf-persist';
 import { trainCentroids } from '../../../src/core/memory/dense/ivf-train';
 import { nullLogger } from '../../../src/core/logger';
@@ -66,8 +66,9 @@ describe('inverted file over the binary codes', function () {
     let fullHits = 0;
     for (const q of queries) {
       const want = new Set(exactTop(q, byRid, 4));
-      ivfHits += ivf.search(q, 4, 128)!.filter((h) => want.has(h.rid)).length;
-      fullHits += full.search(q, 4, 128)!.filter((h) => want.has(h.rid)).length;
+      // 32 candidates: the inverted file scans 32 × IVF_MIN_SCAN_PER_CANDIDATE codes, a quarter of them (128 would scan all 12k).
+      ivfHits += ivf.search(q, 4, 32)!.filter((h) => want.has(h.rid)).length;
+      fullHits += full.search(q, 4, 32)!.filter((h) => want.has(h.rid)).length;
     }
     const scanned = ivf.invertedFile;
     assert.ok(scanned && scanned.lists >= 16, `lists: ${scanned.lists}`);
@@ -201,3 +202,34 @@ describe('inverted file over the binary codes', function () {
     assert.deepEqual(index.nearest(q, 50), want);
   });
 });
+
+describe('inverted file: codes scanned per candidate', () => {
+  it(`scans IVF_MIN_SCAN_PER_CANDIDATE (${IVF_MIN_SCAN_PER_CANDIDATE}) codes per candidate asked: all of them from n / that many candidates on, fewer below`, () => {
+    const n = 6_000;
+    const vectors = clustered(n, 60, 23);
+    const codes = new Uint8Array(n * 16);
+    vectors.forEach((v, i) => codes.set(quantizeBinary(v), i * 16));
+    const rids = vectors.map((_, i) => i + 1);
+    const index = IvfCodeIndex.build(DIM, trainCentroids(codes, n, 1, 77, 3), codes, rids, null);
+    const full = new BinaryCodeCache(DIM);
+    rids.forEach((rid, i) => full.set(rid, codes.subarray(i * 16, (i + 1) * 16)));
+    const all = Math.ceil(n / IVF_MIN_SCAN_PER_CANDIDATE);
+    let differs = 0;
+    for (let i = 0; i < 40; i++) {
+      const q = quantizeBinary(vectors[(i * 131) % n].map((x, d) => x + (d % 5 === i % 5 ? 0.2 : 0)));
+      const byDistance = (rs: number[]) => rs.map((rid) => distanceTo(codes, rid - 1, q)).sort((a, b) => a - b);
+      // Every code scanned: the full scan's distances exactly (tied codes may differ: the IVF breaks ties by rid).
+      assert.deepEqual(byDistance(index.nearest(q, all)), byDistance(full.nearest(q, all)), `query ${i}`);
+      // A third as many candidates: a third of the codes scanned; some query misses one of the full scan's.
+      const third = Math.floor(all / 3);
+      if (byDistance(index.nearest(q, third)).join() !== byDistance(full.nearest(q, third)).join()) differs++;
+    }
+    assert.ok(differs > 0, 'below n / IVF_MIN_SCAN_PER_CANDIDATE candidates the inverted file probes only some lists');
+  });
+});
+
+function distanceTo(codes: Uint8Array, row: number, q: Uint8Array): number {
+  let d = 0;
+  for (let b = 0; b < 16; b++) for (let x = codes[row * 16 + b] ^ q[b]; x; x >>= 1) d += x & 1;
+  return d;
+}

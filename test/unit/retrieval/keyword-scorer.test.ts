@@ -191,6 +191,62 @@ describe('KeywordScorer (MiniSearch per-term results, combined)', function () {
     assert.deepEqual(scorer.search(['beta', 'delta'], 40, df), reference(['beta', 'delta'], 40));
   });
 
+  it('reads a pruned term whole (and caches it) when it has no more postings than the documents left, else only for them; the same answers', () => {
+    type Doc = { id: number; question: string; code: string };
+    for (const [gammaDocs, whole] of [[10, true], [30, false]] as const) {
+      const ms = new MiniSearch<Doc>({ fields: ['question', 'code'], storeFields: [] as string[], autoVacuum: false });
+      // 20 documents hold alpha and beta (warmed): a document matching only gamma (not warmed, lower bound) cannot reach them.
+      const docs: Doc[] = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, question: i < 20 ? `alpha beta w${i % 7}` : i < 20 + gammaDocs ? `gamma w${i % 5}` : `delta w${i % 3}`, code: '' }));
+      ms.addAll(docs);
+      const scorer = new KeywordScorer(ms, { fields: ['question', 'code'], boost: { question: 1, code: 1 }, bm25: { k: 1.2, b: 0.7, d: 0.5 }, maxTermFrequency: { question: Infinity, code: Infinity } });
+      const df = (term: string) => [docs.filter((d) => d.question.split(' ').includes(term)).length, 0];
+      const reference = (terms: string[], limit: number) =>
+        ms.search(terms.join(' '), { combineWith: 'OR' }).slice(0, limit).map((r) => ({ rid: r.id as number, score: r.score }));
+      scorer.warm('alpha', df, Infinity);
+      scorer.warm('beta', df, Infinity);
+      const proto = KeywordScorer.prototype as unknown as { fetch: (term: string, only?: unknown) => unknown };
+      const original = proto.fetch;
+      const reads: { term: string; filtered: boolean }[] = [];
+      proto.fetch = function (this: KeywordScorer, term: string, only?: unknown) {
+        reads.push({ term, filtered: only !== undefined });
+        return original.call(this, term, only);
+      };
+      try {
+        for (const limit of [1, 2, 5]) assert.deepEqual(scorer.search(['alpha', 'beta', 'gamma'], limit, df), reference(['alpha', 'beta', 'gamma'], limit), `${gammaDocs} gamma documents, top ${limit}`);
+      } finally {
+        proto.fetch = original;
+      }
+      // Whole: read once, then cached (the next queries read nothing); filtered: read for the 20 documents left at each query.
+      assert.deepEqual(reads, whole ? [{ term: 'gamma', filtered: false }] : Array.from({ length: 3 }, () => ({ term: 'gamma', filtered: true })), `${gammaDocs} gamma documents`);
+      assert.equal(scorer.cachedTerms, whole ? 3 : 2);
+    }
+  });
+
+  it('answers 300 templated queries as the whole-query scoring does, warmed (pruned terms read whole or filtered, selection skipped or not)', () => {
+    const store = MemoryStore.open(':memory:');
+    const gen = SyntheticRecords.fromFile(TASKS, 11);
+    store.add(gen.records(4000), { trigger: 'import' });
+    const queries = Array.from({ length: 300 }, () => gen.question());
+    // A budget that leaves many mid-frequency terms uncached: queries prune them, read whole or for the documents left.
+    const index = KeywordIndex.open(store, { termCachePostings: 20_000 });
+    warmFully(index);
+    const filtered: boolean[] = [];
+    const proto = KeywordScorer.prototype as unknown as { fetch: (term: string, only?: unknown) => unknown };
+    const original = proto.fetch;
+    proto.fetch = function (this: KeywordScorer, term: string, only?: unknown) {
+      filtered.push(only !== undefined);
+      return original.call(this, term, only);
+    };
+    try {
+      assertSameAsMiniSearch(index, queries, [1, 4, 20, 32]);
+    } finally {
+      proto.fetch = original;
+    }
+    assert.ok(filtered.includes(true) && filtered.includes(false), 'both reads of a pruned term happen');
+    index.close();
+    store.close();
+  });
+
   it('keeps warmed terms until the index changes: queries cache others in the room left, never evicting them', () => {
     type Doc = { id: number; question: string; code: string };
     const ms = new MiniSearch<Doc>({ fields: ['question', 'code'], storeFields: [] as string[], autoVacuum: false });

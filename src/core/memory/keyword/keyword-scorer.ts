@@ -83,6 +83,9 @@ export interface ScorerOptions {
 /** Live documents holding a term, per field (in `fields` order). */
 export type FieldFrequencies = (term: string) => readonly number[];
 
+/** Postings of a term over all fields. */
+const postingsOf = (perField: readonly number[]): number => perField.reduce((a, b) => a + b, 0);
+
 /** Relative margin on score bounds (they are computed apart from MiniSearch's own float operations). */
 const BOUND_MARGIN = 1e-9;
 
@@ -115,7 +118,9 @@ const BOUND_MARGIN = 1e-9;
  *   the per-field document frequencies); the remaining terms are then scored
  *   only for the documents that can still reach it, with MiniSearch's
  *   `boostDocument` option (1 for those, 0 for the rest: the same scores, and
- *   no result object for the others).
+ *   no result object for the others), except a term with no more postings
+ *   than those documents: it is read whole and cached (at 100k records most
+ *   such terms have ~50–120 postings against ~1,200 documents).
  *
  * The owner reports every change of the index (`reset` after a load or
  * rebuild, `added`, `discarded`); each drops the cached terms (the document
@@ -246,7 +251,8 @@ export class KeywordScorer {
       if (r) return selectTop(Array.from(r.ords.keys()), limit, (a, b) => r.scores[b] - r.scores[a] || r.field[a] - r.field[b] || r.ords[a] - r.ords[b]).map((j) => ({ rid: this.ridAt[r.ords[j]], score: r.scores[j] }));
     }
     this.ensureScratch();
-    const bound = terms.map((t) => this.upperBound(df(t)));
+    const frequencies = terms.map((t) => df(t));
+    const bound = frequencies.map((f) => this.upperBound(f));
     const lists: (TermResults | null)[] = terms.map(() => null);
     const inCache = terms.map((t) => (this.cache.has(t) ? 1 : 0));
     const order = terms.map((_, i) => i).sort((a, b) => inCache[b] - inCache[a] || bound[b] - bound[a] || a - b);
@@ -256,8 +262,13 @@ export class KeywordScorer {
     const seen = this.nextGeneration();
     const touched: number[] = [];
     let rest = order.length;
+    // The best partial score so far (a document's only grows): while the rest's bound reaches it, it reaches the k-th too (no selection).
+    let best = 0;
     for (const i of order) {
-      if (touched.length >= limit && this.restBound(order, rest, bound) < this.kthPartial(touched, limit) * (1 - BOUND_MARGIN)) break;
+      if (touched.length >= limit) {
+        const restBound = this.restBound(order, rest, bound);
+        if (restBound < best && restBound < this.kthPartial(touched, limit) * (1 - BOUND_MARGIN)) break;
+      }
       const r = (lists[i] = this.termResults(terms[i]));
       for (let j = 0; j < r.ords.length; j++) {
         const o = r.ords[j];
@@ -268,7 +279,8 @@ export class KeywordScorer {
           touched.push(o);
         }
         sums[o] += r.scores[j];
-        matched[o]++;
+        const partial = sums[o] * ++matched[o];
+        if (partial > best) best = partial;
       }
       rest--;
     }
@@ -280,8 +292,13 @@ export class KeywordScorer {
       const left = order.slice(order.length - rest);
       const restSum = left.reduce((s, i) => s + bound[i], 0);
       candidates = touched.filter((o) => (sums[o] + restSum) * (matched[o] + rest) >= theta);
-      const rids = new Set(candidates.map((o) => this.ridAt[o]));
-      for (const i of left) lists[i] = this.termResults(terms[i], rids);
+      // A term with no more postings than there are candidates is read whole (and cached, as in step 1): cheaper
+      // than the set of the candidates' rids a filtered read needs. Step 3 counts the candidates only: same scores.
+      let rids: Set<number> | null = null;
+      for (const i of left) {
+        const whole = postingsOf(frequencies[i]) <= candidates.length;
+        lists[i] = whole ? this.termResults(terms[i]) : this.termResults(terms[i], (rids ??= new Set(candidates.map((o) => this.ridAt[o]))));
+      }
     }
 
     // 3. Exact scores of the candidates: per-term scores added in query-term order, as MiniSearch does.
