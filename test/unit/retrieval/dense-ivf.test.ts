@@ -165,6 +165,36 @@ describe('inverted file over the binary codes', function () {
     store.close();
   });
 
+  it('a search during a background open does not wait for the layout: the full scan answers, unless a record changed since the codes were read', async () => {
+    const file = path.join(dir, 'early.sqlite');
+    const store = MemoryStore.open(file);
+    const vectors = clustered(5_000, 80, 19);
+    fill(store, vectors, 'e');
+    const queries = vectors.slice(0, 20).map((v) => v.map((x, d) => x + (d === 7 ? 0.1 : 0)));
+    const scan = DenseIndex.open(store, { ivfMinCodes: Infinity, halfCopies: false });
+    const want = queries.map((q) => scan.candidates(q, 64));
+    scan.dispose();
+    for (const pass of ['saved lists', 'trained']) {
+      if (pass === 'trained') store.connectionForQueries().exec(`DROP TABLE IF EXISTS ${IVF_TABLE}`);
+      const background = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false, background: true });
+      queries.forEach((q, i) => assert.deepEqual(background.candidates(q, 64), want[i], `${pass}: query ${i} answered by the full scan`));
+      assert.ok(background.opening, `${pass}: the searches did not finish the open (the inverted file's layout)`);
+      await background.ready;
+      assert.ok(!background.opening && background.invertedFile !== null, `${pass}: laid out in the background`);
+      background.dispose();
+    }
+    // A record added after the open began: the first search finishes the open and catches up, as before.
+    const background = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false, background: true });
+    const late = vectors[42].map((x, d) => x + (d === 3 ? 0.05 : 0));
+    const norm = Math.hypot(...late);
+    fill(store, [late.map((x) => x / norm)], 'late');
+    const rid = Number(store.connectionForQueries().prepare("SELECT rid FROM records WHERE id = 'late0'").pluck().get());
+    assert.ok(background.candidates(late, 8)!.includes(rid), 'the record added during the open is found');
+    assert.ok(!background.opening && background.invertedFile !== null, 'that search finished the open');
+    background.dispose();
+    store.close();
+  });
+
   it('an inverted file built in small steps equals one built at once', () => {
     const vectors = clustered(4_000, 40, 17);
     const stride = 16;

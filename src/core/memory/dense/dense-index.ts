@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import { Logger, nullLogger, tagged } from '../../logger';
 import { BinaryCodeCache, quantizeBinary } from './binary-code-cache';
 import type { Database } from '../sqlite/database';
@@ -7,7 +6,7 @@ import type { VectorCopies, VectorCopyForm } from './vector-copies';
 import { copiesFor, type VectorCopyChoice } from './vector-copy-choice';
 import { RecordChangeLog } from '../sqlite/record-changes';
 import type { MemoryStore } from '../sqlite/store';
-import { codesInSqliteVec, readCodesFromVectors } from './dense-code-source';
+import { CodeLoad, loadCodeChunk, readCodeRows, startCodeLoad } from './dense-code-source';
 import { blobToVector, dot } from './vector-index';
 import { KnownCosines, knownAt, rescore, Scored } from './dense-rescore';
 import { CodeSearch, IvfCodeIndex } from './ivf-code-index';
@@ -30,13 +29,6 @@ export interface DenseHit {
 
 /** Rows read per step while the vector copies fill (≈ 1.5 MB of vectors at 384 dimensions: a few ms). */
 export const HALF_FILL_ROWS = 1024;
-
-interface ChunkRow {
-  size: number;
-  validity: Buffer;
-  rowids: Buffer;
-  vectors: Buffer;
-}
 
 /**
  * Dense search over the active records. The binary codes kept durably by
@@ -65,8 +57,10 @@ interface ChunkRow {
  *
  * `open(store, { background: true })` reads the chunks across event-loop turns
  * (a few ms each) so an editor host never blocks long; a query arriving before
- * the end finishes the load at once. The vector copies then fill the same
- * way; a query never waits for them.
+ * the codes are read reads the rest at once, and one arriving while the
+ * inverted file is laid out is answered by a full scan of the codes (unless a
+ * record changed since: then it finishes the open). The vector copies then
+ * fill the same way; a query never waits for them.
  *
  * @example
  * const dense = DenseIndex.open(store);
@@ -138,6 +132,11 @@ export class DenseIndex {
       options.vectorCopyBytes,
       options.copyForm ?? 'auto',
     );
+  }
+
+  /** Whether a background open is still under way (reading the codes or laying the inverted file out). */
+  get opening(): boolean {
+    return this.loader !== null;
   }
 
   /** The inverted file in use (null: a full scan of the codes). */
@@ -221,11 +220,33 @@ export class DenseIndex {
   }
 
   private fresh(vector: Float32Array): CodeSearch | null {
+    const opening = this.openingScan();
+    if (opening) return vector.length === opening.dimension ? opening : null;
     this.finishLoad();
     this.catchUp();
     const cache = this.cache;
     if (!cache || vector.length !== cache.dimension) return null;
     return cache;
+  }
+
+  /**
+   * While a background open lays the inverted file out, the codes themselves (scanned whole: a full scan's
+   * candidates, as below IVF_MIN_CODES), so the first searches do not wait for the layout (about 150 ms at
+   * 100k codes, seconds at 1M). The codes still unread are read first. Null, and the open is finished now
+   * as before, when there is no layout to wait for or a record changed since the codes were read (the scan
+   * would miss it; the layout takes the codes as they were read, so they are not changed under it).
+   */
+  private openingScan(): BinaryCodeCache | null {
+    const loader = this.loader;
+    if (!this.background || !loader?.cache || loader.cache.size < this.ivfMinCodes) return null;
+    try {
+      while (loadCodeChunk(loader));
+    } catch {
+      return null;
+    }
+    if (loader.cache.size < this.ivfMinCodes) return null;
+    const changes = this.log.since(loader.seq);
+    return 'reload' in changes || changes.rids.length > 0 ? null : loader.cache;
   }
 
   private catchUp(): void {
@@ -283,62 +304,17 @@ export class DenseIndex {
   private startLoad(): Loader {
     const seq = this.log.head();
     const dim = this.storedDimension();
-    const cache = dim === null ? null : new BinaryCodeCache(dim);
-    let chunkIds: number[] = [];
-    let chunkStmt: Statement | null = null;
-    if (cache && !codesInSqliteVec(this.db)) {
-      // No sqlite-vec (or its table lags the records): the codes come from the float vectors.
-      readCodesFromVectors(this.db, cache);
-    } else if (cache) {
-      try {
-        chunkIds = this.db.prepare('SELECT chunk_id FROM vec_bits_chunks ORDER BY chunk_id').pluck().all() as number[];
-        chunkStmt = this.db.prepare(
-          'SELECT c.size AS size, c.validity AS validity, c.rowids AS rowids, v.vectors AS vectors FROM vec_bits_chunks c JOIN vec_bits_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.chunk_id = ?',
-        );
-        cache.reserve(chunkIds.length * 1024);
-      } catch (error) {
-        this.logger.warn(`cannot read vec_bits chunks (${String(error)}); reading the codes row by row`);
-        chunkIds = [];
-        this.readRows(cache);
-      }
-    }
-    return { seq, cache, chunkIds, chunkStmt, next: 0, started: Date.now() };
-  }
-
-  /** Reads one vec0 chunk into the cache; false when done. */
-  private loadStep(loader: Loader): boolean {
-    const cache = loader.cache;
-    if (!cache || !loader.chunkStmt || loader.next >= loader.chunkIds.length) return false;
-    const chunk = loader.chunkStmt.get(loader.chunkIds[loader.next++]) as ChunkRow | undefined;
-    if (!chunk) return true;
-    const bytes = cache.dimension / 8;
-    if (chunk.vectors.length < chunk.size * bytes || chunk.rowids.length < chunk.size * 8 || chunk.validity.length * 8 < chunk.size) {
-      throw new Error(`vec_bits chunk of unexpected shape (${chunk.size} slots, ${chunk.vectors.length} code bytes)`);
-    }
-    const rowids = new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset, chunk.rowids.byteLength);
-    for (let i = 0; i < chunk.size; i++) {
-      if ((chunk.validity[i >>> 3] & (1 << (i & 7))) === 0) continue;
-      cache.setFrom(Number(rowids.getBigInt64(i * 8, true)), chunk.vectors, i * bytes, bytes);
-    }
-    return true;
-  }
-
-  /** Fallback when the vec0 chunk tables are not as expected: one row at a time through the virtual table. */
-  private readRows(cache: BinaryCodeCache): void {
-    cache.clear();
-    for (const [rid, code] of this.db.prepare('SELECT rowid, embedding FROM vec_bits').raw(true).iterate() as Iterable<[number | bigint, Buffer]>) {
-      cache.set(Number(rid), code);
-    }
+    return { seq, ...startCodeLoad(this.db, dim === null ? null : new BinaryCodeCache(dim), this.logger), started: Date.now() };
   }
 
   private finishLoad(): void {
     const loader = this.loader;
     if (!loader) return;
     try {
-      while (this.loadStep(loader));
+      while (loadCodeChunk(loader));
     } catch (error) {
       this.logger.warn(`${String(error)}; reading the codes row by row`);
-      if (loader.cache) this.readRows(loader.cache);
+      if (loader.cache) readCodeRows(this.db, loader.cache);
     }
     this.complete(loader);
   }
@@ -416,7 +392,7 @@ export class DenseIndex {
       const loader = this.loader;
       if (!loader) return;
       try {
-        if (!this.loadStep(loader) && !this.ivfStep(loader)) {
+        if (!loadCodeChunk(loader) && !this.ivfStep(loader)) {
           this.complete(loader);
           return;
         }
@@ -429,12 +405,8 @@ export class DenseIndex {
   }
 }
 
-interface Loader {
+interface Loader extends CodeLoad {
   seq: number;
-  cache: BinaryCodeCache | null;
-  chunkIds: number[];
-  chunkStmt: Statement | null;
-  next: number;
   started: number;
   /** The inverted file's open in steps (background loads of IVF_MIN_CODES codes and more). */
   ivf?: IvfOpening;
