@@ -150,7 +150,7 @@ describe('inverted file over the binary codes', function () {
       const background = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false, background: true });
       let turns = 0;
       let done = false;
-      void background.ready.then(() => (done = true));
+      void background.warmed.then(() => (done = true));
       while (!done) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         turns++;
@@ -180,6 +180,8 @@ describe('inverted file over the binary codes', function () {
       queries.forEach((q, i) => assert.deepEqual(background.candidates(q, 64), want[i], `${pass}: query ${i} answered by the full scan`));
       assert.ok(background.opening, `${pass}: the searches did not finish the open (the inverted file's layout)`);
       await background.ready;
+      assert.ok(background.opening, `${pass}: ready once the codes are read, before the layout`);
+      await background.warmed;
       assert.ok(!background.opening && background.invertedFile !== null, `${pass}: laid out in the background`);
       background.dispose();
     }

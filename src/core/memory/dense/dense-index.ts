@@ -81,6 +81,8 @@ export class DenseIndex {
   private readonly logger: Logger;
   private disposed = false;
   private filling: Promise<void> | null = null;
+  /** A background open's layout of the inverted file, after `ready` (null: none under way). */
+  private laying: Promise<void> | null = null;
   private vectorsRead = 0;
   /** Settles when the codes are loaded (at once for a synchronous open). */
   readonly ready: Promise<void>;
@@ -109,7 +111,7 @@ export class DenseIndex {
 
   /** Settles when the vector copies are full too (rescoring then reads almost no vectors from SQLite); a reload refills them. */
   get warmed(): Promise<void> {
-    return this.ready.then(() => this.filling ?? undefined);
+    return this.ready.then(() => this.laying ?? undefined).then(() => this.filling ?? undefined);
   }
 
   /**
@@ -387,13 +389,15 @@ export class DenseIndex {
     return loader.ivf.step();
   }
 
+  /** Reads the codes across event-loop turns; settles once all are read (a search then needs no more of the open): the
+   * inverted file is laid out after, in turns of its own (`laying`, part of `warmed`; a search meanwhile: openingScan). */
   private async loadInBackground(): Promise<void> {
     for (;;) {
       const loader = this.loader;
       if (!loader) return;
       try {
-        if (!loadCodeChunk(loader) && !this.ivfStep(loader)) {
-          this.complete(loader);
+        if (!loadCodeChunk(loader)) {
+          this.laying = this.layOutInBackground(loader);
           return;
         }
       } catch {
@@ -401,6 +405,28 @@ export class DenseIndex {
         return;
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The inverted file's layout across event-loop turns, then the rest of the open (complete). */
+  private async layOutInBackground(loader: Loader): Promise<void> {
+    if (!loader.cache || loader.cache.size < this.ivfMinCodes) {
+      this.complete(loader);
+      return;
+    }
+    for (;;) {
+      // First a turn: `ready` settles before the layout's first step (training a quantiser takes ~0.5 s at 100k).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.loader !== loader) return;
+      try {
+        if (!this.ivfStep(loader)) {
+          this.complete(loader);
+          return;
+        }
+      } catch {
+        this.finishLoad();
+        return;
+      }
     }
   }
 }
