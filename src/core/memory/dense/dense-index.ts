@@ -149,12 +149,14 @@ export class DenseIndex {
 
   /** Number of active codes held. */
   get size(): number {
+    const opening = this.openingScan();
+    if (opening) return opening.size;
     this.finishLoad();
     return this.cache?.size ?? 0;
   }
 
   get dimension(): number | null {
-    return this.cache?.dimension ?? null;
+    return this.cache?.dimension ?? this.loader?.cache?.dimension ?? null;
   }
 
   /** The copies' form, the records with a copy, the bytes the copies hold, and the most records the cap allows. */
