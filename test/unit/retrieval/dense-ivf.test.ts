@@ -176,7 +176,8 @@ describe('inverted file over the binary codes', function () {
     scan.dispose();
     for (const pass of ['saved lists', 'trained']) {
       if (pass === 'trained') store.connectionForQueries().exec(`DROP TABLE IF EXISTS ${IVF_TABLE}`);
-      const background = DenseIndex.open(store, { ivfMinCodes: 1_000, halfCopies: false, background: true });
+      // 2,000: more than the one chunk (1,024 codes) the open has read when the first search comes.
+      const background = DenseIndex.open(store, { ivfMinCodes: 2_000, halfCopies: false, background: true });
       assert.equal(background.size, vectors.length);
       queries.forEach((q, i) => assert.deepEqual(background.candidates(q, 64), want[i], `${pass}: query ${i} answered by the full scan`));
       assert.ok(background.opening, `${pass}: the searches did not finish the open (the inverted file's layout)`);

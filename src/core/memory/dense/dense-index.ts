@@ -242,7 +242,7 @@ export class DenseIndex {
    */
   private openingScan(): BinaryCodeCache | null {
     const loader = this.loader;
-    if (!this.background || !loader?.cache || loader.cache.size < this.ivfMinCodes) return null;
+    if (!this.background || !loader?.cache) return null;
     try {
       while (loadCodeChunk(loader));
     } catch {
