@@ -101,14 +101,14 @@ export function createTeamTaskMemory(team: TeamMemoryStore, deps: TeamTaskMemory
         return [];
       }
       return hits.map((h, rank): RetrievedDemonstration => ({
-          recordId: h.record.id,
-          question: h.record.question,
-          code: h.record.execution.code,
-          language: h.record.execution.language,
-          inputSimilarity: h.denseScore ?? null,
-          rank,
-          ...(h.identical ? { identical: h.identical } : {}),
-        }));
+        recordId: h.record.id,
+        question: h.record.question,
+        code: h.record.execution.code,
+        language: h.record.execution.language,
+        inputSimilarity: h.denseScore ?? null,
+        rank,
+        ...(h.identical ? { identical: h.identical } : {}),
+      }));
     },
   };
 
